@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and tests need, if any is missing.
+# Usage: scripts/setup.sh            (sourced by the other scripts, or run by itself)
+set -euo pipefail
+
+# command-or-file -> Debian package
+declare -A need=(
+  [cmake]=cmake
+  [ninja]=ninja-build
+  [g++]=g++
+  [arm-none-eabi-g++]=gcc-arm-none-eabi
+  [/usr/lib/arm-none-eabi/newlib/thumb/v7e-m+dp/hard/librdimon.a]=libnewlib-arm-none-eabi
+  [/usr/lib/arm-none-eabi/newlib/thumb/v7e-m+dp/hard/libstdc++.a]=libstdc++-arm-none-eabi-newlib
+  [aarch64-linux-gnu-g++]=g++-aarch64-linux-gnu
+  [qemu-system-arm]=qemu-system-arm
+  [qemu-aarch64]=qemu-user
+  [/usr/include/eigen3/Eigen/Core]=libeigen3-dev
+  [/usr/src/googletest/googletest/CMakeLists.txt]=googletest
+  [/usr/include/benchmark/benchmark.h]=libbenchmark-dev
+  [python3]=python3
+)
+
+missing=()
+for item in "${!need[@]}"; do
+  if [[ "$item" == /* ]]; then
+    [[ -e "$item" ]] || missing+=("${need[$item]}")
+  else
+    command -v "$item" >/dev/null 2>&1 || missing+=("${need[$item]}")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "setup: all required packages present"
+  exit 0
+fi
+
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+echo "setup: missing Debian packages: ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+  echo "setup: ERROR: not root, cannot install. Run as root: apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: ERROR: apt-get not found (this project expects Debian 12). Install: ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "setup: installed ${missing[*]}"
