@@ -1,0 +1,75 @@
+// Axis-aligned bounding box that fits a cubic ANCF element exactly (seed 000 eqs. 10-13, spec §5):
+// the extrema of each polynomial coordinate r_x(x) = a0 + a1 x + a2 x^2 + a3 x^3 on [0, L] are at
+// the ends or at roots of r_x'. Used to skip element-circle pairs that cannot touch.
+#pragma once
+#include <cmath>
+
+#include "beltsim/segment_marker.hpp"
+
+namespace beltsim {
+
+struct BoundingBox {
+  Vector2 lower;
+  Vector2 upper;
+
+  void inflate(double margin) {
+    lower.array() -= margin;
+    upper.array() += margin;
+  }
+  bool contains(const Vector2& p) const {
+    return p(0) >= lower(0) && p(0) <= upper(0) && p(1) >= lower(1) && p(1) <= upper(1);
+  }
+  // True if no point of the box lies within `radius` of `centre`.
+  bool separatedFromCircle(const Vector2& centre, double radius) const {
+    const double dx = std::fmax(std::fmax(lower(0) - centre(0), 0.0), centre(0) - upper(0));
+    const double dy = std::fmax(std::fmax(lower(1) - centre(1), 0.0), centre(1) - upper(1));
+    return dx * dx + dy * dy > radius * radius;
+  }
+};
+
+namespace detail {
+// Range of a0 + a1 x + a2 x^2 + a3 x^3 over [0, length].
+inline void cubicRange(double a0, double a1, double a2, double a3, double length, double& low, double& high) {
+  const auto value = [&](double x) { return a0 + x * (a1 + x * (a2 + x * a3)); };
+  low = value(0.0);
+  high = low;
+  const double end = value(length);
+  low = std::fmin(low, end);
+  high = std::fmax(high, end);
+  double roots[2];
+  int rootCount = 0;
+  if (a3 != 0.0) {
+    const double discriminant = 4.0 * a2 * a2 - 12.0 * a3 * a1;
+    if (discriminant >= 0.0) {
+      const double w = std::sqrt(discriminant);
+      roots[rootCount++] = (-2.0 * a2 + w) / (6.0 * a3);
+      roots[rootCount++] = (-2.0 * a2 - w) / (6.0 * a3);
+    }
+  } else if (a2 != 0.0) {
+    roots[rootCount++] = -a1 / (2.0 * a2);
+  }
+  for (int i = 0; i < rootCount; ++i) {
+    if (roots[i] > 0.0 && roots[i] < length) {
+      const double v = value(roots[i]);
+      low = std::fmin(low, v);
+      high = std::fmax(high, v);
+    }
+  }
+}
+}  // namespace detail
+
+// Exact box of the element centreline (spec §2.2 monomial coefficients).
+inline BoundingBox elementBoundingBox(const Vector8& q, double length) {
+  BoundingBox box;
+  const double l2 = length * length;
+  const double l3 = l2 * length;
+  for (int c = 0; c < 2; ++c) {
+    const double q0 = q(c), q2 = q(2 + c), q4 = q(4 + c), q6 = q(6 + c);
+    const double a2 = -(3.0 * q0 - 3.0 * q4 + 2.0 * length * q2 + length * q6) / l2;
+    const double a3 = (2.0 * q0 - 2.0 * q4 + length * (q2 + q6)) / l3;
+    detail::cubicRange(q0, q2, a2, a3, length, box.lower(c), box.upper(c));
+  }
+  return box;
+}
+
+}  // namespace beltsim

@@ -1,0 +1,421 @@
+// Penalty contact between a circle (pulley, roll) and one ANCF cable element, with bristle
+// friction and history variables (seed 000 Sects. 2.2-2.5; seed 001; spec §4, §5).
+// One ContactPair per (element, circle). All forces are LHS quantities (spec §0.2): the belt
+// receives -F physically, the circle +F_sum and the torque +T_sum.
+//
+// Phases of one time step:
+//   beginStep()                  D0 := D
+//   evaluateNewton() / jacobian  forces with the history D frozen (no switching inside Newton)
+//   postNewtonStep()             updates D from the converged state, returns e_PNS (N)
+#pragma once
+#include <cmath>
+
+#include "beltsim/bounding_box.hpp"
+#include "beltsim/bristle_friction.hpp"
+#include "beltsim/detmath.hpp"
+#include "beltsim/segment_marker.hpp"
+#include "beltsim/status.hpp"
+
+namespace beltsim {
+
+// Kinematic state of a circle: centre, its velocity, rotation angle and angular velocity.
+struct CircleState {
+  Vector2 centre = Vector2::Zero();    // m
+  Vector2 velocity = Vector2::Zero();  // m/s
+  double angle = 0.0;                  // rad
+  double angularVelocity = 0.0;        // rad/s
+};
+
+struct ContactParameters {
+  int segmentCount = 4;            // n_cs, at most the pair's compile-time maximum
+  double contactStiffness = 0.0;   // k_c, N/m per segment (N/m^n for the exponent law)
+  double contactDamping = 0.0;     // d_c, N s/m per segment
+  double normalExponent = 1.0;     // n of f_n = k_c |g|^n (seed 000 eq. 9); 1 = linear, 1.5 = Hertz
+  FrictionParameters friction;
+  double radius = 0.0;             // r, contact radius of the circle, m
+  double offset = 0.0;             // h_o, segment points' offset along the element normal, m
+  double beltWidth = 1.0;          // b, m; only for contact stresses (force / (b L_seg))
+  bool useSegmentNormals = true;   // SN (default) or point-wise normals (PWN), spec §4.8
+  bool useBoundingBox = true;      // skip pairs whose element box is clear of the circle (spec §5)
+};
+
+template <int MaxSegments>
+ParameterError validateContactParameters(const ContactParameters& p) {
+  if (p.segmentCount < 1 || p.segmentCount > MaxSegments) return ParameterError::invalid("segmentCount");
+  if (!(isFinite(p.contactStiffness) && p.contactStiffness >= 0)) return ParameterError::invalid("contactStiffness");
+  if (!(isFinite(p.contactDamping) && p.contactDamping >= 0)) return ParameterError::invalid("contactDamping");
+  if (!(isFinite(p.normalExponent) && p.normalExponent >= 1.0 && p.normalExponent <= 4.0))
+    return ParameterError::invalid("normalExponent");
+  if (!(isFinite(p.friction.frictionCoefficient) && p.friction.frictionCoefficient >= 0))
+    return ParameterError::invalid("frictionCoefficient");
+  if (!(isFinite(p.friction.bristleStiffness) && p.friction.bristleStiffness >= 0))
+    return ParameterError::invalid("bristleStiffness");
+  if (!(isFinite(p.friction.velocityPenalty) && p.friction.velocityPenalty >= 0))
+    return ParameterError::invalid("velocityPenalty");
+  if (!(isFinite(p.friction.characteristicVelocity) && p.friction.characteristicVelocity > 0))
+    return ParameterError::invalid("characteristicVelocity");
+  if (!(isFinite(p.radius) && p.radius > 0)) return ParameterError::invalid("radius");
+  if (!isFinite(p.offset)) return ParameterError::invalid("offset");
+  if (!(isFinite(p.beltWidth) && p.beltWidth > 0)) return ParameterError::invalid("beltWidth");
+  return ParameterError::success();
+}
+
+// Closest point of a segment to the circle centre, gap and contact frame (spec §4.2).
+struct SegmentGeometry {
+  double rho = 0.0;       // closest-point parameter on the segment, clamped to [0, 1]
+  double distance = 0.0;  // delta, m
+  double gap = 0.0;       // g = delta - r, m; <= 0 is penetration
+  Vector2 normal = Vector2::Zero();   // n, from the circle centre to the segment
+  Vector2 tangent = Vector2::Zero();  // t = n^perp, counter-clockwise around the circle
+  Vector2 direction = Vector2::Zero();  // v_s = P_{i+1} - P_i
+  bool degenerate = false;  // centre on the segment (delta = 0): normal chosen, state flagged
+};
+
+inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, const Vector2& centre, double radius) {
+  SegmentGeometry g;
+  g.direction = p1 - p0;
+  const Vector2 vp = centre - p0;
+  const double nRho = g.direction.dot(vp);
+  const double dRho = g.direction.dot(g.direction);
+  Vector2 d;
+  if (dRho == 0.0) {  // coincident points
+    g.rho = 0.0;
+    d = vp;
+    g.distance = d.norm();
+  } else {
+    g.rho = nRho / dRho;
+    if (g.rho < 0.0) {
+      g.rho = 0.0;
+      d = vp;
+      g.distance = d.norm();
+    } else if (g.rho >= 1.0) {
+      g.rho = 1.0;
+      d = centre - p1;
+      g.distance = d.norm();
+    } else {
+      d = centre - (p0 + g.rho * g.direction);
+      const double radicand = vp.dot(vp) - nRho * nRho / dRho;
+      g.distance = std::sqrt(radicand > 0.0 ? radicand : 0.0);  // clamped (spec §4.2)
+    }
+  }
+  g.gap = g.distance - radius;
+  if (g.distance > 0.0) {
+    g.normal = -d / g.distance;
+  } else {
+    // Centre exactly on the segment: no direction is defined. Choose the segment's left normal
+    // (for a belt running clockwise around the circle, the belt lies on that side) and flag it.
+    g.degenerate = true;
+    const double len = std::sqrt(dRho);
+    g.normal = len > 0.0 ? Vector2(leftNormal(g.direction) / len) : Vector2(0.0, 1.0);
+  }
+  g.tangent = leftNormal(g.normal);
+  return g;
+}
+
+// Everything the force laws need of one segment at the current state.
+struct SegmentKinematics {
+  SegmentGeometry geometry;
+  double normalVelocity = 0.0;      // v_n, m/s
+  double tangentialVelocity = 0.0;  // v_t, m/s, relative to the circle surface (includes r omega)
+  double stickingCoordinate = 0.0;  // x_cur, m (unwrapped)
+};
+
+template <int MaxSegments>
+SegmentKinematics segmentKinematics(const ContactParameters& p, const SegmentPoints<MaxSegments>& points, int i,
+                                    double length, const CircleState& circle) {
+  SegmentKinematics k;
+  k.geometry = segmentGeometry(points.position[i], points.position[i + 1], circle.centre, p.radius);
+  const SegmentGeometry& g = k.geometry;
+  const Vector2 pointVelocity = (1.0 - g.rho) * points.velocity[i] + g.rho * points.velocity[i + 1];
+  // Circle surface velocity at the contact includes the rotation r omega t (spec §4.3, §11.8).
+  const Vector2 surfaceVelocity = circle.velocity + p.radius * circle.angularVelocity * g.tangent;
+  const Vector2 relative = pointVelocity - surfaceVelocity;
+  k.normalVelocity = relative.dot(g.normal);
+  k.tangentialVelocity = relative.dot(g.tangent);
+  if (p.friction.bristleStiffness != 0.0) {
+    // Spec §4.5: x_c = r * angle of n in the circle frame (atan2(n) - phi, which differs from
+    // atan2(A^T n) only by multiples of 2 pi; only wrapped differences are used), plus the
+    // segment part sigma rho L_seg with the orientation sign sigma.
+    const double circlePart = p.radius * (detmath::atan2(g.normal(1), g.normal(0)) - circle.angle);
+    const double sigma = g.tangent.dot(g.direction) > 0.0 ? -1.0 : 1.0;
+    k.stickingCoordinate = circlePart + sigma * g.rho * (length / p.segmentCount);
+  }
+  return k;
+}
+
+// f_n = k_c g + d_c v_n (linear), or k_c sgn(g)|g|^n + d_c v_n; not clipped (spec §4.4, §11.17).
+inline double normalForceLaw(const ContactParameters& p, double gap, double normalVelocity) {
+  double spring = p.contactStiffness * gap;
+  if (p.normalExponent != 1.0) {
+    const double magnitude = p.normalExponent == 1.5 ? absOf(gap) * std::sqrt(absOf(gap))
+                                                     : detmath::pow(absOf(gap), p.normalExponent);
+    spring = p.contactStiffness * signOf(gap) * magnitude;
+  }
+  return spring + p.contactDamping * normalVelocity;
+}
+
+// LHS contributions of one pair: element (8), circle coordinates (x, y, phi).
+struct PairForces {
+  Vector8 element = Vector8::Zero();
+  Vector2 circleForce = Vector2::Zero();  // LHS on (x, y) of the circle: -F_sum
+  double circleTorque = 0.0;              // LHS on phi: -T_sum
+  int activeSegments = 0;                 // segments with g^D <= 0
+  bool degenerate = false;                // a flagged segment had the centre on it
+};
+
+// Per-segment outputs (spec §4.10, with physical-unit stresses).
+struct SegmentOutput {
+  double gap = 0.0;               // m (current geometry)
+  double normalForce = 0.0;       // f_n, N, LHS sign (< 0 in compression); 0 if not flagged
+  double tangentialForce = 0.0;   // f_t, N, LHS sign; 0 if not flagged
+  double normalStress = 0.0;      // f_n / (b L_seg), N/m^2
+  double tangentialStress = 0.0;  // f_t / (b L_seg), N/m^2
+  StickSlip state = StickSlip::kUndefined;
+  double stickingDisplacement = 0.0;  // wrap(x_cur - x_stick) while sticking, else 0, m
+};
+
+template <int MaxSegments = 4>
+class ContactPair {
+ public:
+  static constexpr int kMaxSegments = MaxSegments;
+  static constexpr int kLocalCoordinates = 11;  // 8 element + circle (x, y, phi)
+  using Matrix11 = Eigen::Matrix<double, kLocalCoordinates, kLocalCoordinates>;
+  using Vector11 = Eigen::Matrix<double, kLocalCoordinates, 1>;
+
+  ParameterError setUp(const ContactParameters& parameters) {
+    const ParameterError e = validateContactParameters<MaxSegments>(parameters);
+    if (!e.ok()) return e;
+    p_ = parameters;
+    reset();
+    return e;
+  }
+  // Initial history [0.1, undefined, 0] (spec §4.1, §11.16).
+  void reset() {
+    for (int i = 0; i < MaxSegments; ++i) current_[i] = SegmentHistory{};
+    beginStep();
+  }
+  const ContactParameters& parameters() const { return p_; }
+  const SegmentHistory& history(int i) const { return current_[i]; }
+  const SegmentHistory& startOfStepHistory(int i) const { return startOfStep_[i]; }
+  void setHistory(int i, const SegmentHistory& h) { current_[i] = h; }
+
+  void beginStep() {
+    for (int i = 0; i < MaxSegments; ++i) startOfStep_[i] = current_[i];
+  }
+  void rejectStep() {
+    for (int i = 0; i < MaxSegments; ++i) current_[i] = startOfStep_[i];
+  }
+  bool anyFlagged() const {
+    for (int i = 0; i < MaxSegments; ++i)
+      if (i < p_.segmentCount && current_[i].gap <= 0.0) return true;
+    return false;
+  }
+
+  // Newton-phase LHS forces with the history frozen (spec §4.6, §4.8).
+  Status evaluateNewton(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
+                        PairForces& out) const {
+    out = PairForces{};
+    if (!anyFlagged()) return Status::kOk;
+    SegmentPoints<MaxSegments> points;
+    const Status s = computeSegmentPoints(q, qDot, length, p_.segmentCount, p_.offset, points);
+    if (s != Status::kOk) return s;
+    Vector2 pointForce[MaxSegments + 1];
+    for (int k = 0; k <= MaxSegments; ++k) pointForce[k].setZero();
+    Vector2 forceSum = Vector2::Zero();
+    double torqueSum = 0.0;
+    for (int i = 0; i < MaxSegments; ++i) {
+      if (i >= p_.segmentCount) break;
+      if (current_[i].gap > 0.0) continue;
+      const SegmentKinematics k = segmentKinematics(p_, points, i, length, circle);
+      const SegmentGeometry& g = k.geometry;
+      if (g.degenerate) out.degenerate = true;
+      const double fn = normalForceLaw(p_, g.gap, k.normalVelocity);
+      const double ft = newtonTangentialForce(p_.friction, current_[i], fn, k.tangentialVelocity,
+                                              k.stickingCoordinate, wrapPeriod());
+      ++out.activeSegments;
+      if (p_.useSegmentNormals) {
+        const Vector2 f = fn * g.normal + ft * g.tangent;
+        pointForce[i] += (1.0 - g.rho) * f;
+        pointForce[i + 1] += g.rho * f;
+        forceSum += f;
+      } else {
+        // Point-wise normals (spec §4.8 PWN): each endpoint uses its own normal direction.
+        const Vector2 fl = pointFrameForce(points.position[i], circle.centre, fn, ft);
+        const Vector2 fr = pointFrameForce(points.position[i + 1], circle.centre, fn, ft);
+        pointForce[i] += (1.0 - g.rho) * fl;
+        pointForce[i + 1] += g.rho * fr;
+        forceSum += (1.0 - g.rho) * fl + g.rho * fr;
+      }
+      torqueSum += p_.radius * ft;
+    }
+    for (int k = 0; k <= MaxSegments; ++k) {
+      if (k > p_.segmentCount) break;
+      addPointForce(q, length, length * k / p_.segmentCount, p_.offset, pointForce[k], out.element);
+    }
+    out.circleForce = -forceSum;
+    out.circleTorque = -torqueSum;
+    return Status::kOk;
+  }
+
+  // LHS vector of the 11 local coordinates (element, circle x, y, phi).
+  Status localLhs(const Vector11& position, const Vector11& velocity, double length, Vector11& lhs) const {
+    const Vector8 q = position.template head<8>();
+    const Vector8 qDot = velocity.template head<8>();
+    CircleState circle;
+    circle.centre = Vector2(position(8), position(9));
+    circle.angle = position(10);
+    circle.velocity = Vector2(velocity(8), velocity(9));
+    circle.angularVelocity = velocity(10);
+    PairForces f;
+    const Status s = evaluateNewton(q, qDot, length, circle, f);
+    lhs.template head<8>() = f.element;
+    lhs(8) = f.circleForce(0);
+    lhs(9) = f.circleForce(1);
+    lhs(10) = f.circleTorque;
+    return s;
+  }
+
+  // Stiffness dLHS/dq and damping dLHS/dq_dot over the 11 local coordinates, by central
+  // differences inside this fixed-size block with the history frozen (spec §4.9 allows numerical
+  // differentiation; the reference uses forward differences). Zero if no segment is flagged.
+  Status jacobian(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
+                  Matrix11& stiffness, Matrix11& damping) const {
+    stiffness.setZero();
+    damping.setZero();
+    if (!anyFlagged()) return Status::kOk;
+    Vector11 x, v;
+    x << q, circle.centre, circle.angle;
+    v << qDot, circle.velocity, circle.angularVelocity;
+    Vector11 plus, minus;
+    for (int j = 0; j < kLocalCoordinates; ++j) {
+      const double h = 1e-7 * std::fmax(1e-2, absOf(x(j)));
+      Vector11 xp = x, xm = x;
+      xp(j) += h;
+      xm(j) -= h;
+      Status s = localLhs(xp, v, length, plus);
+      if (s == Status::kOk) s = localLhs(xm, v, length, minus);
+      if (s != Status::kOk) return s;
+      stiffness.col(j) = (plus - minus) / (xp(j) - xm(j));
+    }
+    for (int j = 0; j < kLocalCoordinates; ++j) {
+      const double h = 1e-7 * std::fmax(1e-2, absOf(v(j)));
+      Vector11 vp = v, vm = v;
+      vp(j) += h;
+      vm(j) -= h;
+      Status s = localLhs(x, vp, length, plus);
+      if (s == Status::kOk) s = localLhs(x, vm, length, minus);
+      if (s != Status::kOk) return s;
+      damping.col(j) = (plus - minus) / (vp(j) - vm(j));
+    }
+    return Status::kOk;
+  }
+
+  // Post-Newton step (spec §4.7, with the bounding-box rules of §5.6). Updates the current
+  // history D from the converged state, reading anchors from D0. Returns e_PNS = e_n + e_t, the
+  // sum over the segments (N).
+  Status postNewtonStep(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
+                        double& error) {
+    error = 0.0;
+    if (p_.useBoundingBox) {
+      BoundingBox box = elementBoundingBox(q, length);
+      box.inflate(absOf(p_.offset) + kBoxMargin);
+      if (box.separatedFromCircle(circle.centre, p_.radius)) {
+        bool anyWasInContact = false;
+        for (int i = 0; i < MaxSegments; ++i)
+          if (i < p_.segmentCount && current_[i].gap <= 0.0) anyWasInContact = true;
+        if (!anyWasInContact) {
+          // Skipped pair: every gap is positive; store a positive surrogate (spec §5.6).
+          const double surrogate = boxDistance(box, circle.centre) - p_.radius;
+          for (int i = 0; i < MaxSegments; ++i) {
+            if (i >= p_.segmentCount) break;
+            current_[i].gap = surrogate;
+            current_[i].state = StickSlip::kUndefined;
+          }
+          return Status::kOk;
+        }
+        // A segment leaves contact: exact gaps below, which is what the reference stores.
+      }
+    }
+    SegmentPoints<MaxSegments> points;
+    const Status s = computeSegmentPoints(q, qDot, length, p_.segmentCount, p_.offset, points);
+    if (s != Status::kOk) return s;
+    bool degenerate = false;
+    for (int i = 0; i < MaxSegments; ++i) {
+      if (i >= p_.segmentCount) break;
+      const SegmentKinematics k = segmentKinematics(p_, points, i, length, circle);
+      const double gap = k.geometry.gap;
+      if (k.geometry.degenerate) degenerate = true;
+      SegmentHistory& d = current_[i];
+      if ((gap > 0.0 && d.gap <= 0.0) || (gap <= 0.0 && d.gap > 0.0)) {
+        error += p_.contactStiffness * absOf(gap - d.gap);  // e_n: gap sign changed
+      }
+      d.gap = gap;
+      const bool frictional = p_.friction.bristleStiffness != 0.0 || p_.friction.velocityPenalty != 0.0 ||
+                              p_.friction.law == TangentialLaw::kContinuous;
+      if (gap <= 0.0 && frictional) {
+        const double fn = normalForceLaw(p_, gap, k.normalVelocity);
+        const TangentialPnsResult t = pnsTangential(p_.friction, d, startOfStep_[i], fn, k.tangentialVelocity,
+                                                    k.stickingCoordinate, wrapPeriod());
+        error += t.error;
+        d.state = t.state;
+        d.stickingPosition = t.stickingPosition;
+      } else {
+        d.state = StickSlip::kUndefined;
+      }
+    }
+    return degenerate ? Status::kDegenerateState : Status::kOk;
+  }
+
+  // Outputs per segment with the current history (spec §4.10).
+  Status outputs(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
+                 SegmentOutput (&out)[MaxSegments]) const {
+    for (int i = 0; i < MaxSegments; ++i) out[i] = SegmentOutput{};
+    SegmentPoints<MaxSegments> points;
+    const Status s = computeSegmentPoints(q, qDot, length, p_.segmentCount, p_.offset, points);
+    if (s != Status::kOk) return s;
+    const double area = p_.beltWidth * length / p_.segmentCount;
+    for (int i = 0; i < MaxSegments; ++i) {
+      if (i >= p_.segmentCount) break;
+      const SegmentKinematics k = segmentKinematics(p_, points, i, length, circle);
+      out[i].gap = k.geometry.gap;
+      out[i].state = current_[i].state;
+      if (current_[i].gap > 0.0) continue;
+      const double fn = normalForceLaw(p_, k.geometry.gap, k.normalVelocity);
+      const double ft = newtonTangentialForce(p_.friction, current_[i], fn, k.tangentialVelocity,
+                                              k.stickingCoordinate, wrapPeriod());
+      out[i].normalForce = fn;
+      out[i].tangentialForce = ft;
+      out[i].normalStress = fn / area;
+      out[i].tangentialStress = ft / area;
+      if (current_[i].state == StickSlip::kStick && p_.friction.bristleStiffness != 0.0) {
+        out[i].stickingDisplacement =
+            wrappedDifference(k.stickingCoordinate - current_[i].stickingPosition, wrapPeriod());
+      }
+    }
+    return Status::kOk;
+  }
+
+ private:
+  static constexpr double kBoxMargin = 1e-9;  // m, safety margin of the pre-check (spec §5.4)
+
+  double wrapPeriod() const { return 2.0 * detmath::kPi * p_.radius; }
+
+  static double boxDistance(const BoundingBox& box, const Vector2& c) {
+    const double dx = std::fmax(std::fmax(box.lower(0) - c(0), 0.0), c(0) - box.upper(0));
+    const double dy = std::fmax(std::fmax(box.lower(1) - c(1), 0.0), c(1) - box.upper(1));
+    return std::sqrt(dx * dx + dy * dy);
+  }
+
+  static Vector2 pointFrameForce(const Vector2& point, const Vector2& centre, double fn, double ft) {
+    const Vector2 d = point - centre;
+    const double len = d.norm();
+    const Vector2 n = len > 0.0 ? Vector2(d / len) : Vector2(0.0, 1.0);
+    return fn * n + ft * leftNormal(n);
+  }
+
+  ContactParameters p_;
+  SegmentHistory current_[MaxSegments];      // D: read by Newton, written by the PNS only
+  SegmentHistory startOfStep_[MaxSegments];  // D0: copy at the start of each step
+};
+
+}  // namespace beltsim

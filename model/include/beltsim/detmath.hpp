@@ -1,0 +1,89 @@
+// Deterministic elementary functions built from +, -, *, / and sqrt only (all correctly rounded
+// by IEEE 754), so they give the same bits on x86-64 glibc, aarch64 glibc and Cortex-M7 newlib.
+// The C libraries' atan2/exp/log differ between targets (and between glibc's ifunc variants),
+// which would break the cross-target bit identity of the model. Accuracy: a few ulp.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace beltsim::detmath {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kHalfPi = 1.57079632679489661923;
+constexpr double kQuarterPi = 0.78539816339744830962;
+
+// atan(t) for |t| <= 1: two argument halvings atan(t) = 2 atan(t / (1 + sqrt(1 + t^2))) bring
+// |t| below tan(pi/16) ~ 0.199 and then ~0.0985, where 10 odd Taylor terms reach 1e-18.
+inline double atanUnit(double t) {
+  for (int halving = 0; halving < 2; ++halving) t = t / (1.0 + std::sqrt(1.0 + t * t));
+  const double t2 = t * t;
+  double sum = 0.0;
+  for (int k = 10; k >= 0; --k) sum = 1.0 / (2 * k + 1) - t2 * sum;  // Horner, alternating series
+  return 4.0 * t * sum;
+}
+
+// atan2(y, x) in (-pi, pi]; atan2(0, 0) = 0.
+inline double atan2(double y, double x) {
+  const double ax = x < 0 ? -x : x;
+  const double ay = y < 0 ? -y : y;
+  if (ax == 0.0 && ay == 0.0) return 0.0;
+  double angle = ay <= ax ? atanUnit(ay / ax) : kHalfPi - atanUnit(ax / ay);  // in [0, pi/2]
+  if (x < 0) angle = kPi - angle;
+  return y < 0 ? -angle : angle;
+}
+
+// 2^k for integer k in the normal range, built from its bit pattern (exact).
+inline double pow2(int k) {
+  const std::uint64_t bits = static_cast<std::uint64_t>(k + 1023) << 52;
+  double value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+// exp(x), |x| < 700: x = k ln2 + r with |r| <= ln2/2, exp(r) by an 18-term Taylor series.
+inline double exp(double x) {
+  if (x > 700.0) x = 700.0;
+  if (x < -700.0) return 0.0;
+  constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 with the low bits split off
+  constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  constexpr double kInvLn2 = 1.44269504088896338700e+00;
+  const double kd = x * kInvLn2;
+  const int k = static_cast<int>(kd < 0 ? kd - 0.5 : kd + 0.5);
+  const double r = (x - k * kLn2Hi) - k * kLn2Lo;
+  double sum = 1.0;
+  for (int n = 18; n >= 1; --n) sum = 1.0 + r * sum / n;
+  return sum * pow2(k);
+}
+
+// Natural logarithm for x > 0 (returns -inf-like -745 for x <= 0; callers validate inputs).
+inline double log(double x) {
+  if (!(x > 0.0)) return -745.0;
+  int exponent = 0;
+  double m = std::frexp(x, &exponent);  // x = m 2^e, m in [0.5, 1); frexp is exact everywhere
+  if (m < 0.70710678118654752440) {
+    m *= 2.0;
+    --exponent;
+  }
+  // log(m) = 2 atanh(s), s = (m - 1)/(m + 1), |s| <= 0.1716
+  const double s = (m - 1.0) / (m + 1.0);
+  const double s2 = s * s;
+  double sum = 0.0;
+  for (int k = 12; k >= 0; --k) sum = 1.0 / (2 * k + 1) + s2 * sum;
+  constexpr double kLn2 = 0.69314718055994530942;
+  return 2.0 * s * sum + exponent * kLn2;
+}
+
+// x^p for x >= 0 (0^p = 0 for p > 0).
+inline double pow(double x, double p) {
+  if (x <= 0.0) return 0.0;
+  return exp(p * log(x));
+}
+
+// Wraps a difference into [-period/2, period/2): d - floor(d/period + 1/2) period (spec §4.5).
+// std::floor is exact on every target.
+inline double wrapDifference(double difference, double period) {
+  return difference - std::floor(difference / period + 0.5) * period;
+}
+
+}  // namespace beltsim::detmath

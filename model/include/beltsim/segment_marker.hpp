@@ -1,0 +1,84 @@
+// Segment points of one ANCF cable element (spec §3; seed 000 Sect. 2.3): the element is cut into
+// n_cs straight segments by n_cs + 1 points at equal spacing of the element parameter, each moved
+// by `offset` h_o along the element normal (h_o < 0: to the right of the element direction, the
+// belt's inner surface for a belt running clockwise around its pulleys).
+#pragma once
+#include <Eigen/Core>
+
+#include "beltsim/hermite_shape.hpp"
+#include "beltsim/status.hpp"
+
+namespace beltsim {
+
+using Vector2 = Eigen::Matrix<double, 2, 1>;
+using Vector8 = Eigen::Matrix<double, 8, 1>;
+
+inline double cross2(const Vector2& a, const Vector2& b) { return a(0) * b(1) - a(1) * b(0); }
+inline Vector2 leftNormal(const Vector2& a) { return Vector2(-a(1), a(0)); }
+
+template <int MaxSegments>
+struct SegmentPoints {
+  static constexpr int kMaxPoints = MaxSegments + 1;
+  int segmentCount = 0;
+  Vector2 position[kMaxPoints];  // P_k, m
+  Vector2 velocity[kMaxPoints];  // V_k = dP_k/dt, m/s
+};
+
+// Geometry of one point of the marker: P = r + h_o n_hat, V = r_dot - h_o omega_s t_hat.
+struct MarkerPoint {
+  double x;  // local element coordinate, m
+  HermiteShape<double> shape;
+  Vector2 slope;      // r'
+  Vector2 tangent;    // t_hat = r'/|r'|
+  double slopeSquared;
+};
+
+inline Status markerPoint(const Vector8& q, double length, double x, MarkerPoint& out) {
+  out.x = x;
+  out.shape = HermiteShape<double>::at(x, length);
+  out.slope = HermiteShape<double>::interpolate(out.shape.ds, q);
+  out.slopeSquared = out.slope.squaredNorm();
+  if (!(out.slopeSquared > 1e-24)) return Status::kDegenerateState;  // |r'| = 0 or NaN
+  out.tangent = out.slope / std::sqrt(out.slopeSquared);
+  return Status::kOk;
+}
+
+// Points and velocities of all segment endpoints.
+template <int MaxSegments>
+Status computeSegmentPoints(const Vector8& q, const Vector8& qDot, double length, int segmentCount,
+                            double offset, SegmentPoints<MaxSegments>& out) {
+  out.segmentCount = segmentCount;
+  for (int k = 0; k < SegmentPoints<MaxSegments>::kMaxPoints; ++k) {
+    if (k > segmentCount) break;
+    MarkerPoint m;
+    const Status s = markerPoint(q, length, length * k / segmentCount, m);
+    if (s != Status::kOk) return s;
+    const Vector2 r = HermiteShape<double>::interpolate(m.shape.s, q);
+    const Vector2 rDot = HermiteShape<double>::interpolate(m.shape.s, qDot);
+    out.position[k] = r + offset * leftNormal(m.tangent);
+    if (offset != 0.0) {
+      const Vector2 slopeDot = HermiteShape<double>::interpolate(m.shape.ds, qDot);
+      const double omega = cross2(m.slope, slopeDot) / m.slopeSquared;  // rotation rate of the section
+      out.velocity[k] = rDot - offset * omega * m.tangent;
+    } else {
+      out.velocity[k] = rDot;
+    }
+  }
+  return Status::kOk;
+}
+
+// Adds J_k^T F (spec §3) of a point force F (LHS) at segment point k to the element vector:
+// J_k = S(x_k) - h_o / |r'|^2 t_hat (r'^perp^T S'(x_k)).
+inline void addPointForce(const Vector8& q, double length, double x, double offset, const Vector2& force,
+                          Vector8& elementForce) {
+  MarkerPoint m;
+  if (markerPoint(q, length, x, m) != Status::kOk) return;  // caller has flagged the state already
+  const double tangentialPart = offset != 0.0 ? offset * m.tangent.dot(force) / m.slopeSquared : 0.0;
+  const Vector2 slopePerp = leftNormal(m.slope);
+  for (int j = 0; j < 4; ++j) {
+    elementForce(2 * j) += m.shape.s(j) * force(0) - tangentialPart * slopePerp(0) * m.shape.ds(j);
+    elementForce(2 * j + 1) += m.shape.s(j) * force(1) - tangentialPart * slopePerp(1) * m.shape.ds(j);
+  }
+}
+
+}  // namespace beltsim
