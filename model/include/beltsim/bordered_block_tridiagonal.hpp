@@ -1,0 +1,135 @@
+// Direct solver for the Newton matrix of a belt (spec §7.12): a chain of NumBlocks node blocks of
+// size B (block-tridiagonal), bordered by W dense unknowns (node block 0 of a closed belt, which
+// carries the periodic corner, plus the pulley rotations).
+//
+//   [ T  E ] [x_T]   [b_T]      T: block-tridiagonal, D_k on the diagonal, L_k = A(k, k-1),
+//   [ F  G ] [x_B] = [b_B]         U_k = A(k, k+1);  E_k = A(k, border), F_k = A(border, k)
+//
+// Block LU without pivoting between blocks (partial pivoting inside each B x B pivot block):
+//   D~_k = D_k - L_k X_{k-1},          X_k = D~_k^-1 U_k
+//   E~_k = E_k - L_k Y_{k-1},          Y_k = D~_k^-1 E~_k
+//   F~_k = F_k - F~_{k-1} X_{k-1},     G~  = G - sum_k F~_k Y_k   (Schur complement, W x W)
+// Cost and storage grow linearly with NumBlocks; everything is fixed-size, no heap. Pivot blocks
+// that are singular or non-finite give Status::kDegenerateState.
+#pragma once
+#include <Eigen/Core>
+#include "beltsim/fixed_lu.hpp"
+#include "beltsim/status.hpp"
+
+namespace beltsim {
+
+template <int NumBlocks, int B, int W>
+class BorderedBlockTridiagonal {
+ public:
+  using BlockMatrix = Eigen::Matrix<double, B, B>;
+  using ColumnBorder = Eigen::Matrix<double, B, W>;
+  using RowBorder = Eigen::Matrix<double, W, B>;
+  using CornerMatrix = Eigen::Matrix<double, W, W>;
+  using BlockVector = Eigen::Matrix<double, B, 1>;
+  using BorderVector = Eigen::Matrix<double, W, 1>;
+  static constexpr int kSize = NumBlocks * B + W;
+
+  // --- matrix entries (assembly) -------------------------------------------------------------
+  void setZero() {
+    for (int k = 0; k < NumBlocks; ++k) {
+      diagonal_[k].setZero();
+      lower_[k].setZero();
+      upper_[k].setZero();
+      columnBorder_[k].setZero();
+      rowBorder_[k].setZero();
+    }
+    corner_.setZero();
+  }
+  BlockMatrix& diagonal(int k) { return diagonal_[k]; }      // A(k, k)
+  BlockMatrix& lower(int k) { return lower_[k]; }            // A(k, k-1), k >= 1
+  BlockMatrix& upper(int k) { return upper_[k]; }            // A(k, k+1), k <= NumBlocks-2
+  ColumnBorder& columnBorder(int k) { return columnBorder_[k]; }  // A(k, border)
+  RowBorder& rowBorder(int k) { return rowBorder_[k]; }           // A(border, k)
+  CornerMatrix& corner() { return corner_; }                      // A(border, border)
+
+  // y = A x for a vector ordered [block 0 .. block NumBlocks-1, border] (tests, residuals).
+  template <typename VectorIn, typename VectorOut>
+  void multiply(const VectorIn& x, VectorOut& y) const {
+    const BorderVector xb = x.template segment<W>(NumBlocks * B);
+    BorderVector yb = corner_ * xb;
+    for (int k = 0; k < NumBlocks; ++k) {
+      BlockVector yk = diagonal_[k] * x.template segment<B>(k * B) + columnBorder_[k] * xb;
+      if (k > 0) yk += lower_[k] * x.template segment<B>((k - 1) * B);
+      if (k + 1 < NumBlocks) yk += upper_[k] * x.template segment<B>((k + 1) * B);
+      y.template segment<B>(k * B) = yk;
+      yb += rowBorder_[k] * x.template segment<B>(k * B);
+    }
+    y.template segment<W>(NumBlocks * B) = yb;
+  }
+
+  // --- factorization and solve -----------------------------------------------------------------
+  // Factorizes the assembled matrix in place of its own work storage (the entries stay readable).
+  Status factorize() {
+    factored_ = false;
+    CornerMatrix schur = corner_;
+    for (int k = 0; k < NumBlocks; ++k) {
+      BlockMatrix pivot = diagonal_[k];
+      ColumnBorder e = columnBorder_[k];
+      RowBorder f = rowBorder_[k];
+      if (k > 0) {
+        pivot.noalias() -= lower_[k] * x_[k - 1];
+        e.noalias() -= lower_[k] * y_[k - 1];
+        f.noalias() -= fTilde_[k - 1] * x_[k - 1];
+      }
+      const Status s = lu_[k].compute(pivot);
+      if (s != Status::kOk) return s;
+      x_[k] = k + 1 < NumBlocks ? lu_[k].solve(upper_[k]) : BlockMatrix::Zero();
+      y_[k] = lu_[k].solve(e);
+      fTilde_[k] = f;
+      schur.noalias() -= f * y_[k];
+    }
+    const Status s = cornerLu_.compute(schur);
+    if (s != Status::kOk) return s;
+    factored_ = true;
+    return Status::kOk;
+  }
+
+  // Solves A x = b with the last factorization; b and x may be the same vector.
+  template <typename Vector>
+  Status solve(const Vector& b, Vector& x) const {
+    if (!factored_) return Status::kDegenerateState;
+    BorderVector rhsBorder = b.template segment<W>(NumBlocks * B);
+    // Forward: z_k = D~_k^-1 (b_k - L_k z_{k-1}) is the eliminated right-hand side.
+    for (int k = 0; k < NumBlocks; ++k) {
+      BlockVector r = b.template segment<B>(k * B);
+      if (k > 0) r.noalias() -= lower_[k] * z_[k - 1];
+      z_[k] = lu_[k].solve(r);
+      rhsBorder.noalias() -= fTilde_[k] * z_[k];
+    }
+    const BorderVector xb = cornerLu_.solve(rhsBorder);
+    // Backward: x_k = z_k - Y_k x_B - X_k x_{k+1}.
+    BlockVector next = BlockVector::Zero();
+    for (int k = NumBlocks - 1; k >= 0; --k) {
+      BlockVector xk = z_[k] - y_[k] * xb;
+      if (k + 1 < NumBlocks) xk.noalias() -= x_[k] * next;
+      x.template segment<B>(k * B) = xk;
+      next = xk;
+    }
+    x.template segment<W>(NumBlocks * B) = xb;
+    for (int i = 0; i < kSize; ++i)
+      if (!isFinite(x(i))) return Status::kNonFiniteValue;
+    return Status::kOk;
+  }
+
+ private:
+  // Assembled matrix.
+  BlockMatrix diagonal_[NumBlocks], lower_[NumBlocks], upper_[NumBlocks];
+  ColumnBorder columnBorder_[NumBlocks];
+  RowBorder rowBorder_[NumBlocks];
+  CornerMatrix corner_;
+  // Factorization.
+  FixedLu<B> lu_[NumBlocks];
+  BlockMatrix x_[NumBlocks];
+  ColumnBorder y_[NumBlocks];
+  RowBorder fTilde_[NumBlocks];
+  FixedLu<W> cornerLu_;
+  mutable BlockVector z_[NumBlocks];  // forward-substitution work space
+  bool factored_ = false;
+};
+
+}  // namespace beltsim
