@@ -1,0 +1,267 @@
+// Implicit fixed-step time integration with bounded Newton and bounded post-Newton (PNS) loops
+// (spec §7.2-7.3, §7.6-7.7, §7.11). Generalized-alpha in the Arnold-Bruls form with spectral
+// radius rho_inf in [0, 1] (rho_inf = 1: the trapezoidal rule of the paper), or Newmark with
+// given beta, gamma. Never shrinks the step, never retries: a step that does not converge within
+// the bounds is completed, flagged and counted.
+//
+// The System supplies (all fixed-size, no heap):
+//   static constexpr int kSize;  using Vector = Eigen::Matrix<double, kSize, 1>;
+//   Status residual(const IterationPoint&, Vector& r)     r = M a + Q(q, v; D) - Q_ext(t)  (LHS, N)
+//   Status factorize(const IterationPoint&)               builds and factors the Newton matrix
+//        massFactor M + stiffnessFactor dQ/dq + dampingFactor dQ/dv (its own prescribed rows too)
+//   Status solve(const Vector& r, Vector& delta)          delta = matrix^-1 (stiffnessFactor r)
+//   void beginStep()                                      history: D0 := D
+//   Status postNewtonStep(const IterationPoint&, double& error)   updates D, returns e_PNS (N)
+#pragma once
+#include <cstdint>
+
+#include <Eigen/Core>
+
+#include "beltsim/status.hpp"
+
+namespace beltsim {
+
+struct IntegratorSettings {
+  bool newmark = false;          // true: Newmark with beta, gamma below; false: generalized-alpha
+  double spectralRadius = 1.0;   // rho_inf (generalized-alpha); 1 = trapezoidal rule
+  double newmarkBeta = 0.25;
+  double newmarkGamma = 0.5;
+  int maxNewtonIterations = 6;   // hard bound per Newton solve
+  int maxPnsIterations = 5;      // hard bound of the discontinuous loop (paper: 5)
+  double relativeTolerance = 1e-8;
+  double absoluteTolerance = 1e-10;
+  double pnsTolerance = 1e-3;    // N (paper: 1e-3)
+  double contractivityLimit = 0.5;  // rebuild the Jacobian if res_j / res_{j-1} exceeds this
+};
+
+inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
+  if (!(isFinite(s.spectralRadius) && s.spectralRadius >= 0.0 && s.spectralRadius <= 1.0))
+    return ParameterError::invalid("spectralRadius");
+  if (!(isFinite(s.newmarkBeta) && s.newmarkBeta > 0.0 && s.newmarkBeta <= 0.5)) return ParameterError::invalid("newmarkBeta");
+  if (!(isFinite(s.newmarkGamma) && s.newmarkGamma >= 0.5 && s.newmarkGamma <= 1.0)) return ParameterError::invalid("newmarkGamma");
+  if (s.maxNewtonIterations < 1 || s.maxNewtonIterations > 50) return ParameterError::invalid("maxNewtonIterations");
+  if (s.maxPnsIterations < 1 || s.maxPnsIterations > 50) return ParameterError::invalid("maxPnsIterations");
+  if (!(isFinite(s.relativeTolerance) && s.relativeTolerance > 0.0)) return ParameterError::invalid("relativeTolerance");
+  if (!(isFinite(s.absoluteTolerance) && s.absoluteTolerance > 0.0)) return ParameterError::invalid("absoluteTolerance");
+  if (!(isFinite(s.pnsTolerance) && s.pnsTolerance > 0.0)) return ParameterError::invalid("pnsTolerance");
+  if (!(isFinite(s.contractivityLimit) && s.contractivityLimit > 0.0)) return ParameterError::invalid("contractivityLimit");
+  return ParameterError::success();
+}
+
+// Per-step health, travelling with every output.
+enum StepFlag : std::uint8_t {
+  kStepNewtonNotConverged = 1u << 0,  // some Newton solve hit maxNewtonIterations
+  kStepPnsNotConverged = 1u << 1,     // the PNS loop hit maxPnsIterations with e > tolerance
+  kStepFault = 1u << 2,               // NaN/Inf or a singular matrix: state restored, model faulted
+};
+
+struct StepStatistics {
+  int newtonIterations = 0;     // total over all PNS iterations
+  int jacobianUpdates = 0;
+  int pnsIterations = 0;
+  double residualNorm = 0.0;    // unscaled |r| after the last Newton iteration, N
+  double pnsError = 0.0;        // e_PNS of the last PNS, N
+  std::uint8_t flags = 0;
+  Status status = Status::kOk;  // why the step faulted, if it did
+  bool converged() const { return flags == 0; }
+};
+
+// Coefficients of the scheme for step size h (spec §7.2-7.5).
+struct SchemeCoefficients {
+  double alphaM = 0.5, alphaF = 0.5, beta = 0.25, gamma = 0.5;
+  double massFactor = 1.0;       // (1 - alpha_m) / (1 - alpha_f)
+  double stiffnessFactor = 0.0;  // beta h^2
+  double dampingFactor = 0.0;    // gamma h
+  double velocityFactor = 0.0;   // gamma' = gamma / (h beta): dv/d(delta)
+  double accelerationFactor = 0.0;  // beta' = (1 - alpha_m) / (h^2 beta (1 - alpha_f))
+
+  static SchemeCoefficients make(const IntegratorSettings& s, double h) {
+    SchemeCoefficients c;
+    if (s.newmark) {
+      c.alphaM = 0.0;
+      c.alphaF = 0.0;
+      c.beta = s.newmarkBeta;
+      c.gamma = s.newmarkGamma;
+    } else {
+      const double rho = s.spectralRadius;
+      c.alphaM = (2.0 * rho - 1.0) / (rho + 1.0);
+      c.alphaF = rho / (rho + 1.0);
+      c.gamma = 0.5 + c.alphaF - c.alphaM;
+      c.beta = 0.25 * (c.gamma + 0.5) * (c.gamma + 0.5);
+    }
+    c.massFactor = (1.0 - c.alphaM) / (1.0 - c.alphaF);
+    c.stiffnessFactor = c.beta * h * h;
+    c.dampingFactor = c.gamma * h;
+    c.velocityFactor = c.gamma / (h * c.beta);
+    c.accelerationFactor = c.massFactor / (h * h * c.beta);
+    return c;
+  }
+};
+
+// The state the System evaluates at: positions, velocities, accelerations at time t, and the
+// Newton-matrix factors for this step.
+template <typename Vector>
+struct IterationPoint {
+  const Vector* q;
+  const Vector* v;
+  const Vector* a;
+  double time;
+  const SchemeCoefficients* scheme;
+};
+
+template <typename System>
+class GeneralizedAlpha {
+ public:
+  using Vector = typename System::Vector;
+  static constexpr int kSize = System::kSize;
+
+  ParameterError setUp(const IntegratorSettings& settings, double stepSize) {
+    const ParameterError e = validateIntegratorSettings(settings);
+    if (!e.ok()) return e;
+    if (!(isFinite(stepSize) && stepSize > 0.0)) return ParameterError::invalid("stepSize");
+    settings_ = settings;
+    h_ = stepSize;
+    scheme_ = SchemeCoefficients::make(settings, stepSize);
+    return e;
+  }
+
+  // Initial state; the accelerations should be consistent (a = M^-1 (Q_ext - Q)); at a static
+  // equilibrium they are 0. The algorithmic acceleration starts equal to a.
+  void initialize(const Vector& q, const Vector& v, const Vector& a, double time) {
+    q_ = q;
+    v_ = v;
+    a_ = a;
+    aBar_ = a;
+    time_ = time;
+    startTime_ = time;
+    steps_ = 0;
+  }
+
+  const Vector& positions() const { return q_; }
+  const Vector& velocities() const { return v_; }
+  const Vector& accelerations() const { return a_; }
+  double time() const { return time_; }
+  long long stepIndex() const { return steps_; }
+  double stepSize() const { return h_; }
+  const SchemeCoefficients& scheme() const { return scheme_; }
+
+  // One step t -> t + h. Always returns after at most maxPns x maxNewton iterations.
+  StepStatistics step(System& system) {
+    StepStatistics stats;
+    const Vector q0 = q_, v0 = v_, a0 = a_, aBar0 = aBar_;
+    // t = step index * h, not an accumulated sum: no drift over long runs.
+    const double tNext = startTime_ + static_cast<double>(steps_ + 1) * h_;
+    system.beginStep();
+    for (int k = 1; k <= settings_.maxPnsIterations; ++k) {
+      stats.pnsIterations = k;
+      predictor(q0, v0, a0, aBar0);
+      const bool newtonConverged = newton(system, tNext, stats);
+      if (stats.status != Status::kOk) {
+        // Fault: keep the start-of-step state, so the outputs stay finite and meaningful.
+        q_ = q0; v_ = v0; a_ = a0; aBar_ = aBar0;
+        stats.flags |= kStepFault;
+        return stats;
+      }
+      if (!newtonConverged) stats.flags |= kStepNewtonNotConverged;
+      double error = 0.0;
+      const IterationPoint<Vector> point{&q_, &v_, &a_, tNext, &scheme_};
+      const Status pns = system.postNewtonStep(point, error);
+      if (pns == Status::kNonFiniteValue) {
+        q_ = q0; v_ = v0; a_ = a0; aBar_ = aBar0;
+        stats.status = pns;
+        stats.flags |= kStepFault;
+        return stats;
+      }
+      stats.pnsError = error;
+      if (error <= settings_.pnsTolerance) break;
+      if (k == settings_.maxPnsIterations) stats.flags |= kStepPnsNotConverged;  // accepted as is
+    }
+    // Algorithmic acceleration of the accepted solution (spec §7.3 step 4).
+    aBar_ = aBarStar_ + (1.0 - scheme_.alphaF) / (1.0 - scheme_.alphaM) * a_;
+    ++steps_;
+    time_ = tNext;
+    return stats;
+  }
+
+ private:
+  // Predictor from the start-of-step state (spec §7.3 step 2; Newmark: alpha_m = alpha_f = 0).
+  void predictor(const Vector& q0, const Vector& v0, const Vector& a0, const Vector& aBar0) {
+    const double h = h_;
+    q_ = q0 + h * v0 + (h * h * (0.5 - scheme_.beta)) * aBar0;
+    v_ = v0 + (h * (1.0 - scheme_.gamma)) * aBar0;
+    aBarStar_ = (scheme_.alphaF * a0 - scheme_.alphaM * aBar0) / (1.0 - scheme_.alphaM);
+    q_ += (h * h * scheme_.beta) * aBarStar_;
+    v_ += (h * scheme_.gamma) * aBarStar_;
+    a_.setZero();
+  }
+
+  // Newton with at most maxNewtonIterations updates. Jacobian at the first iteration of every
+  // Newton solve (the contact set may have changed in the PNS, spec §7.11) and again whenever
+  // the contraction is poor. Returns true if converged.
+  bool newton(System& system, double t, StepStatistics& stats) {
+    const IterationPoint<Vector> point{&q_, &v_, &a_, t, &scheme_};
+    Vector r;
+    Status s = system.residual(point, r);
+    if (s != Status::kOk || !allFinite(r)) {
+      stats.status = s != Status::kOk ? s : Status::kNonFiniteValue;
+      return false;
+    }
+    double res = r.norm();
+    double initial = res > settings_.absoluteTolerance ? res : 2.0 * settings_.absoluteTolerance;
+    double last = res;
+    stats.residualNorm = res;
+    if (res <= settings_.absoluteTolerance) return true;
+    bool rebuild = true;
+    for (int j = 1; j <= settings_.maxNewtonIterations; ++j) {
+      if (rebuild) {
+        s = system.factorize(point);
+        if (s != Status::kOk) {
+          stats.status = s;
+          return false;
+        }
+        ++stats.jacobianUpdates;
+        rebuild = false;
+      }
+      Vector delta;
+      s = system.solve(r, delta);
+      if (s != Status::kOk) {
+        stats.status = s;
+        return false;
+      }
+      q_ -= delta;
+      v_ -= scheme_.velocityFactor * delta;
+      a_ -= scheme_.accelerationFactor * delta;
+      ++stats.newtonIterations;
+      s = system.residual(point, r);
+      if (s != Status::kOk || !allFinite(r)) {
+        stats.status = s != Status::kOk ? s : Status::kNonFiniteValue;
+        return false;
+      }
+      res = r.norm();
+      stats.residualNorm = res;
+      // The predictor's residual can be tiny (a = 0 at rest): adopt the first update's as scale.
+      if (j == 1 && res > initial) initial = res;
+      if (res / initial <= settings_.relativeTolerance || res <= settings_.absoluteTolerance) return true;
+      if (res / last > settings_.contractivityLimit) rebuild = true;
+      last = res;
+    }
+    return false;
+  }
+
+  static bool allFinite(const Vector& x) {
+    for (int i = 0; i < kSize; ++i)
+      if (!isFinite(x(i))) return false;
+    return true;
+  }
+
+  IntegratorSettings settings_;
+  SchemeCoefficients scheme_;
+  double h_ = 1e-4;
+  double time_ = 0.0;
+  double startTime_ = 0.0;
+  long long steps_ = 0;
+  Vector q_ = Vector::Zero(), v_ = Vector::Zero(), a_ = Vector::Zero();
+  Vector aBar_ = Vector::Zero(), aBarStar_ = Vector::Zero();
+};
+
+}  // namespace beltsim
