@@ -80,6 +80,58 @@ inline double pow(double x, double p) {
   return exp(p * log(x));
 }
 
+// sin and cos for |x| < 1e5: x = k pi/2 + r with pi/2 split in three parts (Cody-Waite), so r is
+// accurate to a few ulp; |r| <= pi/4 where 12 Taylor terms reach 1e-19.
+namespace detail {
+inline void reduceQuarterTurns(double x, int& quadrant, double& r) {
+  constexpr double kInvHalfPi = 6.36619772367581382433e-01;
+  constexpr double kHalfPi1 = 1.57079632673412561417e+00;  // first 33 bits of pi/2
+  constexpr double kHalfPi2 = 6.07710050650619224932e-11;  // next 33 bits
+  constexpr double kHalfPi3 = 2.02226624879595063154e-21;  // the rest
+  const double kd = x * kInvHalfPi;
+  const double k = kd < 0 ? -std::floor(-kd + 0.5) : std::floor(kd + 0.5);
+  r = ((x - k * kHalfPi1) - k * kHalfPi2) - k * kHalfPi3;
+  const long long ki = static_cast<long long>(k);
+  quadrant = static_cast<int>(((ki % 4) + 4) % 4);
+}
+inline double sinSeries(double r) {
+  const double r2 = r * r;
+  double sum = 0.0;
+  for (int n = 12; n >= 1; --n) sum = 1.0 - r2 * sum / ((2.0 * n) * (2.0 * n + 1.0));
+  return r * sum;
+}
+inline double cosSeries(double r) {
+  const double r2 = r * r;
+  double sum = 0.0;
+  for (int n = 12; n >= 1; --n) sum = 1.0 - r2 * sum / ((2.0 * n - 1.0) * (2.0 * n));
+  return sum;
+}
+}  // namespace detail
+
+inline double sin(double x) {
+  int quadrant;
+  double r;
+  detail::reduceQuarterTurns(x, quadrant, r);
+  switch (quadrant) {
+    case 0: return detail::sinSeries(r);
+    case 1: return detail::cosSeries(r);
+    case 2: return -detail::sinSeries(r);
+    default: return -detail::cosSeries(r);
+  }
+}
+
+inline double cos(double x) {
+  int quadrant;
+  double r;
+  detail::reduceQuarterTurns(x, quadrant, r);
+  switch (quadrant) {
+    case 0: return detail::cosSeries(r);
+    case 1: return -detail::sinSeries(r);
+    case 2: return -detail::cosSeries(r);
+    default: return detail::sinSeries(r);
+  }
+}
+
 // Wraps a difference into [-period/2, period/2): d - floor(d/period + 1/2) period (spec §4.5).
 // std::floor is exact on every target.
 inline double wrapDifference(double difference, double period) {
