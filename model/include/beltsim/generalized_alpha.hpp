@@ -239,6 +239,9 @@ class GeneralizedAlpha {
       }
       res = r.norm();
       stats.residualNorm = res;
+#ifdef BELTSIM_TRACE_NEWTON
+      std::printf("    newton j=%d res=%.3e initial=%.3e\n", j, res, initial);
+#endif
       // The predictor's residual can be tiny (a = 0 at rest): adopt the first update's as scale.
       if (j == 1 && res > initial) initial = res;
       if (res / initial <= settings_.relativeTolerance || res <= settings_.absoluteTolerance) return true;

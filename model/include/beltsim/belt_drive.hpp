@@ -1,0 +1,553 @@
+// The belt-drive plant: NE ANCF cable elements (a closed belt, or an open cable), NP circles
+// (pulleys, rolls) with NCS contact segments per element, all in fixed-size storage. It is the
+// System of the GeneralizedAlpha integrator: it assembles the residual and the Newton matrix into
+// the O(N) bordered block-tridiagonal solver and runs the post-Newton step of every contact pair.
+//
+// Unknowns: node k of the cable has [x, y, x', y'] (k = 0..NE; a closed belt uses nodes 0..NE-1
+// and keeps node NE as an unused block); circle p has [x, y, phi] (a pulley on a fixed axis keeps
+// x, y fixed). Ordering for the solver: node 0 and the circle unknowns form the border (node 0
+// carries the periodic corner of a closed belt, the circles couple to every node in contact);
+// nodes 1..NE form the block-tridiagonal chain.
+//
+// Prescribed unknowns (fixed axis, clamped/pinned cable ends, speed-driven pulleys) are
+// eliminated exactly by replacing their Newton row (spec §7.12): the velocity is set to its
+// prescribed value at t_{n+1}, and the row's original value is the reaction (the drive torque).
+#pragma once
+#include <cstdint>
+
+#include <Eigen/Core>
+
+#include "beltsim/ancf_cable2d.hpp"
+#include "beltsim/bordered_block_tridiagonal.hpp"
+#include "beltsim/circle_cable_contact.hpp"
+#include "beltsim/generalized_alpha.hpp"
+#include "beltsim/profiles.hpp"
+
+namespace beltsim {
+
+enum class CircleKind : std::uint8_t {
+  kFixedAxis,     // rotation free: inertia, viscous damper, applied torque (profile + command)
+  kSpeedDriven,   // angular velocity prescribed (profile, or command); reaction = drive torque
+  kTorqueDriven,  // motor inertia included in `inertia`; torque = profile + command
+  kFloating,      // planar rigid body on spring-dampers to its rest position; rotation free
+};
+
+struct CircleParameters {
+  CircleKind kind = CircleKind::kFixedAxis;
+  Vector2 centre = Vector2::Zero();  // rest position of the centre, m
+  double radius = 0.0;               // contact radius r, m (the belt centreline runs at r + h/2)
+  int side = 1;                      // +1: wrapped clockwise by the belt (belt runs around it)
+  double inertia = 0.0;              // J about the axis, kg m^2 (motor included if torque-driven)
+  double rotationalDamping = 0.0;    // d, N m s/rad: LHS + d omega
+  RampProfile torque;                // applied physical torque (positive counter-clockwise), N m
+  RampProfile speed;                 // prescribed omega for kSpeedDriven, rad/s
+  double mass = 0.0;                 // kg (kFloating only)
+  double supportStiffness = 0.0;     // N/m, each direction (kFloating only)
+  double supportDamping = 0.0;       // N s/m, each direction (kFloating only)
+};
+
+enum class CableEnd : std::uint8_t { kFree, kPinned, kClamped };
+
+struct BeltParameters {
+  bool closed = true;               // closed belt around the circles, or an open cable
+  AncfCable2DParameters<double> element;  // element.length is set by the geometry
+  double thickness = 1e-4;          // h_b, m: geometry (centreline at r + h/2) and contact offset
+  double width = 0.08;              // b, m: contact stresses
+  CableEnd startEnd = CableEnd::kFree;   // open cable only
+  CableEnd finishEnd = CableEnd::kFree;  // open cable only
+};
+
+// Per-step input of the plant: command values per circle (used where `useCommand` is set: speed
+// for kSpeedDriven, torque added to the profile otherwise).
+template <int NP>
+struct BeltDriveInput {
+  double command[NP] = {};
+  bool useCommand[NP] = {};
+};
+
+template <int NE, int NP, int NCS>
+class BeltDrive {
+ public:
+  static constexpr int kElements = NE;
+  static constexpr int kCircles = NP;
+  static constexpr int kNodes = NE + 1;
+  static constexpr int kCircleDofs = 3;
+  static constexpr int kBorder = 4 + kCircleDofs * NP;
+  static constexpr int kSize = 4 * kNodes + kCircleDofs * NP;
+  using Vector = Eigen::Matrix<double, kSize, 1>;
+  using Solver = BorderedBlockTridiagonal<NE, 4, kBorder>;
+  using Element = AncfCable2D<double>;
+  using Pair = ContactPair<NCS>;
+  using Matrix4 = Eigen::Matrix<double, 4, 4>;
+  using Matrix8 = Eigen::Matrix<double, 8, 8>;
+  using Matrix11 = typename Pair::Matrix11;
+
+  enum class Mode : std::uint8_t { kDynamic, kStatic };
+
+  // ---- set-up ---------------------------------------------------------------------------------
+  // Stores the parameters and element length; validates element, circles and contact. The
+  // initial coordinates come from setInitialState (or a geometry helper).
+  ParameterError setUp(const BeltParameters& belt, double elementLength, const CircleParameters* circles,
+                       const ContactParameters& contact) {
+    belt_ = belt;
+    belt_.element.length = elementLength;
+    ParameterError e = element_.setUp(belt_.element);
+    if (!e.ok()) return e;
+    if (!(isFinite(belt.thickness) && belt.thickness >= 0.0)) return ParameterError::invalid("belt.thickness");
+    if (!(isFinite(belt.width) && belt.width > 0.0)) return ParameterError::invalid("belt.width");
+    for (int p = 0; p < NP; ++p) {
+      const CircleParameters& c = circles[p];
+      if (!(isFinite(c.radius) && c.radius > 0.0)) return ParameterError::invalid("circle.radius");
+      if (!(isFinite(c.inertia) && c.inertia > 0.0)) return ParameterError::invalid("circle.inertia");
+      if (!(isFinite(c.rotationalDamping) && c.rotationalDamping >= 0.0))
+        return ParameterError::invalid("circle.rotational_damping");
+      if (!(isFinite(c.centre(0)) && isFinite(c.centre(1)))) return ParameterError::invalid("circle.centre");
+      if (c.kind == CircleKind::kFloating) {
+        if (!(isFinite(c.mass) && c.mass > 0.0)) return ParameterError::invalid("circle.mass");
+        if (!(isFinite(c.supportStiffness) && c.supportStiffness >= 0.0))
+          return ParameterError::invalid("circle.support_stiffness");
+        if (!(isFinite(c.supportDamping) && c.supportDamping >= 0.0))
+          return ParameterError::invalid("circle.support_damping");
+      }
+      circle_[p] = c;
+      ContactParameters cp = contact;
+      cp.radius = c.radius;
+      cp.offset = -0.5 * belt.thickness * c.side;  // the belt's surface on the circle's side
+      cp.beltWidth = belt.width;
+      for (int k = 0; k < NE; ++k) {
+        e = pair_[k][p].setUp(cp);
+        if (!e.ok()) return e;
+      }
+    }
+    contact_ = contact;
+    const Matrix8& m = element_.massMatrix();
+    massElement_ = m;
+    lumpedNodeMass_ = m(0, 0) + m(0, 4);  // row sum of the position part: rho A L / 2
+    return ParameterError::success();
+  }
+
+  const BeltParameters& belt() const { return belt_; }
+  const Element& element() const { return element_; }
+  const CircleParameters& circle(int p) const { return circle_[p]; }
+  Pair& pair(int elementIndex, int circleIndex) { return pair_[elementIndex][circleIndex]; }
+  const Pair& pair(int elementIndex, int circleIndex) const { return pair_[elementIndex][circleIndex]; }
+
+  // ---- state layout -----------------------------------------------------------------------------
+  static constexpr int nodeDof(int node, int local) { return 4 * node + local; }
+  static constexpr int circleDof(int p, int local) { return 4 * kNodes + kCircleDofs * p + local; }
+
+  Eigen::Matrix<double, 8, 1> gatherElement(const Vector& x, int e) const {
+    Eigen::Matrix<double, 8, 1> out;
+    const int a = e, b = nextNode(e);
+    out << x.template segment<4>(4 * a), x.template segment<4>(4 * b);
+    return out;
+  }
+  int nextNode(int e) const { return belt_.closed && e == NE - 1 ? 0 : e + 1; }
+
+  CircleState circleState(const Vector& q, const Vector& v, int p) const {
+    CircleState c;
+    c.centre = Vector2(q(circleDof(p, 0)), q(circleDof(p, 1)));
+    c.angle = q(circleDof(p, 2));
+    c.velocity = Vector2(v(circleDof(p, 0)), v(circleDof(p, 1)));
+    c.angularVelocity = v(circleDof(p, 2));
+    return c;
+  }
+
+  // ---- commands -----------------------------------------------------------------------------------
+  void setInput(const BeltDriveInput<NP>& input) { input_ = input; }
+  const BeltDriveInput<NP>& input() const { return input_; }
+
+  // Prescribed angular velocity of a speed-driven circle at time t.
+  double prescribedSpeed(int p, double t) const {
+    return input_.useCommand[p] ? input_.command[p] : circle_[p].speed.at(t);
+  }
+  // Applied physical torque on circle p at time t (positive counter-clockwise).
+  double appliedTorque(int p, double t) const {
+    double torque = circle_[p].torque.at(t);
+    if (input_.useCommand[p] && circle_[p].kind != CircleKind::kSpeedDriven) torque += input_.command[p];
+    return torque;
+  }
+
+  // ---- static-phase controls (spec §8.3) ------------------------------------------------------------
+  void setMode(Mode mode) { mode_ = mode; }
+  Mode mode() const { return mode_; }
+  // Static solve: load factor on gravity, stabilizer s (LHS + s M (q - qPrevious)), the locked
+  // positions (used for circle rotations and node 0's x), and the previous load step's q.
+  void setStaticLoad(double loadFactor, double stabilizer, const Vector& previous, const Vector& locks) {
+    loadFactor_ = loadFactor;
+    stabilizer_ = stabilizer;
+    staticPrevious_ = previous;
+    staticLocks_ = locks;
+  }
+  // Friction parameters of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal).
+  void setFriction(const FrictionParameters& friction) {
+    for (int k = 0; k < NE; ++k)
+      for (int p = 0; p < NP; ++p) {
+        Pair& pr = pair_[k][p];
+        ContactParameters cp = pr.parameters();
+        cp.friction = friction;
+        SegmentHistory current[NCS], start[NCS];
+        for (int i = 0; i < NCS; ++i) {
+          current[i] = pr.history(i);
+          start[i] = pr.startOfStepHistory(i);
+        }
+        pr.setUp(cp);  // resets the history: restore it below
+        for (int i = 0; i < NCS; ++i) pr.setHistory(i, start[i]);
+        pr.beginStep();
+        for (int i = 0; i < NCS; ++i) pr.setHistory(i, current[i]);
+      }
+  }
+
+  // ---- System interface (GeneralizedAlpha) ------------------------------------------------------
+  Status residual(const IterationPoint<Vector>& point, Vector& r) {
+    const Vector& q = *point.q;
+    const Vector& v = *point.v;
+    const Vector& a = *point.a;
+    r.setZero();
+    const bool isStatic = mode_ == Mode::kStatic;
+    const double gravityFactor = isStatic ? loadFactor_ : 1.0;
+    for (int e = 0; e < NE; ++e) {
+      const Vector8 qe = gatherElement(q, e);
+      const Vector8 ve = gatherElement(v, e);
+      Vector8 re;
+      const Status s = element_.internalForce(qe, ve, re);
+      if (s != Status::kOk) return s;
+      if (isStatic) {
+        re.noalias() += stabilizer_ * (massElement_ * (qe - gatherElement(staticPrevious_, e)));
+      } else {
+        re.noalias() += massElement_ * gatherElement(a, e);
+      }
+      re -= gravityFactor * element_.gravityForce();
+      scatterElement(re, e, r);
+    }
+    for (int p = 0; p < NP; ++p) {
+      const CircleState cs = circleState(q, v, p);
+      for (int e = 0; e < NE; ++e) {
+        PairForces f;
+        const Status s = pair_[e][p].evaluateNewton(gatherElement(q, e), gatherElement(v, e), belt_.element.length, cs, f);
+        if (s != Status::kOk) return s;
+        if (f.activeSegments == 0) continue;
+        scatterElement(f.element, e, r);
+        r(circleDof(p, 0)) += f.circleForce(0);
+        r(circleDof(p, 1)) += f.circleForce(1);
+        r(circleDof(p, 2)) += f.circleTorque;
+      }
+      circleResidual(p, q, v, a, point.time, r);
+    }
+    applyPrescribedRows(point, r);
+    return Status::kOk;
+  }
+
+  Status factorize(const IterationPoint<Vector>& point) {
+    const Vector& q = *point.q;
+    const Vector& v = *point.v;
+    const SchemeCoefficients& c = *point.scheme;
+    const bool isStatic = mode_ == Mode::kStatic;
+    // Static: d/dq of [s M (q - q_prev) + Q(q, 0)] -> mass factor s, stiffness 1, damping 0.
+    const double massFactor = isStatic ? stabilizer_ : c.massFactor;
+    const double stiffnessFactor = isStatic ? 1.0 : c.stiffnessFactor;
+    const double dampingFactor = isStatic ? 0.0 : c.dampingFactor;
+    solver_.setZero();
+    for (int e = 0; e < NE; ++e) {
+      Vector8 re;
+      Matrix8 k, d;
+      const Status s = element_.internalForceAndJacobian(gatherElement(q, e), gatherElement(v, e), re, k, d);
+      if (s != Status::kOk) return s;
+      const Matrix8 m = massFactor * massElement_ + stiffnessFactor * k + dampingFactor * d;
+      addElementMatrix(e, m);
+    }
+    for (int p = 0; p < NP; ++p) {
+      const CircleState cs = circleState(q, v, p);
+      for (int e = 0; e < NE; ++e) {
+        if (!pair_[e][p].anyFlagged()) continue;
+        const Status s = pair_[e][p].jacobian(gatherElement(q, e), gatherElement(v, e), belt_.element.length, cs,
+                                              contactStiffness_, contactDamping_);
+        if (s != Status::kOk) return s;
+        addPairMatrix(e, p, stiffnessFactor * contactStiffness_ + dampingFactor * contactDamping_);
+      }
+      circleMatrix(p, massFactor, stiffnessFactor, dampingFactor);
+    }
+    applyPrescribedMatrixRows();
+    scale_ = stiffnessFactor;
+    return solver_.factorize();
+  }
+
+  Status solve(const Vector& r, Vector& delta) const {
+    Vector rhs;
+    toSolverOrder(r, rhs);
+    rhs *= scale_;
+    Vector x;
+    const Status s = solver_.solve(rhs, x);
+    fromSolverOrder(x, delta);
+    return s;
+  }
+
+  void beginStep() {
+    for (int e = 0; e < NE; ++e)
+      for (int p = 0; p < NP; ++p) pair_[e][p].beginStep();
+  }
+
+  // e_PNS: sum over the segments of a pair, maximum over the pairs (spec §4.7 notes).
+  Status postNewtonStep(const IterationPoint<Vector>& point, double& error) {
+    error = 0.0;
+    Status worst = Status::kOk;
+    for (int p = 0; p < NP; ++p) {
+      const CircleState cs = circleState(*point.q, *point.v, p);
+      for (int e = 0; e < NE; ++e) {
+        double pairError = 0.0;
+        const Status s = pair_[e][p].postNewtonStep(gatherElement(*point.q, e), gatherElement(*point.v, e),
+                                                    belt_.element.length, cs, pairError);
+        if (s == Status::kNonFiniteValue) return s;
+        if (s != Status::kOk) worst = s;
+        if (pairError > error) error = pairError;
+      }
+    }
+    return worst;
+  }
+
+  // Reaction of a prescribed circle rotation at the last residual: the torque the drive applies
+  // (physical, positive counter-clockwise), N m.
+  double driveTorque(int p) const { return reaction_[p]; }
+
+  // Initialises every pair's history from the current geometry (spec §8.4): contact (g <= 0):
+  // stick, anchored at x_cur; otherwise undefined. Also the start-of-step copy.
+  void initializeContactHistory(const Vector& q, const Vector& v) {
+    for (int p = 0; p < NP; ++p) {
+      const CircleState cs = circleState(q, v, p);
+      for (int e = 0; e < NE; ++e) {
+        Pair& pr = pair_[e][p];
+        SegmentPoints<NCS> pts;
+        if (computeSegmentPoints(gatherElement(q, e), gatherElement(v, e), belt_.element.length,
+                                 pr.parameters().segmentCount, pr.parameters().offset, pts) != Status::kOk)
+          continue;
+        for (int i = 0; i < NCS; ++i) {
+          if (i >= pr.parameters().segmentCount) break;
+          const SegmentKinematics kin = segmentKinematics(pr.parameters(), pts, i, belt_.element.length, cs);
+          SegmentHistory h;
+          h.gap = kin.geometry.gap;
+          if (h.gap <= 0.0) {
+            h.state = StickSlip::kStick;
+            h.stickingPosition = kin.stickingCoordinate;
+          }
+          pr.setHistory(i, h);
+        }
+        pr.beginStep();
+      }
+    }
+  }
+
+ private:
+  using Vector8 = Eigen::Matrix<double, 8, 1>;
+
+  // Which unknowns are prescribed, and how.
+  enum class Prescribed : std::uint8_t { kNo, kFixed, kSpeed, kStaticLock };
+
+  Prescribed prescribedKind(int dof) const {
+    if (dof >= 4 * kNodes) {
+      const int p = (dof - 4 * kNodes) / kCircleDofs;
+      const int local = (dof - 4 * kNodes) % kCircleDofs;
+      const CircleKind kind = circle_[p].kind;
+      if (local < 2) return kind == CircleKind::kFloating ? Prescribed::kNo : Prescribed::kFixed;
+      if (mode_ == Mode::kStatic) return Prescribed::kStaticLock;  // rotations locked (spec §8.3)
+      return kind == CircleKind::kSpeedDriven ? Prescribed::kSpeed : Prescribed::kNo;
+    }
+    const int node = dof / 4, local = dof % 4;
+    if (belt_.closed) {
+      if (node == NE) return Prescribed::kFixed;  // unused block of a closed belt
+      if (mode_ == Mode::kStatic && node == 0 && local == 0) return Prescribed::kStaticLock;
+      return Prescribed::kNo;
+    }
+    const CableEnd end = node == 0 ? belt_.startEnd : (node == NE ? belt_.finishEnd : CableEnd::kFree);
+    if (end == CableEnd::kClamped) return Prescribed::kFixed;
+    if (end == CableEnd::kPinned && local < 2) return Prescribed::kFixed;
+    return Prescribed::kNo;
+  }
+
+  // Row scale of a prescribed unknown: a mass of its kind, so the replaced residual has force
+  // units and a size comparable with the free rows.
+  double rowScale(int dof) const {
+    if (dof >= 4 * kNodes) {
+      const int p = (dof - 4 * kNodes) / kCircleDofs;
+      const int local = (dof - 4 * kNodes) % kCircleDofs;
+      if (local == 2) return circle_[p].inertia;
+      return circle_[p].kind == CircleKind::kFloating ? circle_[p].mass : lumpedNodeMass_;
+    }
+    return lumpedNodeMass_;
+  }
+
+  void applyPrescribedRows(const IterationPoint<Vector>& point, Vector& r) {
+    const Vector& q = *point.q;
+    const Vector& v = *point.v;
+    const SchemeCoefficients& c = *point.scheme;
+    for (int p = 0; p < NP; ++p) reaction_[p] = 0.0;
+    for (int dof = 0; dof < kSize; ++dof) {
+      const Prescribed kind = prescribedKind(dof);
+      if (kind == Prescribed::kNo) continue;
+      const double m = rowScale(dof);
+      if (mode_ == Mode::kStatic) {
+        // Position level: Newton sets q to the lock (or keeps a fixed coordinate where it is).
+        const double target = kind == Prescribed::kFixed ? staticPrevious_(dof) : staticLocks_(dof);
+        r(dof) = m * (q(dof) - target);
+        continue;
+      }
+      double target = 0.0;
+      if (kind == Prescribed::kSpeed) {
+        const int p = (dof - 4 * kNodes) / kCircleDofs;
+        reaction_[p] = r(dof);  // J alpha + d omega + contact torque - applied: the drive supplies it
+        target = prescribedSpeed(p, point.time);
+      }
+      // Velocity level: delta = (v - target) / gamma' after the solve's scaling (see solve()).
+      r(dof) = m * (v(dof) - target) / c.dampingFactor;
+    }
+  }
+
+  void applyPrescribedMatrixRows() {
+    for (int dof = 0; dof < kSize; ++dof) {
+      if (prescribedKind(dof) == Prescribed::kNo) continue;
+      clearRow(dof);
+      addEntry(dof, dof, rowScale(dof));
+    }
+  }
+
+  void circleResidual(int p, const Vector& q, const Vector& v, const Vector& a, double t, Vector& r) const {
+    const CircleParameters& c = circle_[p];
+    const int ix = circleDof(p, 0), iy = circleDof(p, 1), ip = circleDof(p, 2);
+    if (mode_ == Mode::kStatic) {
+      if (c.kind == CircleKind::kFloating) {
+        r(ix) += c.supportStiffness * (q(ix) - c.centre(0)) + stabilizer_ * c.mass * (q(ix) - staticPrevious_(ix));
+        r(iy) += c.supportStiffness * (q(iy) - c.centre(1)) + stabilizer_ * c.mass * (q(iy) - staticPrevious_(iy));
+      }
+      return;
+    }
+    r(ip) += c.inertia * a(ip) + c.rotationalDamping * v(ip) - appliedTorque(p, t);
+    if (c.kind == CircleKind::kFloating) {
+      r(ix) += c.mass * a(ix) + c.supportStiffness * (q(ix) - c.centre(0)) + c.supportDamping * v(ix);
+      r(iy) += c.mass * a(iy) + c.supportStiffness * (q(iy) - c.centre(1)) + c.supportDamping * v(iy);
+    }
+  }
+
+  void circleMatrix(int p, double massFactor, double stiffnessFactor, double dampingFactor) {
+    const CircleParameters& c = circle_[p];
+    const int ip = circleDof(p, 2);
+    if (mode_ == Mode::kStatic) {
+      if (c.kind == CircleKind::kFloating) {
+        for (int l = 0; l < 2; ++l)
+          addEntry(circleDof(p, l), circleDof(p, l), stiffnessFactor * c.supportStiffness + massFactor * c.mass);
+      }
+      return;
+    }
+    addEntry(ip, ip, massFactor * c.inertia + dampingFactor * c.rotationalDamping);
+    if (c.kind == CircleKind::kFloating) {
+      for (int l = 0; l < 2; ++l)
+        addEntry(circleDof(p, l), circleDof(p, l),
+                 massFactor * c.mass + stiffnessFactor * c.supportStiffness + dampingFactor * c.supportDamping);
+    }
+  }
+
+  void scatterElement(const Vector8& re, int e, Vector& r) const {
+    r.template segment<4>(4 * e) += re.template head<4>();
+    r.template segment<4>(4 * nextNode(e)) += re.template tail<4>();
+  }
+
+  // ---- mapping to the solver's block structure ---------------------------------------------------
+  // Solver order: chain blocks = nodes 1..NE; border = [node 0 (4), circles (3 NP)].
+  static int solverIndex(int dof) {
+    if (dof < 4) return NE * 4 + dof;                       // node 0 -> border 0..3
+    if (dof < 4 * kNodes) return dof - 4;                   // node k>=1 -> chain block k-1
+    return NE * 4 + 4 + (dof - 4 * kNodes);                 // circles -> border 4..
+  }
+
+  void toSolverOrder(const Vector& x, Vector& out) const {
+    for (int i = 0; i < kSize; ++i) out(solverIndex(i)) = x(i);
+  }
+  void fromSolverOrder(const Vector& x, Vector& out) const {
+    for (int i = 0; i < kSize; ++i) out(i) = x(solverIndex(i));
+  }
+
+  // Adds value at (row dof, column dof) of the system matrix.
+  void addEntry(int row, int col, double value) {
+    const int sr = solverIndex(row), sc = solverIndex(col);
+    const int border = NE * 4;
+    if (sr >= border) {
+      if (sc >= border) {
+        solver_.corner()(sr - border, sc - border) += value;
+      } else {
+        solver_.rowBorder(sc / 4)(sr - border, sc % 4) += value;
+      }
+      return;
+    }
+    if (sc >= border) {
+      solver_.columnBorder(sr / 4)(sr % 4, sc - border) += value;
+      return;
+    }
+    const int br = sr / 4, bc = sc / 4;
+    if (bc == br) {
+      solver_.diagonal(br)(sr % 4, sc % 4) += value;
+    } else if (bc == br + 1) {
+      solver_.upper(br)(sr % 4, sc % 4) += value;
+    } else if (bc == br - 1) {
+      solver_.lower(br)(sr % 4, sc % 4) += value;
+    }
+    // Anything else would be outside the band; the topology never produces it.
+  }
+
+  void addNodeBlock(int rowNode, int colNode, const Matrix4& m) {
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) addEntry(4 * rowNode + i, 4 * colNode + j, m(i, j));
+  }
+
+  void addElementMatrix(int e, const Matrix8& m) {
+    const int a = e, b = nextNode(e);
+    addNodeBlock(a, a, m.template block<4, 4>(0, 0));
+    addNodeBlock(a, b, m.template block<4, 4>(0, 4));
+    addNodeBlock(b, a, m.template block<4, 4>(4, 0));
+    addNodeBlock(b, b, m.template block<4, 4>(4, 4));
+  }
+
+  void addPairMatrix(int e, int p, const Matrix11& m) {
+    int dofs[11];
+    const int a = e, b = nextNode(e);
+    for (int i = 0; i < 4; ++i) {
+      dofs[i] = 4 * a + i;
+      dofs[4 + i] = 4 * b + i;
+    }
+    for (int i = 0; i < 3; ++i) dofs[8 + i] = circleDof(p, i);
+    for (int i = 0; i < 11; ++i)
+      for (int j = 0; j < 11; ++j) addEntry(dofs[i], dofs[j], m(i, j));
+  }
+
+  void clearRow(int dof) {
+    const int sr = solverIndex(dof);
+    const int border = NE * 4;
+    if (sr >= border) {
+      solver_.corner().row(sr - border).setZero();
+      for (int k = 0; k < NE; ++k) solver_.rowBorder(k).row(sr - border).setZero();
+      return;
+    }
+    const int b = sr / 4, l = sr % 4;
+    solver_.diagonal(b).row(l).setZero();
+    solver_.lower(b).row(l).setZero();
+    solver_.upper(b).row(l).setZero();
+    solver_.columnBorder(b).row(l).setZero();
+  }
+
+  BeltParameters belt_;
+  ContactParameters contact_;
+  Element element_;
+  Matrix8 massElement_ = Matrix8::Zero();
+  double lumpedNodeMass_ = 1.0;
+  CircleParameters circle_[NP];
+  Pair pair_[NE][NP];
+  Solver solver_;
+  Matrix11 contactStiffness_, contactDamping_;
+  double scale_ = 1.0;
+  double reaction_[NP] = {};
+  BeltDriveInput<NP> input_;
+  Mode mode_ = Mode::kDynamic;
+  double loadFactor_ = 1.0;
+  double stabilizer_ = 0.0;
+  Vector staticPrevious_ = Vector::Zero();
+  Vector staticLocks_ = Vector::Zero();
+};
+
+}  // namespace beltsim

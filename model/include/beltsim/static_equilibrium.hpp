@@ -1,0 +1,102 @@
+// Static equilibrium of the belt drive before the dynamic run (spec §7.9, §8.3-8.4): circle
+// rotations locked, node 0's x locked (the frictionless belt could otherwise slide around the
+// pulleys), friction off (mu = 0, a tiny bristle stiffness so that anchors are computed), gravity
+// stepped geometrically with a mass-proportional stabilizer that vanishes at full load. Bounded:
+// at most loadSteps x maxPns x maxNewton iterations.
+#pragma once
+#include "beltsim/belt_drive.hpp"
+
+namespace beltsim {
+
+struct StaticSettings {
+  int loadSteps = 10;          // geometric load steps
+  double loadRange = 1e4;      // first load factor = 1 / loadRange
+  double stabilizer = 1e5;     // s_Lambda = (1 - Lambda^2) stabilizer
+  int maxNewtonIterations = 25;
+  double relativeTolerance = 1e-6;
+  double absoluteTolerance = 1e-6;
+  int maxPnsIterations = 5;
+  double pnsTolerance = 1.0;   // N (static defaults of the reference)
+  double staticBristleStiffness = 1e-8;
+};
+
+struct StaticResult {
+  Status status = Status::kOk;
+  bool converged = false;       // every Newton converged and the final residual is small
+  int newtonIterations = 0;     // total
+  double residualNorm = 0.0;    // at full load without stabilizer, N
+};
+
+template <typename Drive>
+StaticResult solveStaticEquilibrium(Drive& drive, typename Drive::Vector& q, const StaticSettings& settings,
+                                    const FrictionParameters& dynamicFriction) {
+  using Vector = typename Drive::Vector;
+  StaticResult result;
+  result.converged = true;
+  FrictionParameters staticFriction = dynamicFriction;
+  staticFriction.frictionCoefficient = 0.0;
+  staticFriction.bristleStiffness = settings.staticBristleStiffness;
+  staticFriction.law = TangentialLaw::kBristle;
+  drive.setFriction(staticFriction);
+  drive.setMode(Drive::Mode::kStatic);
+  // Flag the contacts of the initial geometry before the first Newton (spec §8.4). Without it the
+  // first solve runs without contact, the pre-tensioned belt contracts into the pulleys against
+  // only the stabilizer, and Newton has to recover from deep penetration.
+  const Vector zero = Vector::Zero();
+  drive.initializeContactHistory(q, zero);
+  const Vector locks = q;
+  Vector previous = q;
+  SchemeCoefficients unused;
+  const IterationPoint<Vector> point{&q, &zero, &zero, 0.0, &unused};
+  double loadFactor = 1.0 / settings.loadRange;
+  const double growth = settings.loadSteps > 1 ? detmath::exp(detmath::log(settings.loadRange) / (settings.loadSteps - 1)) : 1.0;
+  for (int step = 1; step <= settings.loadSteps; ++step) {
+    if (step == settings.loadSteps) loadFactor = 1.0;
+    const double stabilizer = (1.0 - loadFactor * loadFactor) * settings.stabilizer;
+    drive.setStaticLoad(loadFactor, stabilizer, previous, locks);
+    drive.beginStep();
+    for (int k = 1; k <= settings.maxPnsIterations; ++k) {
+      Vector r;
+      Status s = drive.residual(point, r);
+      if (s != Status::kOk) { result.status = s; result.converged = false; return result; }
+      double initial = r.norm();
+      if (initial < settings.absoluteTolerance) initial = 2.0 * settings.absoluteTolerance;
+      bool converged = r.norm() <= settings.absoluteTolerance;
+      for (int j = 1; j <= settings.maxNewtonIterations && !converged; ++j) {
+        s = drive.factorize(point);
+        Vector delta;
+        if (s == Status::kOk) s = drive.solve(r, delta);
+        if (s != Status::kOk) { result.status = s; result.converged = false; return result; }
+        q -= delta;
+        ++result.newtonIterations;
+        s = drive.residual(point, r);
+        if (s != Status::kOk) { result.status = s; result.converged = false; return result; }
+        const double res = r.norm();
+#ifdef BELTSIM_TRACE_STATIC
+        std::printf("static step %d pns %d newton %d res %.6e\n", step, k, j, res);
+#endif
+        if (j == 1 && res > initial) initial = res;
+        converged = res / initial <= settings.relativeTolerance || res <= settings.absoluteTolerance;
+      }
+      if (!converged) result.converged = false;
+      double error = 0.0;
+      s = drive.postNewtonStep(point, error);
+      if (s == Status::kNonFiniteValue) { result.status = s; result.converged = false; return result; }
+      if (error <= settings.pnsTolerance) break;
+    }
+    previous = q;
+    loadFactor *= growth;
+  }
+  // Final residual at full load, no stabilizer.
+  drive.setStaticLoad(1.0, 0.0, previous, locks);
+  Vector r;
+  const Status s = drive.residual(point, r);
+  result.residualNorm = r.norm();
+  if (s != Status::kOk) result.status = s;
+  drive.setMode(Drive::Mode::kDynamic);
+  drive.setFriction(dynamicFriction);
+  drive.initializeContactHistory(q, zero);
+  return result;
+}
+
+}  // namespace beltsim
