@@ -257,6 +257,7 @@ class AncfCable2D {
   // Axial quantities at one point (spec §2.4).
   struct Axial {
     Scalar l;       // |r'|
+    Scalar invL;    // 1 / |r'|
     Scalar tx, ty;  // t = r'/|r'|
     Scalar eps;     // |r'| - 1
     Scalar epsDot;  // t . r'_dot
@@ -266,6 +267,7 @@ class AncfCable2D {
   // Bending quantities at one point (spec §2.4); K_q = S'^T alpha + S''^T beta.
   struct Bending {
     Scalar g;                // r'.r'
+    Scalar invG;             // 1 / g
     Scalar K;                // curvature
     Scalar ax, ay, bx, by;   // alpha, beta
     Scalar KDot;             // alpha.r'_dot + beta.r''_dot
@@ -282,8 +284,9 @@ class AncfCable2D {
     const Status s = classifySlope(g);
     if (s != Status::kOk) return s;
     a.l = std::sqrt(g);
-    a.tx = rx / a.l;
-    a.ty = ry / a.l;
+    a.invL = Scalar(1) / a.l;  // one division per point (divisions are slow on Cortex-M7)
+    a.tx = rx * a.invL;
+    a.ty = ry * a.invL;
     a.eps = a.l - Scalar(1);
     a.epsDot = a.tx * vx + a.ty * vy;
     a.N = params_.EA * (a.eps - params_.referenceAxialStrain) + params_.axialDamping * a.epsDot;
@@ -296,12 +299,13 @@ class AncfCable2D {
     const Status s = classifySlope(b.g);
     if (s != Status::kOk) return s;
     const Scalar f = rx * rry - ry * rrx;  // r' x r''
-    b.K = f / b.g;
+    b.invG = Scalar(1) / b.g;  // one division per point (divisions are slow on Cortex-M7)
+    b.K = f * b.invG;
     // beta = dK/dr'' = r'^perp / g;  alpha = dK/dr' = ((r''_y, -r''_x) - 2 K r') / g.
-    b.bx = -ry / b.g;
-    b.by = rx / b.g;
-    b.ax = (rry - Scalar(2) * b.K * rx) / b.g;
-    b.ay = (-rrx - Scalar(2) * b.K * ry) / b.g;
+    b.bx = -ry * b.invG;
+    b.by = rx * b.invG;
+    b.ax = (rry - Scalar(2) * b.K * rx) * b.invG;
+    b.ay = (-rrx - Scalar(2) * b.K * ry) * b.invG;
     b.KDot = (b.ax * vx + b.ay * vy) + (b.bx * vvx + b.by * vvy);
     b.M = params_.EI * (b.K - params_.referenceCurvature) + params_.bendingDamping * b.KDot;
     return Status::kOk;
@@ -468,8 +472,8 @@ class AncfCable2D {
       if constexpr (kJacobian) {
         // B = EA t t^T + d_eps (n.r'_dot)/|r'| t n^T + N/|r'| n n^T, n = (-t_y, t_x).
         const Scalar nx = -a.ty, ny = a.tx;
-        const Scalar cTN = dEps * (nx * vx + ny * vy) / a.l;
-        const Scalar cNN = a.N / a.l;
+        const Scalar cTN = dEps * (nx * vx + ny * vy) * a.invL;
+        const Scalar cNN = a.N * a.invL;
         const Scalar B[2][2] = {
             {w * (EA * a.tx * a.tx + cTN * a.tx * nx + cNN * nx * nx),
              w * (EA * a.tx * a.ty + cTN * a.tx * ny + cNN * nx * ny)},
@@ -518,18 +522,18 @@ class AncfCable2D {
         force[2 * j + 1] += ds[j] * wMay + dds[j] * wMby;
       }
       if constexpr (kJacobian) {
-        const Scalar g = b.g;
-        const Scalar g2 = g * g;
+        const Scalar invG = b.invG;
+        const Scalar invG2 = invG * invG;
         // A11 = -(2/g)(r' alpha^T + alpha r'^T + K I)  (symmetric)
-        const Scalar c2g = Scalar(-2) / g;
+        const Scalar c2g = Scalar(-2) * invG;
         const Scalar A11xx = c2g * (Scalar(2) * rx * b.ax + b.K);
         const Scalar A11xy = c2g * (rx * b.ay + b.ax * ry);
         const Scalar A11yy = c2g * (Scalar(2) * ry * b.ay + b.K);
         // A12 = -R/g - 2 r' (r'^perp)^T / g^2, r'^perp = (-r'_y, r'_x), -R = [0 1; -1 0]
-        const Scalar A12xx = Scalar(2) * rx * ry / g2;
-        const Scalar A12xy = Scalar(1) / g - Scalar(2) * rx * rx / g2;
-        const Scalar A12yx = Scalar(-1) / g + Scalar(2) * ry * ry / g2;
-        const Scalar A12yy = Scalar(-2) * ry * rx / g2;
+        const Scalar A12xx = Scalar(2) * rx * ry * invG2;
+        const Scalar A12xy = invG - Scalar(2) * rx * rx * invG2;
+        const Scalar A12yx = -invG + Scalar(2) * ry * ry * invG2;
+        const Scalar A12yy = Scalar(-2) * ry * rx * invG2;
         // A21 = A12^T
         const Scalar A21xx = A12xx, A21xy = A12yx, A21yx = A12xy, A21yy = A12yy;
         // gamma1 = EI alpha + d_K (A11 r'_dot + A12 r''_dot), gamma2 = EI beta + d_K A21 r'_dot
