@@ -18,6 +18,9 @@ declare -A need=(
   [/usr/src/googletest/googletest/CMakeLists.txt]=googletest
   [/usr/include/benchmark/benchmark.h]=libbenchmark-dev
   [python3]=python3
+  [/usr/include/toml++/toml.h]=libtomlplusplus-dev
+  [/usr/include/CLI/CLI.hpp]=libcli11-dev
+  [gnuplot]=gnuplot-nox
 )
 
 missing=()

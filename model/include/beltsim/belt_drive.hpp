@@ -222,6 +222,7 @@ class BeltDrive {
     }
     for (int p = 0; p < NP; ++p) {
       const CircleState cs = circleState(q, v, p);
+      beltTorque_[p] = 0.0;
       for (int e = 0; e < NE; ++e) {
         PairForces f;
         const Status s = pair_[e][p].evaluateNewton(gatherElement(q, e), gatherElement(v, e), belt_.element.length, cs, f);
@@ -231,6 +232,7 @@ class BeltDrive {
         r(circleDof(p, 0)) += f.circleForce(0);
         r(circleDof(p, 1)) += f.circleForce(1);
         r(circleDof(p, 2)) += f.circleTorque;
+        beltTorque_[p] -= f.circleTorque;  // LHS -> physical torque of the belt on the circle
       }
       circleResidual(p, q, v, a, point.time, r);
     }
@@ -308,6 +310,9 @@ class BeltDrive {
   // Reaction of a prescribed circle rotation at the last residual: the torque the drive applies
   // (physical, positive counter-clockwise), N m.
   double driveTorque(int p) const { return reaction_[p]; }
+  // Torque of the belt's contact forces on circle p at the last residual (physical, positive
+  // counter-clockwise), N m. At steady state on the load pulley: -(applied load + damper torque).
+  double beltTorque(int p) const { return beltTorque_[p]; }
 
   // Initialises every pair's history from the current geometry (spec §8.4): contact (g <= 0):
   // stick, anchored at x_cur; otherwise undefined. Also the start-of-step copy.
@@ -542,6 +547,7 @@ class BeltDrive {
   Matrix11 contactStiffness_, contactDamping_;
   double scale_ = 1.0;
   double reaction_[NP] = {};
+  double beltTorque_[NP] = {};
   BeltDriveInput<NP> input_;
   Mode mode_ = Mode::kDynamic;
   double loadFactor_ = 1.0;

@@ -1,0 +1,111 @@
+// Measured quantities of a belt drive (issue 5 outputs; spec §9.5): span forces and speeds as
+// means over the middle half of each free span, and samples of the belt along its arc length
+// (axial force, axial velocity, contact stresses, stick/slip state) for profiles.
+#pragma once
+#include "beltsim/belt_drive.hpp"
+#include "beltsim/belt_geometry.hpp"
+
+namespace beltsim {
+
+struct SpanMeasure {
+  double force = 0.0;  // mean axial force N over the middle half of the span, N
+  double speed = 0.0;  // mean belt speed along the span (magnitude of t . v), m/s
+  int samples = 0;     // element midpoints that fell into the middle half
+};
+
+// Span k of `path` runs from its departure point on circle k to its arrival on circle k+1.
+// An element counts for the span if its midpoint projects into the middle half of the span and
+// lies within 2 % of the span length (plus 1 mm) of the span line.
+template <int NE, int NP, int NCS, int MaxCircles>
+SpanMeasure measureSpan(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<NE, NP, NCS>::Vector& q,
+                        const typename BeltDrive<NE, NP, NCS>::Vector& v, const BeltPath<MaxCircles>& path, int span) {
+  SpanMeasure m;
+  const Vector2 start = path.departure[span];
+  const double length = path.spanLength[span];
+  if (!(length > 0.0)) return m;
+  const Vector2 u = (path.arrival[span] - start) / length;
+  const double lateralLimit = 0.02 * length + 1e-3;
+  double forceSum = 0.0, speedSum = 0.0;
+  for (int e = 0; e < NE; ++e) {
+    AncfCable2DSection<double> s;
+    if (drive.element().section(drive.gatherElement(q, e), drive.gatherElement(v, e),
+                                0.5 * drive.belt().element.length, s) != Status::kOk)
+      continue;
+    const Vector2 rel = s.position - start;
+    const double along = rel.dot(u) / length;
+    const double lateral = cross2(u, rel);
+    if (along < 0.25 || along > 0.75 || lateral > lateralLimit || lateral < -lateralLimit) continue;
+    const double slopeNorm = s.slope.norm();
+    forceSum += s.axialForce;
+    speedSum += slopeNorm > 0.0 ? s.velocity.dot(s.slope) / slopeNorm : 0.0;
+    ++m.samples;
+  }
+  if (m.samples > 0) {
+    m.force = forceSum / m.samples;
+    const double meanSpeed = speedSum / m.samples;
+    m.speed = meanSpeed < 0 ? -meanSpeed : meanSpeed;
+  }
+  return m;
+}
+
+// One sample of the belt profile, at the midpoint of contact segment `segment` of element e.
+struct BeltSample {
+  double materialArc = 0.0;     // arc length along the belt from node 0, m (reference length)
+  double axialForce = 0.0;      // N
+  double axialVelocity = 0.0;   // t . v, m/s (negative: material runs against the element direction)
+  double normalStress = 0.0;    // contact normal stress summed over circles, N/m^2 (< 0 compression)
+  double tangentialStress = 0.0;  // N/m^2
+  int stickSlip = -2;           // state of the segment in contact (-2: no contact)
+  Vector2 position = Vector2::Zero();
+};
+
+template <int NE, int NP, int NCS>
+Status sampleBelt(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<NE, NP, NCS>::Vector& q,
+                  const typename BeltDrive<NE, NP, NCS>::Vector& v, int e, int segment, BeltSample& out) {
+  const double length = drive.belt().element.length;
+  const int segments = drive.pair(e, 0).parameters().segmentCount;
+  const double x = (segment + 0.5) * length / segments;
+  AncfCable2DSection<double> s;
+  const Status st = drive.element().section(drive.gatherElement(q, e), drive.gatherElement(v, e), x, s);
+  if (st != Status::kOk) return st;
+  out = BeltSample{};
+  out.materialArc = e * length + x;
+  out.axialForce = s.axialForce;
+  const double slopeNorm = s.slope.norm();
+  out.axialVelocity = slopeNorm > 0.0 ? s.velocity.dot(s.slope) / slopeNorm : 0.0;
+  out.position = s.position;
+  for (int p = 0; p < NP; ++p) {
+    SegmentOutput seg[NCS];
+    if (drive.pair(e, p).outputs(drive.gatherElement(q, e), drive.gatherElement(v, e), length,
+                                 drive.circleState(q, v, p), seg) != Status::kOk)
+      continue;
+    out.normalStress += seg[segment].normalStress;
+    out.tangentialStress += seg[segment].tangentialStress;
+    if (drive.pair(e, p).history(segment).gap <= 0.0) out.stickSlip = static_cast<int>(seg[segment].state);
+  }
+  return Status::kOk;
+}
+
+// Offset between material arc length and the spatial arc coordinate s_l of spec §9.5: s_l = 0 at
+// the departure point of span 0 (for the paper's drive: where the belt leaves P1 at the top).
+// Uses the node closest to that point; s_l = materialArc - offset, wrapped into [0, belt length).
+template <int NE, int NP, int NCS, int MaxCircles>
+double spatialArcOffset(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<NE, NP, NCS>::Vector& q,
+                        const BeltPath<MaxCircles>& path) {
+  const Vector2 start = path.departure[0];
+  const Vector2 u = (path.arrival[0] - start).normalized();
+  int best = 0;
+  double bestDistance = 1e300;
+  for (int k = 0; k < NE; ++k) {
+    const Vector2 p(q(4 * k), q(4 * k + 1));
+    const double d = (p - start).squaredNorm();
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = k;
+    }
+  }
+  const Vector2 p(q(4 * best), q(4 * best + 1));
+  return best * drive.belt().element.length - (p - start).dot(u);
+}
+
+}  // namespace beltsim
