@@ -20,6 +20,7 @@
 #include "beltsim/ancf_cable2d.hpp"
 #include "beltsim/bordered_block_tridiagonal.hpp"
 #include "beltsim/circle_cable_contact.hpp"
+#include "beltsim/contact_jacobian.hpp"
 #include "beltsim/generalized_alpha.hpp"
 #include "beltsim/profiles.hpp"
 
@@ -262,8 +263,8 @@ class BeltDrive {
       const CircleState cs = circleState(q, v, p);
       for (int e = 0; e < NE; ++e) {
         if (!pair_[e][p].anyFlagged()) continue;
-        const Status s = pair_[e][p].jacobian(gatherElement(q, e), gatherElement(v, e), belt_.element.length, cs,
-                                              contactStiffness_, contactDamping_);
+        const Status s = contactPairJacobian(pair_[e][p], gatherElement(q, e), gatherElement(v, e),
+                                             belt_.element.length, cs, contactStiffness_, contactDamping_);
         if (s != Status::kOk) return s;
         addPairMatrix(e, p, stiffnessFactor * contactStiffness_ + dampingFactor * contactDamping_);
       }

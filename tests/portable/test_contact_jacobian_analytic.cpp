@@ -1,0 +1,148 @@
+// The analytic pair Jacobian (contact_jacobian.hpp) against central finite differences of the
+// pair's own LHS (ContactPair::jacobian), for random penetrating states away from switching
+// surfaces: every tangential state, offset and no offset, segment and point-wise normals, linear
+// and Hertz normal law, bristle and continuous friction. Spec §4.9: analytic derivatives must
+// reproduce the derivative of the Newton-phase LHS with the history frozen.
+#include <cmath>
+
+#include "beltsim/contact_jacobian.hpp"
+#include "minitest.hpp"
+
+using namespace beltsim;
+
+namespace {
+
+struct Lcg {
+  unsigned long long state;
+  double uniform() {  // [0, 1)
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
+  }
+  double symmetric() { return 2.0 * uniform() - 1.0; }
+};
+
+constexpr int kSegments = 4;
+using Pair = ContactPair<kSegments>;
+using Matrix11 = Pair::Matrix11;
+
+struct Case {
+  Pair pair;
+  Vector8 q, qDot;
+  double length = 0.02;
+  CircleState circle;
+};
+
+// An element wrapped clockwise on a circle of radius 0.1 at (0.05, -0.02), penetrating by up to
+// 0.2 mm, with random strain, slope noise and velocities; every segment flagged in contact.
+void makeCase(Lcg& rng, const ContactParameters& base, StickSlip state, Case& c) {
+  ContactParameters p = base;
+  p.radius = 0.1;
+  c.pair.setUp(p);
+  c.circle.centre = Vector2(0.05, -0.02);
+  c.circle.velocity = Vector2(0.3 * rng.symmetric(), 0.3 * rng.symmetric());
+  c.circle.angle = 3.0 * rng.symmetric();
+  c.circle.angularVelocity = 10.0 * rng.symmetric();
+  const double radius = 0.1 + p.offset * 0.0 - 1e-4 * (1.0 + rng.uniform());
+  const double theta0 = 6.0 * rng.symmetric();
+  const double sweep = c.length / 0.1;
+  for (int node = 0; node < 2; ++node) {
+    const double th = theta0 - node * sweep;  // clockwise
+    const double stretch = 1.0 + 0.01 * rng.symmetric();
+    c.q(4 * node) = c.circle.centre(0) + radius * std::cos(th) + 1e-5 * rng.symmetric();
+    c.q(4 * node + 1) = c.circle.centre(1) + radius * std::sin(th) + 1e-5 * rng.symmetric();
+    c.q(4 * node + 2) = stretch * std::sin(th) + 0.02 * rng.symmetric();
+    c.q(4 * node + 3) = -stretch * std::cos(th) + 0.02 * rng.symmetric();
+  }
+  for (int i = 0; i < 8; ++i) c.qDot(i) = rng.symmetric();
+  SegmentPoints<kSegments> points;
+  computeSegmentPoints(c.q, c.qDot, c.length, p.segmentCount, p.offset, points);
+  for (int i = 0; i < p.segmentCount; ++i) {
+    const SegmentKinematics k = segmentKinematics(p, points, i, c.length, c.circle);
+    SegmentHistory h;
+    h.gap = -1e-5;
+    h.state = state;
+    h.stickingPosition = k.stickingCoordinate - 1e-5 * rng.symmetric();
+    c.pair.setHistory(i, h);
+  }
+}
+
+double relativeError(const Matrix11& a, const Matrix11& b) { return (a - b).norm() / b.norm(); }
+
+int checkCases(const ContactParameters& base, unsigned long long seed, double& worstK, double& worstD) {
+  Lcg rng{seed};
+  static Case c;  // static: keeps the Cortex-M stack small
+  const StickSlip states[4] = {StickSlip::kStick, StickSlip::kSlipPositive, StickSlip::kSlipNegative,
+                               StickSlip::kUndefined};
+  int checked = 0;
+  for (int trial = 0; trial < 8; ++trial) {
+    makeCase(rng, base, states[trial % 4], c);
+    Matrix11 kFd, dFd, kAn, dAn;
+    if (c.pair.jacobian(c.q, c.qDot, c.length, c.circle, kFd, dFd) != Status::kOk) continue;
+    if (contactPairJacobian(c.pair, c.q, c.qDot, c.length, c.circle, kAn, dAn) != Status::kOk) continue;
+    const double ek = relativeError(kAn, kFd);
+    const double ed = dFd.norm() > 0.0 ? relativeError(dAn, dFd) : dAn.norm();
+    if (ek > worstK) worstK = ek;
+    if (ed > worstD) worstD = ed;
+    ++checked;
+  }
+  return checked;
+}
+
+ContactParameters beltContact() {
+  ContactParameters p;
+  p.segmentCount = kSegments;
+  p.contactStiffness = 4e5;
+  p.contactDamping = 8.0;
+  p.friction.frictionCoefficient = 0.5;
+  p.friction.bristleStiffness = 5e5;
+  p.friction.velocityPenalty = 30.0;
+  p.offset = -5e-5;
+  return p;
+}
+
+}  // namespace
+
+#define MT_CHECK_JACOBIAN(params, seed)                                  \
+  do {                                                                   \
+    double worstK = 0.0, worstD = 0.0;                                   \
+    MT_EXPECT(checkCases(params, seed, worstK, worstD) == 8);            \
+    MT_EXPECT(worstK < 1e-6);                                            \
+    MT_EXPECT(worstD < 1e-6);                                            \
+    if (!(worstK < 1e-6 && worstD < 1e-6)) {                             \
+      minitest::print("    worst stiffness error ");                     \
+      minitest::printDouble(worstK);                                     \
+      minitest::print(", damping ");                                     \
+      minitest::printDouble(worstD);                                     \
+      minitest::print("\n");                                             \
+    }                                                                    \
+  } while (0)
+
+MT_TEST(analytic_pair_jacobian_matches_finite_differences_with_offset) {
+  MT_CHECK_JACOBIAN(beltContact(), 11);
+}
+
+MT_TEST(analytic_pair_jacobian_matches_finite_differences_without_offset) {
+  ContactParameters p = beltContact();
+  p.offset = 0.0;
+  MT_CHECK_JACOBIAN(p, 12);
+}
+
+MT_TEST(analytic_pair_jacobian_matches_finite_differences_point_wise_normals) {
+  ContactParameters p = beltContact();
+  p.useSegmentNormals = false;
+  MT_CHECK_JACOBIAN(p, 13);
+}
+
+MT_TEST(analytic_pair_jacobian_matches_finite_differences_hertz_law) {
+  ContactParameters p = beltContact();
+  p.normalExponent = 1.5;
+  p.contactStiffness = 4e7;
+  MT_CHECK_JACOBIAN(p, 14);
+}
+
+MT_TEST(analytic_pair_jacobian_matches_finite_differences_continuous_friction) {
+  ContactParameters p = beltContact();
+  p.friction.law = TangentialLaw::kContinuous;
+  p.friction.characteristicVelocity = 0.5;  // smooth on the scale of the random velocities
+  MT_CHECK_JACOBIAN(p, 15);
+}
