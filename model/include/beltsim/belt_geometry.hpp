@@ -111,7 +111,7 @@ template <int MaxCircles, typename NodeArray>
 void placeBeltNodes(const BeltPath<MaxCircles>& path, int elements, NodeArray& nodes) {
   const double length = path.totalLength / elements;
   for (int k = 0; k < elements; ++k) {
-    Vector2 p, t;
+    Vector2 p = Vector2::Zero(), t = Vector2::Zero();
     path.pointAt(length * k, p, t);
     nodes(4 * k) = p(0);
     nodes(4 * k + 1) = p(1);

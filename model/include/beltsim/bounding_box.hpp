@@ -39,11 +39,20 @@ inline void cubicRange(double a0, double a1, double a2, double a3, double length
   double roots[2];
   int rootCount = 0;
   if (a3 != 0.0) {
-    const double discriminant = 4.0 * a2 * a2 - 12.0 * a3 * a1;
+    // Roots of 3 a3 x^2 + 2 a2 x + a1 without cancellation: w = -(a2 + sgn(a2) sqrt(a2^2 - 3 a3 a1)),
+    // x1 = w / (3 a3), x2 = a1 / w. The textbook form (-2 a2 +- sqrt(.)) / (6 a3) loses the small
+    // root when |a3| << |a2| (a nearly parabolic coordinate, e.g. far from the origin, where a3
+    // is rounding noise), and the box then misses the extremum.
+    const double discriminant = a2 * a2 - 3.0 * a3 * a1;
     if (discriminant >= 0.0) {
-      const double w = std::sqrt(discriminant);
-      roots[rootCount++] = (-2.0 * a2 + w) / (6.0 * a3);
-      roots[rootCount++] = (-2.0 * a2 - w) / (6.0 * a3);
+      const double root = std::sqrt(discriminant);
+      const double w = -(a2 + (a2 < 0.0 ? -root : root));
+      if (w != 0.0) {
+        roots[rootCount++] = w / (3.0 * a3);
+        roots[rootCount++] = a1 / w;
+      } else {
+        roots[rootCount++] = 0.0;  // a2 = 0 and a3 a1 = 0: double root at 0 (an end point)
+      }
     }
   } else if (a2 != 0.0) {
     roots[rootCount++] = -a1 / (2.0 * a2);

@@ -71,6 +71,10 @@ struct SegmentGeometry {
   bool degenerate = false;  // centre on the segment (delta = 0): normal chosen, state flagged
 };
 
+// |d| below this multiple of the coordinates' magnitude is rounding noise: the centre is on the
+// segment (64 ulp of the largest coordinate involved).
+constexpr double kDegenerateRelativeDistance = 64.0 * 2.220446049250313e-16;
+
 inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, const Vector2& centre, double radius) {
   SegmentGeometry g;
   g.direction = p1 - p0;
@@ -99,11 +103,18 @@ inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, con
     }
   }
   g.gap = g.distance - radius;
-  if (g.distance > 0.0) {
-    g.normal = -d / g.distance;
+  // The normal is d normalised by its own length |d|, not by delta: in the interior case delta
+  // comes from the radicand, whose cancellation error (~sqrt(eps)|v_p|) makes -d/delta a short or
+  // zero vector when the centre lies on the segment up to rounding. The centre counts as on the
+  // segment when |d| is at the rounding level of the coordinates (or delta was clamped to 0).
+  const double dLength = d.norm();
+  const double scale = vp.cwiseAbs().maxCoeff() + g.direction.cwiseAbs().maxCoeff() +
+                       centre.cwiseAbs().maxCoeff();
+  if (g.distance > 0.0 && dLength > kDegenerateRelativeDistance * scale) {
+    g.normal = -d / dLength;
   } else {
-    // Centre exactly on the segment: no direction is defined. Choose the segment's left normal
-    // (for a belt running clockwise around the circle, the belt lies on that side) and flag it.
+    // Centre on the segment: no direction is defined. Choose the segment's left normal (for a
+    // belt running clockwise around the circle, the belt lies on that side) and flag it.
     g.degenerate = true;
     const double len = std::sqrt(dRho);
     g.normal = len > 0.0 ? Vector2(leftNormal(g.direction) / len) : Vector2(0.0, 1.0);
@@ -278,6 +289,11 @@ class ContactPair {
   // Stiffness dLHS/dq and damping dLHS/dq_dot over the 11 local coordinates, by central
   // differences inside this fixed-size block with the history frozen (spec §4.9 allows numerical
   // differentiation; the reference uses forward differences). Zero if no segment is flagged.
+  // Steps: 1e-7 max(1e-2, |q_j|) for positions (the reference's rule), 1e-7 max(1, |v_j|) for
+  // velocities. The LHS is affine in the velocities except for the continuous law (scale v0) and
+  // |f_n| in the slip force, so the velocity step is limited by rounding, eps |LHS| / step, not by
+  // truncation; the reference's floor 1e-2 (step 1e-9 m/s at rest) made that error ~1e-4 of the
+  // damping entries when |LHS| / d_c is large (the floor 1 keeps (step / v0)^2 <= 1e-8 for v0 >= 1e-3).
   Status jacobian(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
                   Matrix11& stiffness, Matrix11& damping) const {
     stiffness.setZero();
@@ -298,7 +314,7 @@ class ContactPair {
       stiffness.col(j) = (plus - minus) / (xp(j) - xm(j));
     }
     for (int j = 0; j < kLocalCoordinates; ++j) {
-      const double h = 1e-7 * std::fmax(1e-2, absOf(v(j)));
+      const double h = 1e-7 * std::fmax(1.0, absOf(v(j)));
       Vector11 vp = v, vm = v;
       vp(j) += h;
       vm(j) -= h;

@@ -43,6 +43,7 @@ inline double pow2(int k) {
 
 // exp(x), |x| < 700: x = k ln2 + r with |r| <= ln2/2, exp(r) by an 18-term Taylor series.
 inline double exp(double x) {
+  if (x != x) return x;  // NaN: the int conversion of k below would be undefined behaviour
   if (x > 700.0) x = 700.0;
   if (x < -700.0) return 0.0;
   constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 with the low bits split off
