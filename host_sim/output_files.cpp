@@ -188,7 +188,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
   {
     std::ofstream g(directory_ + "/plots.gp");
     const double s0 = info.driverArcStart, R = info.driverRadius, mu = sc.frictionCoefficient;
-    g << "set datafile separator ','\nset terminal pngcairo size 1000,600\nset grid\nset key outside\n";
+    g << "set datafile separator ','\nset terminal pngcairo size 1000,600\nset grid\nset key inside top center opaque box\n";
     g << "set output 'pulley_speeds.png'\nset title 'Pulley speeds'\nset xlabel 't [s]'\nset ylabel 'omega [rad/s]'\n"
          "plot 'timeseries.csv' every ::1 using 1:2 with lines title 'P1', '' every ::1 using 1:3 with lines title 'P2'\n";
     g << "set output 'torques.png'\nset title 'Torques'\nset ylabel 'torque [N m]'\n"
