@@ -1,0 +1,90 @@
+cmake_policy(SET CMP0054 NEW)
+# Command-line behaviour of beltsim (issue 5, "Bad input" and "Determinism").
+# Inputs: BELTSIM (executable), SCENARIO (a valid scenario file), WORK (scratch folder), MODE.
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+
+function(expect_failure description expected_regex)
+  # ARGN: arguments of beltsim
+  execute_process(COMMAND "${BELTSIM}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "${description}: beltsim succeeded, expected an error")
+  endif()
+  if(NOT "${err}" MATCHES "${expected_regex}")
+    message(FATAL_ERROR "${description}: message does not match '${expected_regex}':\n${err}")
+  endif()
+  message("${description}: rejected as expected: ${err}")
+endfunction()
+
+function(write_scenario path)
+  # Copies SCENARIO, then appends the given lines (ARGN) after replacing the marker lines.
+  file(READ "${SCENARIO}" text)
+  set(extra "")
+  foreach(line IN LISTS ARGN)
+    string(APPEND extra "${line}\n")
+  endforeach()
+  file(WRITE "${path}" "${text}${extra}")
+endfunction()
+
+if(MODE STREQUAL "bad_input")
+  # 1. Unknown key: named with file and line.
+  file(READ "${SCENARIO}" text)
+  string(REPLACE "[solver]\n" "[solver]\nstep_sise = 1e-4\n" bad "${text}")
+  file(WRITE "${WORK}/unknown_key.toml" "${bad}")
+  expect_failure("unknown key" "unknown_key.toml:[0-9]+: key 'solver.step_sise': unknown key"
+                 run "${WORK}/unknown_key.toml" --out "${WORK}/out1")
+  # 2. Wrong type.
+  string(REPLACE "segments_per_element = 4" "segments_per_element = \"four\"" bad "${text}")
+  file(WRITE "${WORK}/wrong_type.toml" "${bad}")
+  expect_failure("wrong type" "wrong_type.toml:[0-9]+: key 'contact.segments_per_element': expected an integer"
+                 run "${WORK}/wrong_type.toml" --out "${WORK}/out2")
+  # 3. Negative step through --set.
+  expect_failure("negative step" "key 'solver.step_size': out of range"
+                 run "${SCENARIO}" --set solver.step_size=-1e-4 --out "${WORK}/out3")
+  # 4. Unsupported element count lists the supported ones.
+  expect_failure("unsupported element count" "key 'belt.elements': 50 is not compiled in; supported element counts: 24, 30, 60, 120, 240, 480"
+                 run "${SCENARIO}" --set belt.elements=50 --out "${WORK}/out4")
+  # 5. Malformed TOML.
+  file(WRITE "${WORK}/malformed.toml" "[belt\nelements = 60\n")
+  expect_failure("malformed file" "malformed.toml:1:" run "${WORK}/malformed.toml" --out "${WORK}/out5")
+  # Nothing was written for any rejected run.
+  foreach(i 1 2 3 4 5)
+    if(EXISTS "${WORK}/out${i}")
+      message(FATAL_ERROR "a rejected run created its output folder out${i}")
+    endif()
+  endforeach()
+  # 6. An existing, non-empty output folder is refused and left alone.
+  file(WRITE "${WORK}/old/summary.json" "old")
+  expect_failure("non-empty output" "is not empty" run "${SCENARIO}" --set solver.end_time=0.001 --out "${WORK}/old")
+  file(READ "${WORK}/old/summary.json" old)
+  if(NOT old STREQUAL "old")
+    message(FATAL_ERROR "the existing output folder was modified")
+  endif()
+elseif(MODE STREQUAL "determinism")
+  foreach(run a b)
+    execute_process(COMMAND "${BELTSIM}" run "${SCENARIO}" --set solver.end_time=0.08 --quiet --out "${WORK}/${run}"
+                    RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 600)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "run ${run} failed (${rc}): ${err}")
+    endif()
+  endforeach()
+  foreach(f timeseries.csv belt_profile.csv)
+    file(SHA256 "${WORK}/a/${f}" ha)
+    file(SHA256 "${WORK}/b/${f}" hb)
+    if(NOT ha STREQUAL hb)
+      message(FATAL_ERROR "${f} differs between two runs of the same scenario")
+    endif()
+    message("${f}: identical (${ha})")
+  endforeach()
+  foreach(run a b)
+    file(STRINGS "${WORK}/${run}/summary.json" lines)
+    list(FILTER lines EXCLUDE REGEX "wall_time_s|step_time_us")
+    set(summary_${run} "${lines}")
+  endforeach()
+  if(NOT summary_a STREQUAL summary_b)
+    message(FATAL_ERROR "summary.json differs (wall-time fields aside)")
+  endif()
+  message("summary.json: identical apart from wall-time fields")
+else()
+  message(FATAL_ERROR "unknown MODE ${MODE}")
+endif()
