@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Validation against the paper's belt drive (seed 000 Sect. 4, Table 4; spec section 9.6).
+
+Runs host_sim/scenarios/paper_belt_drive.toml (240 elements, step 5e-5 s, 2.45 s) with beltsim
+and checks the summary:
+  span forces F1, F2 within 1 % of 665.22 N and 186.65 N;
+  drive torque (mean over the last 0.15 s, as Table 4) within 1 % of 47.68 N m;
+  omega_P2 (mean over the last 0.15 s) within 0.3 % of 11.3405 rad/s;
+  torque balance (F1 - F2) R against the drive torque within 1 % (R = 0.1 m, as the paper);
+  creep (v1 - v2) / v1 against (F1 - F2) / EA within 5 % (the paper finds 3.3 %);
+  axial force over P1's slip arc against the capstan law F2 exp(mu phi): at most 3 %.
+Usage: validate_paper.py BELTSIM SCENARIO OUTDIR   (OUTDIR must not exist or be empty)
+"""
+import json
+import subprocess
+import sys
+
+
+def main() -> int:
+    beltsim, scenario, out = sys.argv[1:4]
+    run = subprocess.run([beltsim, "run", scenario, "--quiet", "--out", out], capture_output=True, text=True)
+    if run.returncode != 0:
+        print(f"paper run failed ({run.returncode}):\n{run.stderr}")
+        return 1
+    with open(f"{out}/summary.json") as f:
+        s = json.load(f)
+    f1, f2 = s["span_force_tight"], s["span_force_slack"]
+    v1, v2 = s["span_speed_tight"], s["span_speed_slack"]
+    tau, w2 = s["tail_mean"]["drive_torque"], s["tail_mean"]["omega_p2"]
+    ea = 8000.0
+    creep = (v1 - v2) / v1
+    strain_difference = (f1 - f2) / ea
+    checks = [
+        ("F1 tight span force [N]", f1, 665.22, 0.01),
+        ("F2 slack span force [N]", f2, 186.65, 0.01),
+        ("drive torque [N m]", tau, 47.68, 0.01),
+        ("omega_P2 [rad/s]", w2, 11.3405, 0.003),
+        ("torque balance (F1-F2) R vs drive torque [N m]", (f1 - f2) * 0.1, tau, 0.01),
+        ("creep (v1-v2)/v1 vs (F1-F2)/EA", creep, strain_difference, 0.05),
+    ]
+    failed = 0
+    for name, value, reference, tolerance in checks:
+        error = abs(value - reference) / abs(reference)
+        ok = error <= tolerance
+        failed += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {name}: {value:.6g} vs {reference:.6g} "
+              f"(rel. error {100 * error:.3f} %, limit {100 * tolerance:.2f} %)")
+    capstan = s["capstan_max_rel_error"]
+    ok = 0.0 <= capstan <= 0.03
+    failed += not ok
+    print(f"{'PASS' if ok else 'FAIL'} capstan law over P1's slip arc ({s['capstan_slip_arc_angle']:.3f} rad): "
+          f"max rel. error {100 * capstan:.2f} % (limit 3 %; over the full wrap angle "
+          f"{s['capstan_wrap_angle']:.3f} rad: {100 * s['capstan_max_rel_error_full_wrap']:.2f} %)")
+    print(f"steps {s['steps']}, non-converged {s['nonconverged_steps']} (Newton {s['newton_nonconverged_steps']}, "
+          f"PNS {s['pns_nonconverged_steps']}), wall time {s['wall_time_s']:.1f} s, "
+          f"step time median {s['step_time_us_median']:.0f} us, max {s['step_time_us_max']:.0f} us")
+    print(f"{len(checks) + 1 - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
