@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# The main job. Today: builds the Cortex-M7 firmware image and boots it in QEMU (mps2-an500,
-# semihosting), printing what it ran. The default belt-drive scenario replaces this once the
-# belt-drive system exists (issue 5).
+# The main job: builds the host simulator and runs the real-time belt-drive scenario, then
+# prints its summary and where the plots are. Usage: scripts/run_main.sh [OUTPUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-cmake --preset cortex-m7 >/dev/null
-cmake --build --preset cortex-m7 --target beltsim_firmware
-image=build/cortex-m7/firmware/beltsim_firmware.elf
-cmd=(qemu-system-arm -M mps2-an500 -nographic -monitor none -serial null
-     -semihosting-config enable=on,target=native -kernel "$image")
-echo "running: ${cmd[*]}"
-timeout 120 "${cmd[@]}"
-echo "firmware exited with status $?"
+cmake --preset host >/dev/null
+cmake --build --preset host --target beltsim
+out=${1:-build/main_job/realtime_belt_drive}
+rm -rf "$out"
+build/host/host_sim/beltsim run host_sim/scenarios/realtime_belt_drive.toml --out "$out"
+echo "=== summary ($out/summary.json) ==="
+cat "$out/summary.json"
+echo "=== plots ==="
+ls "$out"/*.png
