@@ -45,6 +45,8 @@ struct CircleParameters {
   double mass = 0.0;                 // kg (kFloating only)
   double supportStiffness = 0.0;     // N/m, each direction (kFloating only)
   double supportDamping = 0.0;       // N s/m, each direction (kFloating only)
+  Vector2 force = Vector2::Zero();   // applied force on the centre, N (kFloating only; scaled by
+                                     // the load factor in the static solve, like gravity)
 };
 
 enum class CableEnd : std::uint8_t { kFree, kPinned, kClamped };
@@ -103,6 +105,7 @@ class BeltDrive {
       if (!(isFinite(c.rotationalDamping) && c.rotationalDamping >= 0.0))
         return ParameterError::invalid("circle.rotational_damping");
       if (!(isFinite(c.centre(0)) && isFinite(c.centre(1)))) return ParameterError::invalid("circle.centre");
+      if (!(isFinite(c.force(0)) && isFinite(c.force(1)))) return ParameterError::invalid("circle.force");
       if (c.kind == CircleKind::kFloating) {
         if (!(isFinite(c.mass) && c.mass > 0.0)) return ParameterError::invalid("circle.mass");
         if (!(isFinite(c.supportStiffness) && c.supportStiffness >= 0.0))
@@ -420,15 +423,17 @@ class BeltDrive {
     const int ix = circleDof(p, 0), iy = circleDof(p, 1), ip = circleDof(p, 2);
     if (mode_ == Mode::kStatic) {
       if (c.kind == CircleKind::kFloating) {
-        r(ix) += c.supportStiffness * (q(ix) - c.centre(0)) + stabilizer_ * c.mass * (q(ix) - staticPrevious_(ix));
-        r(iy) += c.supportStiffness * (q(iy) - c.centre(1)) + stabilizer_ * c.mass * (q(iy) - staticPrevious_(iy));
+        r(ix) += c.supportStiffness * (q(ix) - c.centre(0)) + stabilizer_ * c.mass * (q(ix) - staticPrevious_(ix)) -
+                 loadFactor_ * c.force(0);
+        r(iy) += c.supportStiffness * (q(iy) - c.centre(1)) + stabilizer_ * c.mass * (q(iy) - staticPrevious_(iy)) -
+                 loadFactor_ * c.force(1);
       }
       return;
     }
     r(ip) += c.inertia * a(ip) + c.rotationalDamping * v(ip) - appliedTorque(p, t);
     if (c.kind == CircleKind::kFloating) {
-      r(ix) += c.mass * a(ix) + c.supportStiffness * (q(ix) - c.centre(0)) + c.supportDamping * v(ix);
-      r(iy) += c.mass * a(iy) + c.supportStiffness * (q(iy) - c.centre(1)) + c.supportDamping * v(iy);
+      r(ix) += c.mass * a(ix) + c.supportStiffness * (q(ix) - c.centre(0)) + c.supportDamping * v(ix) - c.force(0);
+      r(iy) += c.mass * a(iy) + c.supportStiffness * (q(iy) - c.centre(1)) + c.supportDamping * v(iy) - c.force(1);
     }
   }
 
