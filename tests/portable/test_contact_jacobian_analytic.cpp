@@ -39,7 +39,10 @@ void makeCase(Lcg& rng, const ContactParameters& base, StickSlip state, Case& c)
   p.radius = 0.1;
   c.pair.setUp(p);
   c.circle.centre = Vector2(0.05, -0.02);
-  c.circle.velocity = Vector2(0.3 * rng.symmetric(), 0.3 * rng.symmetric());
+  // One draw per statement: the order of evaluation of constructor arguments is unspecified.
+  const double vx = 0.3 * rng.symmetric();
+  const double vy = 0.3 * rng.symmetric();
+  c.circle.velocity = Vector2(vx, vy);
   c.circle.angle = 3.0 * rng.symmetric();
   c.circle.angularVelocity = 10.0 * rng.symmetric();
   const double radius = 0.1 + p.offset * 0.0 - 1e-4 * (1.0 + rng.uniform());

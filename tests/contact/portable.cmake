@@ -1,0 +1,9 @@
+# Circle-to-cable contact (issue 4): portable minitest suites, run on host, Cortex-M7 and aarch64.
+# Included from tests/CMakeLists.txt; paths are relative to tests/.
+beltsim_add_portable_test(portable_contact_geometry portable/test_contact_geometry.cpp)
+beltsim_add_portable_test(portable_contact_bounding_box portable/test_contact_bounding_box.cpp)
+beltsim_add_portable_test(portable_contact_balance portable/test_contact_balance.cpp)
+beltsim_add_portable_test(portable_contact_friction portable/test_contact_friction.cpp)
+beltsim_add_portable_test(portable_contact_jacobian portable/test_contact_jacobian.cpp)
+beltsim_add_portable_test(portable_contact_bbox_equivalence portable/test_contact_bbox_equivalence.cpp)
+beltsim_add_portable_test(portable_contact_parameters portable/test_contact_parameters.cpp)

@@ -1,0 +1,315 @@
+// Friction state machine of the bristle model (issue 4; seed 000 Sect. 2.4 eqs. 20-30; spec §4.5-4.7,
+// §11.19-20): stick with f_t = mu_k dx up to mu |f_n|, slip at mu |f_n| with the anchor re-set so
+// that the spring is pre-tensioned (no force jump at the next step), and no jump when the sticking
+// coordinate crosses the atan2 branch cut at +-pi r.
+#include <cmath>
+
+#include "beltsim/bristle_friction.hpp"
+#include "beltsim/circle_cable_contact.hpp"
+#include "minitest.hpp"
+#include "test_contact_support.hpp"
+
+using beltsim::ContactPair;
+using beltsim::ContactParameters;
+using beltsim::FrictionParameters;
+using beltsim::SegmentHistory;
+using beltsim::StickSlip;
+using beltsim::Vector2;
+using beltsim::Vector8;
+
+namespace {
+
+// One segment of the law alone: the start-of-step copy D0, the current copy D, and one accepted
+// step = PNS (which may switch) followed by the Newton force with the switched state (what a
+// re-solved Newton would use). Returns the Newton force.
+struct LawDriver {
+  FrictionParameters p;
+  double normalForce;
+  double period;
+  SegmentHistory d0, d;
+  double lastError = 0.0;
+  double step(double stickingCoordinate) {
+    d0 = d;  // beginStep
+    const beltsim::TangentialPnsResult r =
+        beltsim::pnsTangential(p, d, d0, normalForce, 0.0, stickingCoordinate, period);
+    lastError = r.error;
+    d.gap = -1.0;
+    d.state = r.state;
+    d.stickingPosition = r.stickingPosition;
+    return beltsim::newtonTangentialForce(p, d, normalForce, 0.0, stickingCoordinate, period);
+  }
+};
+
+LawDriver makeDriver() {
+  LawDriver drv;
+  drv.p.frictionCoefficient = 0.5;
+  drv.p.bristleStiffness = 1e5;
+  drv.p.velocityPenalty = 0.0;
+  drv.normalForce = -10.0;  // LHS compression (spec §4.4): limit mu |f_n| = 5 N
+  drv.period = 0.0;
+  return drv;
+}
+
+}  // namespace
+
+// Eqs. (20)-(21), spec §4.7: pulled in steps of 7e-6 m the segment sticks with f = mu_k x
+// (0.7 N per step) while mu_k x <= mu |f_n| = 5 N; at 5.6 N it switches to slip (+1), the PNS
+// error is the excess 0.6 N, and the Newton force is mu |f_n| = 5 N.
+MT_TEST(bristle_sticks_with_spring_force_until_coulomb_limit_then_slips_at_limit) {
+  LawDriver drv = makeDriver();
+  double x = 0.0;
+  MT_EXPECT_NEAR(drv.step(x), 0.0, 0.0);  // first contact: anchored at x = 0 (s^D0 = -2)
+  MT_EXPECT(drv.d.state == StickSlip::kStick && drv.d.stickingPosition == 0.0);
+  for (int k = 1; k <= 7; ++k) {
+    x = 7e-6 * k;
+    MT_EXPECT_NEAR(drv.step(x), 1e5 * x, 1e-9);
+    MT_EXPECT(drv.d.state == StickSlip::kStick);
+    MT_EXPECT(drv.lastError == 0.0);
+  }
+  x = 7e-6 * 8;  // mu_k x = 5.6 N > 5 N
+  MT_EXPECT_NEAR(drv.step(x), 5.0, 0.0);
+  MT_EXPECT(drv.d.state == StickSlip::kSlipPositive);
+  MT_EXPECT_NEAR(drv.lastError, 0.6, 1e-9);
+  // Re-anchored, pre-tensioned (spec §4.7): x - anchor = mu |f_n| / mu_k.
+  MT_EXPECT_NEAR(x - drv.d.stickingPosition, 5.0 / 1e5, 1e-15);
+  // Further pulling keeps slipping at exactly mu |f_n|, the anchor following x.
+  for (int k = 9; k <= 12; ++k) {
+    x = 7e-6 * k;
+    MT_EXPECT_NEAR(drv.step(x), 5.0, 0.0);
+    MT_EXPECT(drv.d.state == StickSlip::kSlipPositive);
+    MT_EXPECT_NEAR(x - drv.d.stickingPosition, 5e-5, 1e-15);
+  }
+}
+
+// Spec §4.7 "pre-tensioned spring": when the pull stops after slipping, the next step sticks (or
+// keeps slipping, at the rounding level of the limit) with force mu |f_n| = 5 N: no jump; pulling
+// back then unloads the spring linearly from 5 N and finally slips at -5 N.
+MT_TEST(stopping_after_slip_continues_at_coulomb_force_without_jump_then_unloads_linearly) {
+  LawDriver drv = makeDriver();
+  double x = 0.0;
+  drv.step(x);
+  for (int k = 1; k <= 10; ++k) drv.step(x = 7e-6 * k);  // slipping from k = 8 on
+  MT_EXPECT(drv.d.state == StickSlip::kSlipPositive);
+  const double xStop = x;
+  // Same position: the pre-tensioned spring holds exactly the Coulomb force. Whether the PNS calls
+  // this stick or (by one rounding of mu_k (x - anchor) above 5 N) slip, the force is 5 N.
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    MT_EXPECT_NEAR(drv.step(xStop), 5.0, 1e-9);
+    MT_EXPECT(drv.d.state == StickSlip::kStick || drv.d.state == StickSlip::kSlipPositive);
+    MT_EXPECT_NEAR(xStop - drv.d.stickingPosition, 5e-5, 1e-15);
+  }
+  for (int k = 1; k <= 14; ++k) {
+    x = xStop - 7e-6 * k;  // unload by 0.7 N per step: 5 -> -4.8 N in stick
+    MT_EXPECT_NEAR(drv.step(x), 5.0 - 0.7 * k, 1e-9);
+    MT_EXPECT(drv.d.state == StickSlip::kStick);
+  }
+  x = xStop - 7e-6 * 15;  // would be -5.5 N
+  MT_EXPECT_NEAR(drv.step(x), -5.0, 0.0);
+  MT_EXPECT(drv.d.state == StickSlip::kSlipNegative);
+  MT_EXPECT_NEAR(x - drv.d.stickingPosition, -5e-5, 1e-15);
+}
+
+// Spec §4.7 / §11.19: repeated PNS within one step read the anchor from D0, so the anchor does not
+// drift, and a PNS that finds the same state reports no error.
+MT_TEST(repeated_pns_in_one_step_reads_start_of_step_anchor_and_converges) {
+  LawDriver drv = makeDriver();
+  drv.step(0.0);
+  drv.d0 = drv.d;  // beginStep
+  for (int iteration = 0; iteration < 4; ++iteration) {
+    const beltsim::TangentialPnsResult r = beltsim::pnsTangential(drv.p, drv.d, drv.d0, -10.0, 0.0, 3e-5, 0.0);
+    MT_EXPECT(r.state == StickSlip::kStick && r.stickingPosition == 0.0);
+    MT_EXPECT(r.error == 0.0);
+    drv.d.state = r.state;
+    drv.d.stickingPosition = r.stickingPosition;
+  }
+  // A slip found in the first PNS switches back to stick when the next Newton solution is below the
+  // limit; the anchor is then the start-of-step anchor again (the same-step slip update is discarded).
+  beltsim::TangentialPnsResult r = beltsim::pnsTangential(drv.p, drv.d, drv.d0, -10.0, 0.0, 6e-5, 0.0);
+  MT_EXPECT(r.state == StickSlip::kSlipPositive);
+  MT_EXPECT_NEAR(r.error, 1.0, 1e-9);
+  drv.d.state = r.state;
+  drv.d.stickingPosition = r.stickingPosition;
+  r = beltsim::pnsTangential(drv.p, drv.d, drv.d0, -10.0, 0.0, 4e-5, 0.0);
+  MT_EXPECT(r.state == StickSlip::kStick && r.stickingPosition == 0.0);
+  MT_EXPECT_NEAR(r.error, 1.0, 1e-9);  // switched back: |excess| = |4 - 5|
+}
+
+// Eq. (25), spec §4.5 item 5: with period 2 pi r, a sticking coordinate that crosses the branch cut
+// (x_cur jumps from +pi r - e to -pi r + e) gives the same spring force as the unwrapped motion.
+MT_TEST(sticking_coordinate_crossing_plus_minus_pi_r_gives_no_force_jump) {
+  LawDriver drv = makeDriver();
+  const double r = 0.1, pi = beltsim::detmath::kPi;
+  drv.period = 2 * pi * r;
+  double x = pi * r - 2e-5;
+  drv.step(x);  // anchor here
+  double previous = 0.0;
+  for (int k = 1; k <= 6; ++k) {
+    double unwrapped = pi * r - 2e-5 + 7e-6 * k;
+    x = unwrapped > pi * r ? unwrapped - 2 * pi * r : unwrapped;  // what atan2 would give
+    const double f = drv.step(x);
+    MT_EXPECT_NEAR(f, 0.7 * k, 1e-7);
+    MT_EXPECT_NEAR(f - previous, 0.7, 1e-7);
+    previous = f;
+  }
+}
+
+// Spec §4.7 row "mu_k = 0" (§4.11 row 10): without bristle stiffness the slip sign comes from v_t
+// and the anchor stays; the Newton force is the velocity penalty in stick and mu |f_n| s in slip.
+MT_TEST(without_bristle_stiffness_slip_sign_comes_from_tangential_velocity) {
+  FrictionParameters p;
+  p.frictionCoefficient = 0.5;
+  p.velocityPenalty = 100.0;
+  SegmentHistory d0, d;
+  d0.state = StickSlip::kStick;
+  d0.stickingPosition = 0.25;
+  d = d0;
+  beltsim::TangentialPnsResult r = beltsim::pnsTangential(p, d, d0, -10.0, -0.06, 99.0, 0.0);  // 6 N
+  MT_EXPECT(r.state == StickSlip::kSlipNegative && r.stickingPosition == 0.25);
+  MT_EXPECT_NEAR(r.error, 1.0, 1e-12);
+  r = beltsim::pnsTangential(p, d, d0, -10.0, 0.04, 99.0, 0.0);  // 4 N: stick
+  MT_EXPECT(r.state == StickSlip::kStick && r.error == 0.0);
+  d.state = StickSlip::kStick;
+  MT_EXPECT_NEAR(beltsim::newtonTangentialForce(p, d, -10.0, 0.04, 99.0, 0.0), 4.0, 1e-12);
+  d.state = StickSlip::kSlipNegative;
+  MT_EXPECT_NEAR(beltsim::newtonTangentialForce(p, d, -10.0, 0.04, 99.0, 0.0), -5.0, 0.0);
+}
+
+// Seed 004 eq. (10) (LHS sign): f_t = mu |f_n| sgn(v_t) (1 - exp(-|v_t| / v0)); no switching.
+MT_TEST(continuous_law_follows_seed_004_eq_10) {
+  FrictionParameters p;
+  p.frictionCoefficient = 0.4;
+  p.law = beltsim::TangentialLaw::kContinuous;
+  p.characteristicVelocity = 0.01;
+  SegmentHistory d;
+  const double speeds[] = {-0.05, -0.01, -1e-4, 0.0, 2e-3, 0.03, 1.0};
+  for (double v : speeds) {
+    const double expected = 0.4 * 20.0 * (v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0)) * (1.0 - std::exp(-std::fabs(v) / 0.01));
+    MT_EXPECT_NEAR(beltsim::newtonTangentialForce(p, d, -20.0, v, 0.0, 0.0), expected, 1e-13);
+    const beltsim::TangentialPnsResult r = beltsim::pnsTangential(p, d, d, -20.0, v, 0.0, 0.0);
+    MT_EXPECT(r.error == 0.0);
+  }
+}
+
+namespace {
+
+// A straight element (4 segments, length 0.04) lying horizontally at height r - p above a circle
+// of radius r at the origin, shifted by u along x. Only the segment above the centre penetrates
+// (by p); its neighbours' closest points are >= 0.0025 m sideways, i.e. gap ~ 3e-5 - p > 0.
+Vector8 horizontalElement(double u, double r, double penetration) {
+  const double L = 0.04;
+  return contact_test::elementFromNodes(Vector2(-0.013 + u, r - penetration), Vector2(1, 0),
+                                        Vector2(-0.013 + L + u, r - penetration), Vector2(1, 0));
+}
+
+ContactParameters pressedParameters() {
+  ContactParameters p;
+  p.segmentCount = 4;
+  p.contactStiffness = 1e6;  // f_n = -k_c p = -10 N at p = 1e-5 m
+  p.friction.frictionCoefficient = 0.3;  // limit 3 N
+  p.friction.bristleStiffness = 2e5;     // 3 N at 1.5e-5 m of sliding
+  p.friction.velocityPenalty = 0.0;
+  p.radius = 0.1;
+  return p;
+}
+
+}  // namespace
+
+// The same state machine through ContactPair (spec §4.5-4.7 with the geometry of §4.2): a segment
+// pressed with f_n = -10 N and dragged along x. Sliding by u in +x is sliding in -t (t = (-1, 0)),
+// so x_cur decreases by u and f_t = -mu_k u (LHS), until |f_t| > mu |f_n| = 3 N; then slip (-1) at
+// f_t = -3 N with the anchor pre-tensioned, so stopping gives -3 N again.
+MT_TEST(contact_pair_dragged_segment_sticks_then_slips_at_mu_fn_with_pretensioned_anchor) {
+  const ContactParameters p = pressedParameters();
+  ContactPair<4> pair;
+  MT_EXPECT(pair.setUp(p).ok());
+  const double L = 0.04, pen = 1e-5;
+  beltsim::CircleState circle;
+  beltsim::SegmentOutput out[4];
+  double error = 0.0;
+  const auto stepTo = [&](double u) {
+    pair.beginStep();
+    const Vector8 q = horizontalElement(u, p.radius, pen);
+    pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
+    pair.outputs(q, Vector8::Zero(), L, circle, out);
+  };
+  stepTo(0.0);
+  MT_EXPECT(pair.history(1).state == StickSlip::kStick);  // segment 1 holds x = 0
+  MT_EXPECT(pair.history(0).gap > 0 && pair.history(2).gap > 0 && pair.history(3).gap > 0);
+  MT_EXPECT_REL(out[1].normalForce, -10.0, 1e-6);
+  MT_EXPECT_NEAR(out[1].tangentialForce, 0.0, 1e-9);
+  MT_EXPECT(error > 0.0);  // first contact: gap sign change and state -2 -> 0
+  for (int k = 1; k <= 7; ++k) {
+    const double u = 2e-6 * k;  // f_t = -0.4 N per step
+    stepTo(u);
+    MT_EXPECT(pair.history(1).state == StickSlip::kStick);
+    MT_EXPECT_NEAR(out[1].tangentialForce, -2e5 * u, 1e-6);
+    MT_EXPECT_NEAR(out[1].stickingDisplacement, -u, 1e-12);
+    MT_EXPECT(error == 0.0);
+  }
+  stepTo(2e-6 * 8);  // -3.2 N: slip
+  MT_EXPECT(pair.history(1).state == StickSlip::kSlipNegative);
+  MT_EXPECT_NEAR(error, 0.2, 1e-5);
+  MT_EXPECT_REL(out[1].tangentialForce, -3.0, 1e-6);  // mu |f_n|, with f_n = -k_c p (1 +- 1e-6)
+  stepTo(2e-6 * 8);  // stop: pre-tensioned spring gives the Coulomb force again, no jump
+  MT_EXPECT_REL(out[1].tangentialForce, -3.0, 1e-6);
+  stepTo(2e-6 * 7);  // back by 2e-6: unload by 0.4 N in stick
+  MT_EXPECT(pair.history(1).state == StickSlip::kStick);
+  MT_EXPECT_REL(out[1].tangentialForce, -2.6, 1e-5);
+}
+
+namespace {
+
+// A straight element whose segment 1 is tangent-ish to the circle at polar angle `theta` (the
+// normal n points along (cos theta, sin theta)), i.e. the element rotated rigidly about the centre.
+// Element direction clockwise around the circle (the circle on its right).
+Vector8 elementAtAngle(double theta, double r, double penetration) {
+  const double L = 0.02;
+  // Built at theta = pi/2 (horizontal, above the centre, running +x), then rotated by theta - pi/2.
+  const Vector2 a(-0.0075, r - penetration), b(-0.0075 + L, r - penetration);
+  const double turn = theta - 0.5 * beltsim::detmath::kPi;
+  return contact_test::elementFromNodes(contact_test::rotate(a, turn), contact_test::rotate(Vector2(1, 0), turn),
+                                        contact_test::rotate(b, turn), contact_test::rotate(Vector2(1, 0), turn));
+}
+
+}  // namespace
+
+// Spec §4.5 items 1, 5 and §11.10: the element slides around a fixed circle across polar angle pi,
+// where atan2 jumps from +pi to -pi (x_c from +pi r to -pi r). The wrapped spring force grows
+// linearly, mu_k r (theta - theta0), without the 2 pi r mu_k jump. Rolling (the circle turning
+// with the element) keeps the force at 0 across the cut.
+MT_TEST(contact_pair_crossing_atan2_branch_cut_has_no_force_jump_sliding_or_rolling) {
+  ContactParameters p = pressedParameters();
+  p.friction.bristleStiffness = 100.0;  // small, to stay in stick over the whole sweep
+  p.friction.frictionCoefficient = 1.0;
+  const double L = 0.02, pen = 1e-5, pi = beltsim::detmath::kPi;
+  for (int rolling = 0; rolling < 2; ++rolling) {
+    ContactPair<4> pair;
+    MT_EXPECT(pair.setUp(p).ok());
+    beltsim::CircleState circle;
+    beltsim::SegmentOutput out[4];
+    double error = 0.0;
+    const double theta0 = pi - 0.004;
+    double previous = 0.0;
+    int crossed = 0;
+    for (int k = 0; k <= 16; ++k) {
+      const double theta = theta0 + 0.0005 * k;  // crosses pi at k = 8
+      const Vector8 q = elementAtAngle(theta, p.radius, pen);
+      circle.angle = rolling ? theta - theta0 : 0.0;
+      pair.beginStep();
+      pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
+      pair.outputs(q, Vector8::Zero(), L, circle, out);
+      MT_EXPECT(pair.history(1).state == StickSlip::kStick);
+      // Turning the element counter-clockwise by d theta moves its material over the circle along
+      // +t (t = n^perp is counter-clockwise), so x_cur grows by r d theta: f_t = +mu_k r (theta - theta0).
+      const double expected = rolling ? 0.0 : 100.0 * p.radius * (theta - theta0);
+      MT_EXPECT_NEAR(out[1].tangentialForce, expected, 1e-10);
+      if (k > 0 && !rolling) MT_EXPECT_NEAR(out[1].tangentialForce - previous, 100.0 * p.radius * 0.0005, 1e-10);
+      previous = out[1].tangentialForce;
+      beltsim::SegmentPoints<4> points;
+      beltsim::computeSegmentPoints(q, Vector8::Zero(), L, 4, 0.0, points);
+      const beltsim::SegmentGeometry g = beltsim::segmentGeometry(points.position[1], points.position[2], circle.centre, p.radius);
+      if (beltsim::detmath::atan2(g.normal(1), g.normal(0)) < 0) ++crossed;
+    }
+    MT_EXPECT(crossed >= 7);  // the normal's angle did pass the branch cut
+  }
+}
