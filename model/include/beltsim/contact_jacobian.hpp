@@ -227,8 +227,10 @@ Status contactPairJacobian(const ContactPair<MaxSegments>& pair, const Vector8& 
       const Vector2 force = fn * nn + ft * tt;
       const Mat2x11 forceK = nn * fnK + fn * (dn * zByX) + tt * ftK + ft * (dt * zByX);
       const Mat2x11 forceD = nn * fnD + tt * ftD;
-      pointK[i] += (1.0 - g.rho) * forceK - force * rhoK;
-      pointK[i + 1] += g.rho * forceK + force * rhoK;
+      Mat2x11 split;  // d(rho)/dx moves force from point i to point i+1
+      split.noalias() = force * rhoK;
+      pointK[i] += (1.0 - g.rho) * forceK - split;
+      pointK[i + 1] += g.rho * forceK + split;
       pointD[i] += (1.0 - g.rho) * forceD;
       pointD[i + 1] += g.rho * forceD;
       pointForce[i] += (1.0 - g.rho) * force;
@@ -254,13 +256,16 @@ Status contactPairJacobian(const ContactPair<MaxSegments>& pair, const Vector8& 
       }
       const Mat2x11& endD0 = endD[0];
       const Mat2x11& endD1 = endD[1];
-      pointK[i] += (1.0 - g.rho) * endK[0] - endForce[0] * rhoK;
-      pointK[i + 1] += g.rho * endK[1] + endForce[1] * rhoK;
+      Mat2x11 splitLeft, splitRight;
+      splitLeft.noalias() = endForce[0] * rhoK;
+      splitRight.noalias() = endForce[1] * rhoK;
+      pointK[i] += (1.0 - g.rho) * endK[0] - splitLeft;
+      pointK[i + 1] += g.rho * endK[1] + splitRight;
       pointD[i] += (1.0 - g.rho) * endD0;
       pointD[i + 1] += g.rho * endD1;
       pointForce[i] += (1.0 - g.rho) * endForce[0];
       pointForce[i + 1] += g.rho * endForce[1];
-      sumK += (1.0 - g.rho) * endK[0] + g.rho * endK[1] + (endForce[1] - endForce[0]) * rhoK;
+      sumK += (1.0 - g.rho) * endK[0] + g.rho * endK[1] + (splitRight - splitLeft);
       sumD += (1.0 - g.rho) * endD0 + g.rho * endD1;
     }
     torqueK += r * ftK;
