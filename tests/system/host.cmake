@@ -1,0 +1,4 @@
+# Belt-drive system (issue 5): GoogleTest suites of the assembled model (Linux targets).
+# Included from tests/CMakeLists.txt; paths are relative to tests/.
+beltsim_add_gtest(host_quasi_static_circle host/test_quasi_static_circle.cpp)
+beltsim_add_gtest(host_belt_topologies host/test_belt_topologies.cpp)
