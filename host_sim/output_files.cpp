@@ -120,10 +120,10 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
   // --- timeseries.csv ---
   {
     std::ofstream f(directory_ + "/timeseries.csv");
-    f << "time,omega_p1,omega_p2,drive_torque,applied_load_torque,belt_torque_p2,span_force_0,span_force_1,"
+    f << "time,angle_p1,angle_p2,omega_p1,omega_p2,drive_torque,applied_load_torque,belt_torque_p2,span_force_0,span_force_1,"
          "span_speed_0,span_speed_1,newton_iterations,pns_iterations\n";
     for (const TimeRow& r : rows) {
-      f << number(r.time) << ',' << number(r.omega[0]) << ',' << number(r.omega[1]) << ',' << number(r.driveTorque)
+      f << number(r.time) << ',' << number(r.angle[0]) << ',' << number(r.angle[1]) << ',' << number(r.omega[0]) << ',' << number(r.omega[1]) << ',' << number(r.driveTorque)
         << ',' << number(r.appliedLoadTorque) << ',' << number(r.beltTorqueLoad) << ',' << number(r.spanForce[0])
         << ',' << number(r.spanForce[1]) << ',' << number(r.spanSpeed[0]) << ',' << number(r.spanSpeed[1]) << ','
         << r.newtonIterations << ',' << r.pnsIterations << '\n';
@@ -207,13 +207,13 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     const double s0 = info.driverArcStart, R = info.driverRadius, mu = sc.frictionCoefficient;
     g << "set datafile separator ','\nset terminal pngcairo size 1000,600\nset grid\nset key inside top center opaque box\n";
     g << "set output 'pulley_speeds.png'\nset title 'Pulley speeds'\nset xlabel 't [s]'\nset ylabel 'omega [rad/s]'\n"
-         "plot 'timeseries.csv' every ::1 using 1:2 with lines title 'P1', '' every ::1 using 1:3 with lines title 'P2'\n";
+         "plot 'timeseries.csv' every ::1 using 1:4 with lines title 'P1', '' every ::1 using 1:5 with lines title 'P2'\n";
     g << "set output 'torques.png'\nset title 'Torques'\nset ylabel 'torque [N m]'\n"
-         "plot 'timeseries.csv' every ::1 using 1:4 with lines title 'drive torque on P1', "
-         "'' every ::1 using 1:(-$6) with lines title 'belt torque on P2 (load)', "
-         "'' every ::1 using 1:(-$5) with lines title 'applied load torque'\n";
+         "plot 'timeseries.csv' every ::1 using 1:6 with lines title 'drive torque on P1', "
+         "'' every ::1 using 1:(-$8) with lines title 'belt torque on P2 (load)', "
+         "'' every ::1 using 1:(-$7) with lines title 'applied load torque'\n";
     g << "set output 'span_forces.png'\nset title 'Span forces'\nset ylabel 'N [N]'\n"
-         "plot 'timeseries.csv' every ::1 using 1:7 with lines title 'span P1->P2', '' every ::1 using 1:8 with lines title 'span P2->P1'\n";
+         "plot 'timeseries.csv' every ::1 using 1:9 with lines title 'span P1->P2', '' every ::1 using 1:10 with lines title 'span P2->P1'\n";
     g << "set output 'axial_force.png'\nset title 'Axial force along the belt at t = " << number(last.time)
       << " s'\nset xlabel 's [m]'\nset ylabel 'N [N]'\n";
     if (wrapAngle > 0.0) {

@@ -12,6 +12,7 @@ namespace beltsim::host {
 
 struct TimeRow {
   double time = 0.0;
+  double angle[2] = {0.0, 0.0};   // rad
   double omega[2] = {0.0, 0.0};   // rad/s
   double driveTorque = 0.0;       // N m, torque the drive applies to P1
   double appliedLoadTorque = 0.0; // N m, applied torque on P2 (negative: a load)

@@ -117,7 +117,10 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
     const Vector& vv = integrator->velocities();
     TimeRow row;
     row.time = t;
-    for (int p = 0; p < kPulleys; ++p) row.omega[p] = vv(Drive::circleDof(p, 2));
+    for (int p = 0; p < kPulleys; ++p) {
+      row.angle[p] = qq(Drive::circleDof(p, 2));
+      row.omega[p] = vv(Drive::circleDof(p, 2));
+    }
     row.driveTorque = driver >= 0 ? drive->driveTorque(driver) : drive->appliedTorque(0, t);
     row.appliedLoadTorque = drive->appliedTorque(1, t);
     row.beltTorqueLoad = drive->beltTorque(1);

@@ -2,3 +2,4 @@
 # Included from tests/CMakeLists.txt; paths are relative to tests/.
 beltsim_add_gtest(host_quasi_static_circle host/test_quasi_static_circle.cpp)
 beltsim_add_gtest(host_belt_topologies host/test_belt_topologies.cpp)
+beltsim_add_gtest(host_belt_three_pulleys host/test_belt_three_pulleys.cpp)
