@@ -7,6 +7,8 @@
 #define TOML_HEADER_ONLY 1
 #include <toml++/toml.h>
 
+#include "beltsim/paper_parameters.hpp"
+
 namespace beltsim::host {
 
 const std::vector<int>& supportedElementCounts() {
@@ -328,12 +330,7 @@ ParseResult loadScenario(const std::string& path, const std::vector<std::string>
   Scenario s;
   s.file = path;
   // Defaults of the paper's belt (spec §9.1); a scenario file states what it changes.
-  s.belt.element.massPerLength = 0.8288;
-  s.belt.element.EA = 8000.0;
-  s.belt.element.EI = 0.02 * 1e7 * 0.08 * 1e-6 / 12.0;
-  s.belt.element.referenceAxialStrain = -0.05;
-  s.belt.element.axialDamping = 1.0;
-  s.belt.element.gravity = Vector2(0.0, -9.81);
+  s.belt = paperBelt();
   s.integrator.newmark = true;
   s.integrator.maxNewtonIterations = 8;
   s.integrator.absoluteTolerance = 1e-7;

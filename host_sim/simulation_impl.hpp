@@ -11,6 +11,7 @@
 #include "beltsim/belt_drive.hpp"
 #include "beltsim/belt_geometry.hpp"
 #include "beltsim/belt_outputs.hpp"
+#include "beltsim/paper_parameters.hpp"
 #include "beltsim/static_equilibrium.hpp"
 #include "output_files.hpp"
 #include "simulation.hpp"
@@ -47,19 +48,16 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   const double length = path.totalLength / NE;
   const int segments = sc.segmentsPerElement;
   // Per-segment contact values from per-area values (spec §9.1): c_F = b L / n_cs.
-  const double segmentArea = sc.belt.width * length / segments;
-  const double segmentMass = sc.belt.element.massPerLength * length / segments;
-  ContactParameters contact;
-  contact.segmentCount = segments;
-  contact.contactStiffness = sc.contactStiffnessPerArea * segmentArea;
-  contact.contactDamping = sc.contactDampingPerArea * segmentArea;
+  ContactPerArea perArea;
+  perArea.stiffness = sc.contactStiffnessPerArea;
+  perArea.damping = sc.contactDampingPerArea;
+  perArea.bristleStiffness = sc.bristleStiffnessPerArea;
+  perArea.velocityPenaltyDampingRatio = sc.velocityPenaltyDampingRatio;
+  perArea.frictionCoefficient = sc.frictionCoefficient;
+  ContactParameters contact = contactFromPerArea(perArea, sc.belt, length, segments);
   contact.normalExponent = sc.normalExponent;
   contact.useSegmentNormals = sc.useSegmentNormals;
   contact.useBoundingBox = sc.useBoundingBox;
-  contact.friction.frictionCoefficient = sc.frictionCoefficient;
-  contact.friction.bristleStiffness = sc.bristleStiffnessPerArea * segmentArea;
-  contact.friction.velocityPenalty =
-      2.0 * sc.velocityPenaltyDampingRatio * std::sqrt(contact.friction.bristleStiffness * segmentMass);
   contact.friction.law = sc.law;
   contact.friction.characteristicVelocity = sc.characteristicVelocity;
   e = drive->setUp(sc.belt, length, circleParameters, contact);

@@ -8,6 +8,7 @@
 
 #include "beltsim/belt_drive.hpp"
 #include "beltsim/belt_geometry.hpp"
+#include "beltsim/paper_parameters.hpp"
 #include "beltsim/static_equilibrium.hpp"
 
 namespace {
@@ -19,7 +20,7 @@ constexpr int kNE = 60, kNP = 2, kNCS = 4;
 using Drive = BeltDrive<kNE, kNP, kNCS>;
 
 // The paper's drive (spec §9.1) at 60 elements; per-segment values from the per-area values of
-// §9.1 times c_F = b L / n_cs, mu_v = sqrt(2 mu_k m_seg) as in the data (§9.2).
+// §9.1 times c_F = b L / n_cs, mu_v = sqrt(2 mu_k m_seg) as in the data (§9.2): paper_parameters.hpp.
 struct PaperDrive {
   Drive drive;
   Drive::Vector q = Drive::Vector::Zero();
@@ -31,15 +32,7 @@ struct PaperDrive {
     const PathCircle pc[2] = {{Vector2(0, 0), r + hb / 2, 1}, {Vector2(d, 0), r + hb / 2, 1}};
     BeltPath<2> path;
     EXPECT_TRUE(buildBeltPath(pc, 2, path).ok());
-    BeltParameters belt;
-    belt.element.massPerLength = 0.8288;
-    belt.element.EA = 8000;
-    belt.element.EI = 0.02 * 1e7 * 0.08 * 1e-6 / 12;
-    belt.element.referenceAxialStrain = -0.05;
-    belt.element.axialDamping = 1;
-    belt.element.gravity = Eigen::Vector2d(0, -9.81);
-    belt.thickness = hb;
-    belt.width = 0.08;
+    const BeltParameters belt = paperBelt();
     CircleParameters c[2];
     c[0].kind = CircleKind::kSpeedDriven;
     c[0].radius = r;
@@ -51,15 +44,8 @@ struct PaperDrive {
     c[1].inertia = 0.25;
     c[1].rotationalDamping = 2;
     const double length = path.totalLength / kNE;
-    const double cF = 0.08 * length / kNCS;
-    ContactParameters cp;
-    cp.segmentCount = kNCS;
-    cp.contactStiffness = 4e9 * cF;
-    cp.contactDamping = 8e4 * cF;
-    friction.frictionCoefficient = 0.5;
-    friction.bristleStiffness = 5e9 * cF;
-    friction.velocityPenalty = std::sqrt(2 * friction.bristleStiffness * 0.8288 * length / kNCS);
-    cp.friction = friction;
+    const ContactParameters cp = contactFromPerArea(ContactPerArea{}, belt, length, kNCS);
+    friction = cp.friction;
     EXPECT_TRUE(drive.setUp(belt, length, c, cp).ok());
     Eigen::Matrix<double, 4 * kNE, 1> nodes;
     placeBeltNodes(path, kNE, nodes);

@@ -8,6 +8,7 @@
 
 #include "beltsim/belt_drive.hpp"
 #include "beltsim/belt_geometry.hpp"
+#include "beltsim/paper_parameters.hpp"
 #include "beltsim/static_equilibrium.hpp"
 
 namespace {
@@ -28,15 +29,7 @@ struct ThreePulleyDrive {
     const PathCircle pc[3] = {{centres[0], R, 1}, {centres[1], R, 1}, {centres[2], R, 1}};
     BeltPath<3> path;
     EXPECT_TRUE(buildBeltPath(pc, 3, path).ok());
-    BeltParameters belt;
-    belt.element.massPerLength = 0.8288;
-    belt.element.EA = 8000;
-    belt.element.EI = 0.02 * 1e7 * 0.08 * 1e-6 / 12;
-    belt.element.referenceAxialStrain = -0.05;
-    belt.element.axialDamping = 1;
-    belt.element.gravity = Eigen::Vector2d(0, -9.81);
-    belt.thickness = hb;
-    belt.width = 0.08;
+    const BeltParameters belt = paperBelt();  // the paper's belt, pulleys and contact values
     CircleParameters c[3];
     for (int p = 0; p < 3; ++p) {
       c[p].centre = centres[p];
@@ -48,15 +41,8 @@ struct ThreePulleyDrive {
     c[1].inertia = 0.01;  // idler: light, no damper, no load
     c[2].rotationalDamping = 3.0;  // 15 N m at 5 rad/s: well below gross slip
     const double length = path.totalLength / kNE;
-    const double cF = 0.08 * length / kNCS;
-    ContactParameters cp;
-    cp.segmentCount = kNCS;
-    cp.contactStiffness = 4e9 * cF;
-    cp.contactDamping = 8e4 * cF;
-    friction.frictionCoefficient = 0.5;
-    friction.bristleStiffness = 5e9 * cF;
-    friction.velocityPenalty = std::sqrt(2 * friction.bristleStiffness * 0.8288 * length / kNCS);
-    cp.friction = friction;
+    const ContactParameters cp = contactFromPerArea(ContactPerArea{}, belt, length, kNCS);
+    friction = cp.friction;
     EXPECT_TRUE(drive.setUp(belt, length, c, cp).ok());
     Eigen::Matrix<double, 4 * kNE, 1> nodes;
     placeBeltNodes(path, kNE, nodes);

@@ -15,6 +15,7 @@
 
 #include "beltsim/belt_drive.hpp"
 #include "beltsim/belt_geometry.hpp"
+#include "beltsim/paper_parameters.hpp"
 #include "beltsim/belt_outputs.hpp"
 #include "beltsim/static_equilibrium.hpp"
 
@@ -174,25 +175,11 @@ struct TwoPulleyBelt {
     const PathCircle pc[2] = {{p1.centre, kPulleyRadius + kBeltThickness / 2, 1},
                               {p2.centre, kPulleyRadius + kBeltThickness / 2, 1}};
     ASSERT_TRUE(buildBeltPath(pc, 2, path).ok());
-    BeltParameters belt;
-    belt.element.massPerLength = kMassPerLength;
-    belt.element.EA = kEA;
-    belt.element.EI = 0.02 * 1e7 * 0.08 * 1e-6 / 12;
-    belt.element.referenceAxialStrain = kPreStrain;
-    belt.element.axialDamping = 1;
-    belt.element.gravity = gravity ? Eigen::Vector2d(0, -9.81) : Eigen::Vector2d::Zero();
-    belt.thickness = kBeltThickness;
-    belt.width = 0.08;
+    BeltParameters belt = paperBelt();
+    if (!gravity) belt.element.gravity = Eigen::Vector2d::Zero();
     const double length = path.totalLength / kBeltNE;
-    const double cF = 0.08 * length / kBeltNCS;
-    ContactParameters cp;
-    cp.segmentCount = kBeltNCS;
-    cp.contactStiffness = 4e9 * cF;
-    cp.contactDamping = 8e4 * cF;
-    friction.frictionCoefficient = 0.5;
-    friction.bristleStiffness = 5e9 * cF;
-    friction.velocityPenalty = std::sqrt(2 * friction.bristleStiffness * kMassPerLength * length / kBeltNCS);
-    cp.friction = friction;
+    const ContactParameters cp = contactFromPerArea(ContactPerArea{}, belt, length, kBeltNCS);
+    friction = cp.friction;
     const CircleParameters c[2] = {p1, p2};
     ASSERT_TRUE(drive.setUp(belt, length, c, cp).ok());
     Eigen::Matrix<double, 4 * kBeltNE, 1> nodes;

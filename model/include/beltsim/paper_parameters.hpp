@@ -1,0 +1,54 @@
+// The paper's belt and its contact values as the authors ran them (spec §9.1-9.2; seed 000
+// Table 2-3 with the corrections of spec §11.1-11.3), and the conversion of per-area contact
+// values to the per-segment values the contact pair uses.
+#pragma once
+#include <cmath>
+
+#include "beltsim/belt_drive.hpp"
+
+namespace beltsim {
+
+// Belt of the paper: rho A = 0.8288 kg/m (stiffness height 0.01 m, spec §11.1), EA = 8000 N,
+// EI = 1.333e-3 N m^2, pre-stretch -0.05 (400 N), d_eps = 1 N s, gravity, scheme c,
+// thickness 1e-4 m (geometry and contact offset only), width 0.08 m.
+inline BeltParameters paperBelt() {
+  BeltParameters belt;
+  belt.element.massPerLength = 0.8288;
+  belt.element.EA = 8000.0;
+  belt.element.EI = 0.02 * 1e7 * 0.08 * 1e-6 / 12.0;
+  belt.element.referenceAxialStrain = -0.05;
+  belt.element.axialDamping = 1.0;
+  belt.element.gravity = Vector2(0.0, -9.81);
+  belt.element.scheme = IntegrationScheme::kC;
+  belt.thickness = 1e-4;
+  belt.width = 0.08;
+  return belt;
+}
+
+// Contact values per unit contact area, as the paper's scripts give them.
+struct ContactPerArea {
+  double stiffness = 4e9;          // k_c, N/m^3
+  double damping = 8e4;            // d_c, N s/m^3
+  double bristleStiffness = 5e9;   // mu_k, N/m^3
+  // mu_v per segment = 2 zeta sqrt(mu_k,seg m_seg); zeta = 1/sqrt(2) is what the data used.
+  double velocityPenaltyDampingRatio = 0.7071067811865476;
+  double frictionCoefficient = 0.5;
+};
+
+// Per-segment values (spec §9.1): c_F = b L / n_cs is the reference area of one segment and
+// m_seg = rho A L / n_cs its mass.
+inline ContactParameters contactFromPerArea(const ContactPerArea& a, const BeltParameters& belt,
+                                            double elementLength, int segments) {
+  const double area = belt.width * elementLength / segments;
+  const double segmentMass = belt.element.massPerLength * elementLength / segments;
+  ContactParameters c;
+  c.segmentCount = segments;
+  c.contactStiffness = a.stiffness * area;
+  c.contactDamping = a.damping * area;
+  c.friction.frictionCoefficient = a.frictionCoefficient;
+  c.friction.bristleStiffness = a.bristleStiffness * area;
+  c.friction.velocityPenalty = 2.0 * a.velocityPenaltyDampingRatio * std::sqrt(c.friction.bristleStiffness * segmentMass);
+  return c;
+}
+
+}  // namespace beltsim
