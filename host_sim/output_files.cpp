@@ -210,7 +210,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
          "plot 'timeseries.csv' every ::1 using 1:4 with lines title 'P1', '' every ::1 using 1:5 with lines title 'P2'\n";
     g << "set output 'torques.png'\nset title 'Torques'\nset ylabel 'torque [N m]'\n"
          "plot 'timeseries.csv' every ::1 using 1:6 with lines title 'drive torque on P1', "
-         "'' every ::1 using 1:(-$8) with lines title 'belt torque on P2 (load)', "
+         "'' every ::1 using 1:8 with lines title 'belt torque on P2', "
          "'' every ::1 using 1:(-$7) with lines title 'applied load torque'\n";
     g << "set output 'span_forces.png'\nset title 'Span forces'\nset ylabel 'N [N]'\n"
          "plot 'timeseries.csv' every ::1 using 1:9 with lines title 'span P1->P2', '' every ::1 using 1:10 with lines title 'span P2->P1'\n";

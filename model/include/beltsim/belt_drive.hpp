@@ -387,6 +387,7 @@ class BeltDrive {
   void applyPrescribedRows(const IterationPoint<Vector>& point, Vector& r) {
     const Vector& q = *point.q;
     const Vector& v = *point.v;
+    const Vector& a = *point.a;
     const SchemeCoefficients& c = *point.scheme;
     for (int p = 0; p < NP; ++p) reaction_[p] = 0.0;
     for (int dof = 0; dof < kSize; ++dof) {
@@ -402,8 +403,14 @@ class BeltDrive {
       double target = 0.0;
       if (kind == Prescribed::kSpeed) {
         const int p = (dof - 4 * kNodes) / kCircleDofs;
-        reaction_[p] = r(dof);  // J alpha + d omega + contact torque - applied: the drive supplies it
         target = prescribedSpeed(p, point.time);
+        // The drive supplies J alpha + d omega + contact torque - applied torque. For alpha it uses
+        // the step's mean angular acceleration (omega(t) - omega(t - h)) / h instead of the
+        // trapezoidal rule's end-point value, which oscillates by +-J alpha from step to step after
+        // a kink in the speed profile (the rule's acceleration recursion has an eigenvalue -1).
+        const double h = c.dampingFactor / c.gamma;
+        const double meanAcceleration = (target - prescribedSpeed(p, point.time - h)) / h;
+        reaction_[p] = r(dof) + circle_[p].inertia * (meanAcceleration - a(dof));
       }
       // Velocity level: delta = (v - target) / gamma' after the solve's scaling (see solve()).
       r(dof) = m * (v(dof) - target) / c.dampingFactor;
