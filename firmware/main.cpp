@@ -1,10 +1,181 @@
-// Firmware entry point: the same main on Cortex-M7, aarch64 and the host.
+// Firmware entry point: the same loop on the Cortex-M7 board, aarch64 and the x86-64 host; only
+// the HAL backend differs. Compiled once per configuration (BELTSIM_FW_PC_CONFIG 1: PC, 60
+// elements at 1e-4 s; 0: microcontroller, 24 elements at 1e-3 s); the image's behaviour comes
+// from its kFirmwareOptions (firmware_options.hpp).
+#include <cstdint>
+#include <cstring>
+
+#include "firmware_options.hpp"
+#include "frames.hpp"
 #include "hal/platform.hpp"
+#include "input_script.hpp"
+#include "plant_config.hpp"
+#include "plant_loop.hpp"
+#include "text_format.hpp"
+#include "timing_stats.hpp"
+
+#ifndef BELTSIM_FW_PC_CONFIG
+#define BELTSIM_FW_PC_CONFIG 0
+#endif
+
+namespace {
+
+using namespace beltsim;
+using namespace beltsim::fw;
+
+constexpr int kElements = BELTSIM_FW_PC_CONFIG ? kPcElements : kMicrocontrollerElements;
+constexpr std::uint32_t kTraceBatch = 32;  // frames per trace write
+
+// Everything big lives in static storage, not on the (64 KiB) stack.
+PlantLoop<kElements> g_loop;
+LoopTiming g_timing;
+std::uint8_t g_traceBuffer[kTraceBatch * kOutputFrameSize];
+std::uint32_t g_traceFill = 0;
+bool g_traceOk = false;
+
+void print(TextLine& line) {
+  line.text("\n");
+  hal::consoleWrite(line.c_str(), line.size());
+  line.clear();
+}
+
+// detmath must give the same bits everywhere; a wrong floating-point mode shows here first.
+bool modelSelfCheck() {
+  const double a = detmath::atan2(0.5, -1.25);
+  std::uint64_t bits;
+  std::memcpy(&bits, &a, 8);
+  return bits == 0x400616b466d73d60ull;  // atan2(0.5, -1.25) = 2.7610862764774282
+}
+
+void traceFrame(const std::uint8_t (&frame)[kOutputFrameSize], bool flush) {
+  if (!g_traceOk) return;
+  std::memcpy(g_traceBuffer + g_traceFill * kOutputFrameSize, frame, kOutputFrameSize);
+  ++g_traceFill;
+  if (g_traceFill == kTraceBatch || flush) {
+    g_traceOk = hal::traceWrite(g_traceBuffer, g_traceFill * kOutputFrameSize);
+    g_traceFill = 0;
+  }
+}
+
+void printHistogram(const char* name, const TimingHistogram& h) {
+  TextLine line;
+  line.text("timing ").text(name).text(" ns: n ").u64(h.count()).text(" min ").u64(h.min()).text(" median ")
+      .u64(h.quantile(0.5)).text(" p99 ").u64(h.quantile(0.99)).text(" max ").u64(h.max()).text(" mean ").u64(h.mean());
+  print(line);
+}
+
+}  // namespace
 
 int main() {
   hal::init();
-  hal::consoleWrite("beltsim firmware on ");
-  hal::consoleWrite(hal::platformName());
-  hal::consoleWrite("\n");
-  return 0;
+  TextLine line;
+  const hal::FaultRecord previous = hal::faultRecordRead();
+  line.text("beltsim firmware on ").text(hal::platformName()).text(": ").u64(kElements).text(" elements, ")
+      .text(BELTSIM_FW_PC_CONFIG ? "PC" : "microcontroller").text(" configuration; resets ").u64(previous.resets)
+      .text(", last fault ").u64(previous.faultCode);
+  print(line);
+  if (previous.resets > 0 && previous.faultCode != 0) {
+    line.text("reset reason: fault ").u64(previous.faultCode).text(" at step ").u64(previous.step).text("; stopping");
+    print(line);
+    return 3;
+  }
+
+  // ---- configuration and start-up ------------------------------------------------------------------
+  const MotorMode mode = MotorMode::kSpeed;
+  PlantConfig config = BELTSIM_FW_PC_CONFIG ? pcPlantConfig(mode) : microcontrollerPlantConfig(mode);
+  const FirmwareOptions& opt = kFirmwareOptions;
+  const std::uint32_t ticks = opt.ticks;
+  if (opt.maxNewtonIterations > 0) config.integrator.maxNewtonIterations = opt.maxNewtonIterations;
+  LoopOptions options;
+  options.overrunPolicy = opt.overrunEntersSafeState ? OverrunPolicy::kSafeState : OverrunPolicy::kCountAndContinue;
+  const ParameterError setup = g_loop.setUp(config, options);
+  const bool selfCheck = hal::floatingPointConfigured() && modelSelfCheck() && setup.ok();
+  const std::uint64_t startBegin = hal::monotonicNanoseconds();
+  const StaticResult statics = g_loop.start(selfCheck);
+  const std::uint64_t startEnd = hal::monotonicNanoseconds();
+  line.text("self-check ").text(selfCheck ? "passed" : "FAILED").text("; static equilibrium ")
+      .text(statics.converged ? "converged" : "NOT converged").text(", ").u64(static_cast<std::uint64_t>(statics.newtonIterations))
+      .text(" Newton iterations, ").u64(startEnd - startBegin).text(" ns");
+  print(line);
+
+  g_traceOk = opt.traceFile[0] != '\0' && hal::traceOpen(opt.traceFile);
+  const bool watchdog = hal::watchdogStart(200000u);  // 200 ms: far above the worst step bound
+  line.text("watchdog ").text(watchdog ? "running (200 ms)" : "not available on this platform");
+  print(line);
+
+  // ---- the loop ------------------------------------------------------------------------------------------
+  const std::uint32_t tickPeriod = opt.tickNanoseconds;
+  if (!hal::startTick(tickPeriod)) {
+    line.text("tick period ").u64(tickPeriod).text(" ns not supported by this platform");
+    print(line);
+    return 2;
+  }
+  TraceHash hash;
+  CommandFrame command;
+  std::uint8_t wire[kCommandFrameSize];
+  std::uint8_t frame[kOutputFrameSize];
+  std::uint64_t previousTick = hal::monotonicNanoseconds();
+  for (std::uint32_t tick = 1; ticks == 0 || tick <= ticks; ++tick) {
+    const std::uint32_t elapsed = hal::waitForTick();
+    const std::uint64_t tickTime = hal::monotonicNanoseconds();
+    if (tickPeriod > 0 && tick > 1) {
+      const std::uint64_t interval = tickTime - previousTick, nominal = std::uint64_t{tickPeriod} * elapsed;
+      g_timing.tickJitter.add(interval > nominal ? interval - nominal : nominal - interval);
+    }
+    previousTick = tickTime;
+
+    const CommandFrame* received = nullptr;
+    std::size_t length = 0;
+    if (opt.scripted) {
+      length = scriptedCommandBytes(tick, config.stepSize, static_cast<std::uint8_t>(mode), true, wire);
+    } else {
+      length = hal::plantRead(wire, sizeof wire);
+    }
+    if (length > 0) {
+      if (decodeCommand(wire, length, command) == DecodeError::kNone) received = &command;
+      else g_loop.countUndecodableFrame();
+    }
+    if (opt.delayTick != 0 && tick == opt.delayTick) {
+      const std::uint64_t until = hal::monotonicNanoseconds() + opt.delayNanoseconds;
+      while (hal::monotonicNanoseconds() < until) {
+      }
+    }
+    const OutputFrame& out = g_loop.tick(received, elapsed);
+    encodeOutput(out, frame);
+    hal::plantWrite(frame, kOutputFrameSize);
+    hash.add(frame);
+    traceFrame(frame, ticks != 0 && tick == ticks);
+    g_timing.stepTime.add(hal::monotonicNanoseconds() - tickTime);
+    g_timing.overruns = g_loop.overruns();
+    hal::watchdogFeed();
+  }
+  hal::traceClose();
+
+  // ---- report ----------------------------------------------------------------------------------------------
+  const OutputFrame& last = g_loop.tick(nullptr, 1);  // one more frame: the state after the run
+  line.text("final: t ").fixed(last.time, 4).text(" s, omega P1 ").fixed(last.speed[0], 6).text(" omega P2 ")
+      .fixed(last.speed[1], 6).text(" rad/s, motor torque ").fixed(last.motorTorque, 4).text(" N m, spans ")
+      .fixed(last.spanForce[0], 3).text(" / ").fixed(last.spanForce[1], 3).text(" N");
+  print(line);
+  line.text("health: safe state ").u64(last.safeState).text(", fault ").u64(static_cast<std::uint64_t>(last.fault))
+      .text(", rejected frames ").u64(last.rejectedFrames).text(", overruns ").u64(last.overruns);
+  print(line);
+  printHistogram("step", g_timing.stepTime);
+  if (tickPeriod > 0) printHistogram("tick_jitter", g_timing.tickJitter);
+  line.text("stack high-water mark ").u64(hal::stackHighWaterBytes()).text(" bytes");
+  print(line);
+  line.text("BITS firmware_trace_hash_").text(BELTSIM_FW_PC_CONFIG ? "pc" : "mcu").text(" ").hex64(hash.value);
+  print(line);
+  line.text("BITS firmware_trace_frames_").text(BELTSIM_FW_PC_CONFIG ? "pc" : "mcu").text(" ").u64(hash.frames);
+  print(line);
+
+  const FaultCode expected = static_cast<FaultCode>(opt.expectedFault);
+  bool ok = g_loop.fault() == expected && (expected != FaultCode::kNone) == g_loop.safeState();
+  if (expected == FaultCode::kNone && ticks >= 300 && opt.scripted && last.rejectedFrames != kScriptedDefectCount)
+    ok = false;
+  if (opt.delayTick != 0 && !opt.overrunEntersSafeState && last.overruns == 0) ok = false;  // must be seen
+  line.text(ok ? "firmware run: PASS" : "firmware run: FAIL").text(" (expected fault ").u64(opt.expectedFault)
+      .text(", got ").u64(static_cast<std::uint64_t>(g_loop.fault())).text(")");
+  print(line);
+  return ok ? 0 : 1;
 }

@@ -1,26 +1,84 @@
 // Linux backend (x86-64 host, aarch64 boards and qemu-aarch64).
+//   clock and tick   CLOCK_MONOTONIC; the tick sleeps to absolute deadlines (clock_nanosleep), so
+//                    a late step does not shift the following ticks
+//   plant I/O        file descriptors given by BELTSIM_PLANT_IN_FD / BELTSIM_PLANT_OUT_FD (none by
+//                    default: reads return nothing, writes are dropped)
+//   trace            a POSIX file
+//   watchdog         none (a supervisor process is the Linux way); feeding is a no-op
+//   fault record     process memory only (a Linux process has no warm reset)
 #include "hal/platform.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <fcntl.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 namespace hal {
+namespace {
 
-void init() {}
-
-void consoleWrite(const char* text, std::size_t length) {
-  while (length > 0) {
-    const ssize_t written = ::write(STDOUT_FILENO, text, length);
-    if (written <= 0) return;  // console gone: nothing useful left to do
-    text += written;
-    length -= static_cast<std::size_t>(written);
-  }
+std::uint64_t nowRaw() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-void consoleWrite(const char* text) { consoleWrite(text, std::strlen(text)); }
+std::uint64_t g_start = 0;
+std::uint64_t g_period = 0;    // ns; 0 = free-running
+std::uint64_t g_deadline = 0;  // absolute, CLOCK_MONOTONIC ns
+int g_plantIn = -1, g_plantOut = -1;
+int g_trace = -1;
+FaultRecord g_record;
 
-void exitProgram(int status) { std::exit(status); }
+int fdFromEnvironment(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return -1;
+  char* end = nullptr;
+  const long fd = std::strtol(text, &end, 10);
+  return (end != nullptr && *end == '\0' && fd >= 0 && fd < 65536) ? static_cast<int>(fd) : -1;
+}
+
+bool writeAll(int fd, const std::uint8_t* data, std::size_t length) {
+  while (length > 0) {
+    const ssize_t n = ::write(fd, data, length);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    length -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+void init() {
+#if defined(__aarch64__)
+  // FPCR = 0: round to nearest, no flush-to-zero, no default NaN, no alternative half precision.
+  __asm__ volatile("msr fpcr, %0" : : "r"(std::uint64_t{0}) : "memory");
+#elif defined(__x86_64__)
+  _mm_setcsr(0x1F80u);  // all exceptions masked, round to nearest, no FTZ/DAZ
+#endif
+  g_start = nowRaw();
+  g_plantIn = fdFromEnvironment("BELTSIM_PLANT_IN_FD");
+  g_plantOut = fdFromEnvironment("BELTSIM_PLANT_OUT_FD");
+  if (g_plantIn >= 0) ::fcntl(g_plantIn, F_SETFL, ::fcntl(g_plantIn, F_GETFL) | O_NONBLOCK);
+}
+
+bool floatingPointConfigured() {
+#if defined(__aarch64__)
+  std::uint64_t fpcr;
+  __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+  return (fpcr & 0x07C00000u) == 0u;  // AHP, DN, FZ, RMode
+#elif defined(__x86_64__)
+  return (_mm_getcsr() & 0xFFC0u) == 0x1F80u;  // masks, rounding, FTZ, DAZ (flags ignored)
+#else
+  return true;
+#endif
+}
 
 const char* platformName() {
 #if defined(__aarch64__)
@@ -31,5 +89,71 @@ const char* platformName() {
   return "linux";
 #endif
 }
+
+std::size_t stackHighWaterBytes() { return 0; }
+
+void consoleWrite(const char* text, std::size_t length) {
+  writeAll(STDOUT_FILENO, reinterpret_cast<const std::uint8_t*>(text), length);
+}
+
+void consoleWrite(const char* text) { consoleWrite(text, std::strlen(text)); }
+
+void exitProgram(int status) { std::exit(status); }
+
+std::uint64_t monotonicNanoseconds() { return nowRaw() - g_start; }
+
+bool startTick(std::uint32_t periodNanoseconds) {
+  g_period = periodNanoseconds;
+  g_deadline = nowRaw() + g_period;
+  return true;
+}
+
+std::uint32_t waitForTick() {
+  if (g_period == 0) return 1;
+  const std::uint64_t now = nowRaw();
+  if (now >= g_deadline) {
+    // Late: count the periods that passed and keep the deadline grid.
+    const std::uint64_t missed = (now - g_deadline) / g_period + 1;
+    g_deadline += missed * g_period;
+    return static_cast<std::uint32_t>(missed);
+  }
+  timespec ts;
+  ts.tv_sec = static_cast<time_t>(g_deadline / 1000000000u);
+  ts.tv_nsec = static_cast<long>(g_deadline % 1000000000u);
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+  g_deadline += g_period;
+  return 1;
+}
+
+std::size_t plantRead(std::uint8_t* buffer, std::size_t capacity) {
+  if (g_plantIn < 0) return 0;
+  const ssize_t n = ::read(g_plantIn, buffer, capacity);
+  return n > 0 ? static_cast<std::size_t>(n) : 0;
+}
+
+void plantWrite(const std::uint8_t* data, std::size_t length) {
+  if (g_plantOut >= 0) writeAll(g_plantOut, data, length);
+}
+
+bool traceOpen(const char* path) {
+  traceClose();
+  g_trace = ::open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  return g_trace >= 0;
+}
+
+bool traceWrite(const std::uint8_t* data, std::size_t length) { return g_trace >= 0 && writeAll(g_trace, data, length); }
+
+void traceClose() {
+  if (g_trace >= 0) ::close(g_trace);
+  g_trace = -1;
+}
+
+bool watchdogStart(std::uint32_t) { return false; }
+void watchdogFeed() {}
+
+FaultRecord faultRecordRead() { return g_record; }
+void faultRecordWrite(const FaultRecord& record) { g_record = record; }
+void systemReset() {}
 
 }  // namespace hal

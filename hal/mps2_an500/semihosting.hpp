@@ -6,10 +6,14 @@
 namespace hal::semihosting {
 
 enum Operation : std::uint32_t {
+  kSysOpen = 0x01,           // {path, mode, path length} -> handle or -1
+  kSysClose = 0x02,          // {handle}
   kSysWrite0 = 0x04,         // write a zero-terminated string to the debug console
+  kSysWrite = 0x05,          // {handle, data, length} -> bytes NOT written
   kSysExitExtended = 0x20,   // exit with a reason and a 32-bit status (semihosting v2)
 };
 constexpr std::uint32_t kAdpStoppedApplicationExit = 0x20026;
+constexpr std::uint32_t kOpenModeWriteBinary = 5;  // fopen mode "wb"
 
 inline std::uint32_t call(std::uint32_t operation, const void* argument) {
   register std::uint32_t r0 __asm__("r0") = operation;

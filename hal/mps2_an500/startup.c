@@ -5,7 +5,7 @@
 
 extern uint32_t __data_load_start__, __data_start__, __data_end__;
 extern uint32_t __bss_start__, __bss_end__;
-extern uint32_t __stack_top__;
+extern uint32_t __stack_top__, __stack_bottom__;
 extern void (*__init_array_start[])(void);
 extern void (*__init_array_end[])(void);
 
@@ -28,6 +28,10 @@ void Reset_Handler(void) {
   const uint32_t* src = &__data_load_start__;
   for (uint32_t* dst = &__data_start__; dst < &__data_end__;) *dst++ = *src++;
   for (uint32_t* dst = &__bss_start__; dst < &__bss_end__;) *dst++ = 0u;
+  /* Paint the unused stack below this frame (64 bytes of margin) for the high-water mark. */
+  uint32_t* sp;
+  __asm volatile("mov %0, sp" : "=r"(sp));
+  for (uint32_t* p = &__stack_bottom__; p < sp - 16;) *p++ = 0xA5A5A5A5u;
 
   const long count = __init_array_end - __init_array_start;
   for (long i = 0; i < count; ++i) __init_array_start[i]();
@@ -38,8 +42,10 @@ void Reset_Handler(void) {
 void Fault_Handler(void) { beltsim_exit(kStatusHardFault); }
 void Default_Handler(void) { beltsim_exit(kStatusUnexpectedIrq); }
 
-void NMI_Handler(void) __attribute__((weak, noreturn, alias("Default_Handler")));
-void SysTick_Handler(void) __attribute__((weak, noreturn, alias("Default_Handler")));
+/* Handlers the HAL may override (SysTick, NMI from the watchdog) return normally. */
+void Overridable_Handler(void) { beltsim_exit(kStatusUnexpectedIrq); }
+void NMI_Handler(void) __attribute__((weak, alias("Overridable_Handler")));
+void SysTick_Handler(void) __attribute__((weak, alias("Overridable_Handler")));
 void PendSV_Handler(void) __attribute__((weak, noreturn, alias("Default_Handler")));
 void SVC_Handler(void) __attribute__((weak, noreturn, alias("Default_Handler")));
 

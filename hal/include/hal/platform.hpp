@@ -1,22 +1,80 @@
-// The platform interface the application (firmware, tests) sees. One backend per build,
-// chosen by BELTSIM_PLATFORM: `linux` (x86-64 host and aarch64) or `mps2_an500` (Cortex-M7,
-// QEMU with semihosting). The application never talks to hardware directly.
+// The platform interface the application (firmware loop, tests) sees. One backend per build,
+// chosen by BELTSIM_PLATFORM: `linux` (x86-64 host and aarch64) or `mps2_an500` (Cortex-M7 board
+// under qemu-system-arm). The application never touches hardware; the model never includes this.
+//
+//   start-up    init, floating-point control register, console, exit
+//   clock       monotonic nanoseconds (SysTick-derived on the board: with QEMU -icount shift=S one
+//               instruction is 2^S ns of virtual time, so the clock counts instructions)
+//   tick        periodic tick at the model rate (SysTick interrupt / absolute-time sleeps)
+//   plant I/O   raw bytes of input and output frames (CMSDK UART0 / file descriptors)
+//   trace       binary step records to a file (semihosting / POSIX file)
+//   watchdog    start and feed
+//   fault record  survives a warm reset (RAM outside .bss on the board)
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace hal {
 
-// Initialise the platform before main() work (semihosting handles on the MPS2 board).
+// ---- start-up -------------------------------------------------------------------------------------
+// Initialise the platform: sets the floating-point control register to round-to-nearest, no
+// flush-to-zero, no default-NaN (FPSCR = 0 on Cortex-M, FPCR = 0 on aarch64, MXCSR = 0x1F80 on
+// x86-64), so every target computes IEEE-754 double arithmetic the same way.
 void init();
+// True if the control register holds the value init() set (start-up self-check).
+bool floatingPointConfigured();
+// Name of the platform backend, for logs.
+const char* platformName();
+// Deepest stack use so far in bytes (board: the start-up code paints the stack, this finds the
+// lowest overwritten word); 0 where the platform cannot tell (Linux).
+std::size_t stackHighWaterBytes();
 
-// Write bytes to the platform console (stdout on Linux, semihosting on the board).
+// ---- console and exit -----------------------------------------------------------------------------
 void consoleWrite(const char* text, std::size_t length);
 void consoleWrite(const char* text);  // zero-terminated
-
 // End the program with an exit status that reaches the host (QEMU's exit code on the board).
 [[noreturn]] void exitProgram(int status);
 
-// Name of the platform backend, for logs.
-const char* platformName();
+// ---- clock ------------------------------------------------------------------------------------------
+// Monotonic time in nanoseconds since init() (board: resolution one SysTick count, 40 ns).
+std::uint64_t monotonicNanoseconds();
+
+// ---- periodic tick -------------------------------------------------------------------------------
+// Start the tick with the given period; 0 = free-running (waitForTick returns at once: virtual
+// time, for tests and lockstep runs; not available on the board, which always has SysTick).
+bool startTick(std::uint32_t periodNanoseconds);
+// Blocks until the next tick and returns how many tick periods have passed since the previous
+// call (1 on time; k > 1 means k - 1 ticks were missed: an overrun).
+std::uint32_t waitForTick();
+
+// ---- plant I/O ------------------------------------------------------------------------------------
+// Non-blocking: copies up to `capacity` received bytes, returns how many (0: nothing waiting).
+std::size_t plantRead(std::uint8_t* buffer, std::size_t capacity);
+// Sends `length` bytes (blocking until the transmitter took them).
+void plantWrite(const std::uint8_t* data, std::size_t length);
+
+// ---- trace sink ------------------------------------------------------------------------------------
+// Binary step records to a host file (semihosting on the board). Returns false if not possible.
+bool traceOpen(const char* path);
+bool traceWrite(const std::uint8_t* data, std::size_t length);
+void traceClose();
+
+// ---- watchdog --------------------------------------------------------------------------------------
+// Starts the watchdog with the given timeout; false if the platform has none (then feeding is a
+// no-op). The board resets if it is not fed in time.
+bool watchdogStart(std::uint32_t timeoutMicroseconds);
+void watchdogFeed();
+
+// ---- persistent fault / reset-reason record ----------------------------------------------------
+struct FaultRecord {
+  std::uint32_t resets = 0;     // warm resets seen since power-on
+  std::uint32_t faultCode = 0;  // last fault the application recorded (0: none)
+  std::uint32_t step = 0;       // step index at which it was recorded
+};
+// The record left by the previous run of this power cycle (zeros after power-on).
+FaultRecord faultRecordRead();
+void faultRecordWrite(const FaultRecord& record);
+// Warm reset of the system (the fault record survives). Not available on Linux: returns.
+void systemReset();
 
 }  // namespace hal

@@ -1,0 +1,23 @@
+// Build-time options of one firmware image. main.cpp is compiled once per configuration (the
+// element count is a template argument); each image adds a small options.cpp compiled with its
+// own definitions (see firmware/CMakeLists.txt and options.cpp for the list).
+#pragma once
+#include <cstdint>
+
+namespace beltsim::fw {
+
+struct FirmwareOptions {
+  std::uint32_t ticks;           // ticks to run; 0 = forever (the product)
+  std::uint32_t tickNanoseconds; // tick period; 0 = free-running virtual time (Linux only)
+  bool scripted;                 // commands from input_script.hpp instead of plant I/O
+  bool overrunEntersSafeState;   // overrun policy
+  std::uint32_t delayTick;       // test hook: stretch this tick's step ...
+  std::uint32_t delayNanoseconds;  // ... by this much
+  int maxNewtonIterations;       // test hook: > 0 overrides the configuration's Newton bound
+  std::uint8_t expectedFault;    // the fault code the run must end with (0: none)
+  const char* traceFile;         // binary trace of the output frames ("" = none)
+};
+
+extern const FirmwareOptions kFirmwareOptions;
+
+}  // namespace beltsim::fw

@@ -1,0 +1,55 @@
+// The scripted command sequence of the firmware test images (issue 6): the controller's part,
+// played from a table instead of received. Motor speed ramp 0 -> 12 rad/s over t = 0.05..0.35 s,
+// then a 25 N m load-torque step at t = 0.45 s; a few bad frames in between that the loop must
+// reject without effect on the model (each is followed by a valid frame one tick later).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "frames.hpp"
+#include "beltsim/profiles.hpp"
+
+namespace beltsim::fw {
+
+enum class ScriptedDefect : std::uint8_t { kNone, kNaN, kInfinity, kOutOfRange, kWrongMode, kDuplicate, kBadCrc };
+
+// Which defect the script injects at tick k (1-based). The schedule is part of the test's
+// expectation: 6 rejected frames when the run lasts at least 300 ticks.
+inline ScriptedDefect scriptedDefectAt(std::uint32_t tick) {
+  switch (tick) {
+    case 100: return ScriptedDefect::kNaN;
+    case 150: return ScriptedDefect::kInfinity;
+    case 200: return ScriptedDefect::kOutOfRange;
+    case 250: return ScriptedDefect::kWrongMode;
+    case 260: return ScriptedDefect::kDuplicate;
+    case 280: return ScriptedDefect::kBadCrc;
+    default: return ScriptedDefect::kNone;
+  }
+}
+constexpr std::uint32_t kScriptedDefectCount = 6;
+
+// The encoded command frame for tick k (the command for the step ending at t = k h).
+inline std::size_t scriptedCommandBytes(std::uint32_t tick, double stepSize, std::uint8_t mode, bool withDefects,
+                                        std::uint8_t (&out)[kCommandFrameSize]) {
+  const double t = static_cast<double>(tick) * stepSize;
+  CommandFrame f;
+  f.sequence = tick;
+  f.mode = mode;
+  f.motor = linearRamp(t, 0.05, 0.35, 0.0, 12.0);
+  f.loadTorque = t >= 0.45 ? 25.0 : 0.0;
+  const ScriptedDefect d = withDefects ? scriptedDefectAt(tick) : ScriptedDefect::kNone;
+  switch (d) {
+    case ScriptedDefect::kNaN: f.motor = std::numeric_limits<double>::quiet_NaN(); break;
+    case ScriptedDefect::kInfinity: f.loadTorque = std::numeric_limits<double>::infinity(); break;
+    case ScriptedDefect::kOutOfRange: f.motor = 1e3; break;
+    case ScriptedDefect::kWrongMode: f.mode = static_cast<std::uint8_t>(mode == 1 ? 2 : 1); break;
+    case ScriptedDefect::kDuplicate: f.sequence = tick - 1; f.motor = -5.0; break;
+    default: break;
+  }
+  encodeCommand(f, out);
+  if (d == ScriptedDefect::kBadCrc) out[12] ^= 0x40u;  // a flipped bit on the wire
+  return kCommandFrameSize;
+}
+
+}  // namespace beltsim::fw

@@ -1,0 +1,40 @@
+// The options of one firmware image, from its compile definitions (firmware/CMakeLists.txt).
+#include "firmware_options.hpp"
+
+#ifndef BELTSIM_FW_TICKS
+#define BELTSIM_FW_TICKS 600
+#endif
+#ifndef BELTSIM_FW_TICK_NS
+#define BELTSIM_FW_TICK_NS 0
+#endif
+#ifndef BELTSIM_FW_SCRIPTED
+#define BELTSIM_FW_SCRIPTED 1
+#endif
+#ifndef BELTSIM_FW_OVERRUN_SAFE
+#define BELTSIM_FW_OVERRUN_SAFE 0
+#endif
+#ifndef BELTSIM_FW_DELAY_TICK
+#define BELTSIM_FW_DELAY_TICK 0
+#endif
+#ifndef BELTSIM_FW_DELAY_NS
+#define BELTSIM_FW_DELAY_NS 0
+#endif
+#ifndef BELTSIM_FW_MAX_NEWTON
+#define BELTSIM_FW_MAX_NEWTON 0
+#endif
+#ifndef BELTSIM_FW_EXPECT_FAULT
+#define BELTSIM_FW_EXPECT_FAULT 0
+#endif
+#ifndef BELTSIM_FW_TRACE
+#define BELTSIM_FW_TRACE "firmware_trace.bin"
+#endif
+
+namespace beltsim::fw {
+
+const FirmwareOptions kFirmwareOptions = {
+    BELTSIM_FW_TICKS,       BELTSIM_FW_TICK_NS,   BELTSIM_FW_SCRIPTED != 0,   BELTSIM_FW_OVERRUN_SAFE != 0,
+    BELTSIM_FW_DELAY_TICK,  BELTSIM_FW_DELAY_NS,  BELTSIM_FW_MAX_NEWTON,      BELTSIM_FW_EXPECT_FAULT,
+    BELTSIM_FW_TRACE,
+};
+
+}  // namespace beltsim::fw

@@ -1,0 +1,174 @@
+// The application loop's logic, shared by the Cortex-M7 image, the aarch64 and the host builds:
+// per tick, validate the command, take one bounded model step, decide the plant's health and
+// build the output frame. No hardware here: main.cpp drives it with the HAL's tick, clock and
+// I/O, and tests drive it directly.
+//
+// Policies (documented in README "Firmware loop"):
+// - A command frame with a NaN/Inf value, a value outside PlantLimits, the wrong motor mode or a
+//   stale sequence number is rejected before the model step: the last valid command is held and
+//   the rejection counted in every following output frame. The model never sees it.
+// - A step that does not converge is flagged (converged = 0) and used; after
+//   `maxConsecutiveNonConverged` flagged steps in a row the loop enters the safe state.
+// - Any model fault (non-finite state, singular matrix, implausible speeds or span forces) enters
+//   the safe state at once.
+// - Overrun (the tick came late: ticksElapsed > 1): counted; with OverrunPolicy::kSafeState it
+//   also enters the safe state.
+// - Safe state (latched until restart): the model is no longer stepped; every tick still answers
+//   with an output frame whose physical values are 0 (speeds, torques, forces, angles), whose
+//   fault code says why, with safe_state = 1 and the step counter and time still advancing.
+#pragma once
+#include <cstdint>
+
+#include "frames.hpp"
+#include "beltsim/plant.hpp"
+
+namespace beltsim::fw {
+
+enum class OverrunPolicy : std::uint8_t { kCountAndContinue, kSafeState };
+
+struct LoopOptions {
+  OverrunPolicy overrunPolicy = OverrunPolicy::kCountAndContinue;
+  std::uint32_t maxConsecutiveNonConverged = 10;
+};
+
+enum class Rejection : std::uint8_t { kNone, kNotFinite, kOutOfRange, kWrongMode, kStale };
+
+inline Rejection validateCommand(const CommandFrame& f, const PlantConfig& config) {
+  if (!(isFinite(f.motor) && isFinite(f.loadTorque))) return Rejection::kNotFinite;
+  if (f.mode != static_cast<std::uint8_t>(config.motorMode)) return Rejection::kWrongMode;
+  const PlantLimits& l = config.limits;
+  const double motorLimit = config.motorMode == MotorMode::kSpeed ? l.maxMotorSpeed : l.maxMotorTorque;
+  if (f.motor > motorLimit || f.motor < -motorLimit) return Rejection::kOutOfRange;
+  if (f.loadTorque > l.maxLoadTorque || f.loadTorque < -l.maxLoadTorque) return Rejection::kOutOfRange;
+  return Rejection::kNone;
+}
+
+template <int NE>
+class PlantLoop {
+ public:
+  using Plant = BeltDrivePlant<NE>;
+
+  ParameterError setUp(const PlantConfig& config, const LoopOptions& options) {
+    options_ = options;
+    safe_ = false;
+    fault_ = FaultCode::kNone;
+    const ParameterError e = plant_.setUp(config);
+    if (!e.ok()) enterSafeState(FaultCode::kNotStarted);
+    return e;
+  }
+
+  // Start-up: the platform's self-check result (floating-point control register and the like)
+  // and the static equilibrium. On failure the loop starts in the safe state.
+  StaticResult start(bool platformSelfCheckPassed) {
+    StaticResult statics;
+    if (!platformSelfCheckPassed || safe_) {
+      enterSafeState(FaultCode::kNotStarted);
+      return statics;
+    }
+    statics = plant_.start();
+    if (!plant_.started()) enterSafeState(FaultCode::kNotStarted);
+    return statics;
+  }
+
+  // A frame the decoder refused (truncated, bad CRC, ...): counted like a rejected command.
+  void countUndecodableFrame() { ++rejected_; }
+
+  // One tick. `received`: the command frame that arrived for this tick, or nullptr (hold the last
+  // valid command). `ticksElapsed`: tick periods since the previous tick (> 1: overrun).
+  const OutputFrame& tick(const CommandFrame* received, std::uint32_t ticksElapsed) {
+    if (ticksElapsed > 1) {
+      overruns_ += ticksElapsed - 1;
+      if (options_.overrunPolicy == OverrunPolicy::kSafeState) enterSafeState(FaultCode::kOverrun);
+    }
+    if (received != nullptr) accept(*received);
+    ++step_;
+    OutputFrame& o = output_;
+    o = OutputFrame{};
+    o.sequence = ++frameSequence_;
+    o.step = step_;
+    o.commandSequence = commandSequence_;
+    if (!safe_) {
+      const PlantOutput p = plant_.step(command_);
+      copyPlantOutput(p, o);
+      consecutiveNonConverged_ = p.converged ? 0 : consecutiveNonConverged_ + 1;
+      if (p.fault == PlantFault::kModelStatus) enterSafeState(FaultCode::kModelFault);
+      else if (p.fault == PlantFault::kImplausibleState) enterSafeState(FaultCode::kImplausibleState);
+      else if (p.fault != PlantFault::kNone) enterSafeState(FaultCode::kNotStarted);
+      else if (consecutiveNonConverged_ >= options_.maxConsecutiveNonConverged)
+        enterSafeState(FaultCode::kNonConvergence);
+    }
+    if (safe_) applySafeValues(o);
+    o.overruns = overruns_;
+    o.rejectedFrames = rejected_;
+    return o;
+  }
+
+  bool safeState() const { return safe_; }
+  FaultCode fault() const { return fault_; }
+  std::uint32_t rejectedFrames() const { return rejected_; }
+  std::uint32_t overruns() const { return overruns_; }
+  std::uint32_t steps() const { return step_; }
+  const PlantCommand& heldCommand() const { return command_; }
+  const Plant& plant() const { return plant_; }
+
+ private:
+  void accept(const CommandFrame& f) {
+    Rejection r = validateCommand(f, plant_.config());
+    if (r == Rejection::kNone && haveCommand_ && static_cast<std::int32_t>(f.sequence - commandSequence_) <= 0)
+      r = Rejection::kStale;  // duplicated or out of order
+    if (r != Rejection::kNone) {
+      ++rejected_;
+      return;
+    }
+    command_.motor = f.motor;
+    command_.loadTorque = f.loadTorque;
+    commandSequence_ = f.sequence;
+    haveCommand_ = true;
+  }
+
+  static void copyPlantOutput(const PlantOutput& p, OutputFrame& o) {
+    o.time = p.time;
+    for (int i = 0; i < 2; ++i) {
+      o.angle[i] = p.angle[i];
+      o.speed[i] = p.speed[i];
+      o.spanForce[i] = p.spanForce[i];
+    }
+    o.motorTorque = p.motorTorque;
+    o.loadTorque = p.loadTorque;
+    o.converged = p.converged ? 1 : 0;
+    o.newtonIterations = p.newtonIterations;
+    o.pnsIterations = p.pnsIterations;
+    o.modelStatus = static_cast<std::uint8_t>(p.status);
+  }
+
+  void applySafeValues(OutputFrame& o) const {
+    o.time = static_cast<double>(step_) * plant_.config().stepSize;
+    for (int i = 0; i < 2; ++i) o.angle[i] = o.speed[i] = o.spanForce[i] = 0.0;
+    o.motorTorque = o.loadTorque = 0.0;
+    o.converged = 0;
+    o.fault = fault_;
+    o.safeState = 1;
+  }
+
+  void enterSafeState(FaultCode code) {
+    if (safe_) return;  // the first cause stays
+    safe_ = true;
+    fault_ = code;
+  }
+
+  Plant plant_;
+  LoopOptions options_;
+  PlantCommand command_;
+  OutputFrame output_;
+  bool haveCommand_ = false;
+  bool safe_ = false;
+  FaultCode fault_ = FaultCode::kNone;
+  std::uint32_t commandSequence_ = 0;
+  std::uint32_t frameSequence_ = 0;
+  std::uint32_t step_ = 0;
+  std::uint32_t rejected_ = 0;
+  std::uint32_t overruns_ = 0;
+  std::uint32_t consecutiveNonConverged_ = 0;
+};
+
+}  // namespace beltsim::fw
