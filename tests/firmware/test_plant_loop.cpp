@@ -1,0 +1,216 @@
+// The firmware loop's policies (firmware/plant_loop.hpp) and its frames (firmware/frames.hpp),
+// on the microcontroller configuration. The images in firmware.cmake run the same loop on every
+// target; these tests pin the individual behaviours.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+
+#include "frames.hpp"
+#include "input_script.hpp"
+#include "plant_config.hpp"
+#include "plant_loop.hpp"
+#include "timing_stats.hpp"
+
+namespace beltsim::fw {
+namespace {
+
+using Loop = PlantLoop<kMicrocontrollerElements>;
+
+std::unique_ptr<Loop> startedLoop(const PlantConfig& config, const LoopOptions& options = LoopOptions{}) {
+  auto loop = std::make_unique<Loop>();
+  EXPECT_TRUE(loop->setUp(config, options).ok());
+  const StaticResult statics = loop->start(true);
+  EXPECT_TRUE(statics.converged);
+  return loop;
+}
+
+// Feeds tick k's scripted frame through the decoder, as main.cpp does.
+const OutputFrame& scriptedTick(Loop& loop, std::uint32_t tick, bool defects) {
+  std::uint8_t wire[kCommandFrameSize];
+  scriptedCommandBytes(tick, loop.plant().config().stepSize, 1, defects, wire);
+  CommandFrame f;
+  if (decodeCommand(wire, kCommandFrameSize, f) != DecodeError::kNone) {
+    loop.countUndecodableFrame();
+    return loop.tick(nullptr, 1);
+  }
+  return loop.tick(&f, 1);
+}
+
+bool samePhysics(const OutputFrame& a, const OutputFrame& b) {
+  std::uint8_t ea[kOutputFrameSize], eb[kOutputFrameSize];
+  OutputFrame x = a, y = b;
+  x.rejectedFrames = y.rejectedFrames = 0;
+  x.commandSequence = y.commandSequence = 0;
+  encodeOutput(x, ea);
+  encodeOutput(y, eb);
+  return std::memcmp(ea, eb, kOutputFrameSize) == 0;
+}
+
+TEST(FrameCodec, CommandRoundTripIsExact) {
+  CommandFrame f;
+  f.sequence = 0xA1B2C3D4u;
+  f.mode = 2;
+  f.motor = -3.141592653589793;
+  f.loadTorque = 25.0;
+  std::uint8_t wire[kCommandFrameSize];
+  encodeCommand(f, wire);
+  CommandFrame g;
+  ASSERT_EQ(decodeCommand(wire, sizeof wire, g), DecodeError::kNone);
+  EXPECT_EQ(g.sequence, f.sequence);
+  EXPECT_EQ(g.mode, 2);
+  EXPECT_EQ(std::memcmp(&g.motor, &f.motor, 8), 0);
+  EXPECT_EQ(g.loadTorque, 25.0);
+  // Little-endian on the wire, whatever the host: sequence bytes D4 C3 B2 A1 at offset 4.
+  EXPECT_EQ(wire[4], 0xD4);
+  EXPECT_EQ(wire[7], 0xA1);
+}
+
+TEST(FrameCodec, Crc32IsTheIeeeCheckValue) {
+  // The standard check value of CRC-32/ISO-HDLC: crc("123456789") = 0xCBF43926.
+  const std::uint8_t text[] = {'1', '2', '3', '4', '5', '6', '7', '8', '9'};
+  EXPECT_EQ(crc32(text, 9), 0xCBF43926u);
+}
+
+TEST(FrameCodec, EveryMalformedCommandFrameIsRefusedWithItsReason) {
+  CommandFrame f;
+  std::uint8_t good[kCommandFrameSize];
+  encodeCommand(f, good);
+  CommandFrame out;
+  // Truncated: a heap buffer of exactly the short length, so a read past it trips ASan.
+  auto shortBuffer = std::make_unique<std::uint8_t[]>(kCommandFrameSize - 1);
+  std::memcpy(shortBuffer.get(), good, kCommandFrameSize - 1);
+  EXPECT_EQ(decodeCommand(shortBuffer.get(), kCommandFrameSize - 1, out), DecodeError::kTruncated);
+  std::uint8_t longer[kCommandFrameSize + 1] = {};
+  std::memcpy(longer, good, kCommandFrameSize);
+  EXPECT_EQ(decodeCommand(longer, sizeof longer, out), DecodeError::kOversized);
+  auto corrupt = [&](int at, std::uint8_t value) {
+    std::uint8_t b[kCommandFrameSize];
+    std::memcpy(b, good, sizeof b);
+    b[at] = value;
+    return decodeCommand(b, sizeof b, out);
+  };
+  EXPECT_EQ(corrupt(0, 'X'), DecodeError::kMagic);
+  EXPECT_EQ(corrupt(2, 2), DecodeError::kVersion);
+  EXPECT_EQ(corrupt(3, kFrameTypeOutput), DecodeError::kType);
+  EXPECT_EQ(corrupt(15, 0x7F), DecodeError::kCrc);
+}
+
+TEST(CommandValidation, NonFiniteOutOfRangeAndWrongModeAreRejected) {
+  const PlantConfig c = microcontrollerPlantConfig(MotorMode::kSpeed);
+  CommandFrame f;
+  f.mode = 1;
+  f.motor = 12.0;
+  EXPECT_EQ(validateCommand(f, c), Rejection::kNone);
+  f.motor = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(validateCommand(f, c), Rejection::kNotFinite);
+  f.motor = 12.0;
+  f.loadTorque = -std::numeric_limits<double>::infinity();
+  EXPECT_EQ(validateCommand(f, c), Rejection::kNotFinite);
+  f.loadTorque = c.limits.maxLoadTorque * 1.01;
+  EXPECT_EQ(validateCommand(f, c), Rejection::kOutOfRange);
+  f.loadTorque = 0.0;
+  f.motor = c.limits.maxMotorSpeed * 1.01;
+  EXPECT_EQ(validateCommand(f, c), Rejection::kOutOfRange);
+  f.motor = 1.0;
+  f.mode = 2;
+  EXPECT_EQ(validateCommand(f, c), Rejection::kWrongMode);
+}
+
+// Issue 6 "bad input": a rejected frame holds the last valid command, is counted, and changes
+// nothing else: the loop fed the script with its six defects (NaN, Inf, out of range, wrong mode,
+// duplicate sequence, bad CRC) must agree bit for bit with a loop that simply received no frame
+// at those ticks.
+TEST(PlantLoop, RejectedFramesActLikeNoFrameAndAreCounted) {
+  const PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
+  auto reference = startedLoop(config);
+  auto faulty = startedLoop(config);
+  for (std::uint32_t tick = 1; tick <= 290; ++tick) {
+    const bool defect = scriptedDefectAt(tick) != ScriptedDefect::kNone;
+    const OutputFrame& a = defect ? reference->tick(nullptr, 1) : scriptedTick(*reference, tick, false);
+    const OutputFrame& b = scriptedTick(*faulty, tick, true);
+    ASSERT_TRUE(samePhysics(a, b)) << "tick " << tick;
+  }
+  EXPECT_EQ(reference->rejectedFrames(), 0u);
+  EXPECT_EQ(faulty->rejectedFrames(), kScriptedDefectCount);
+  EXPECT_FALSE(faulty->safeState());
+  // The last frame (tick 290, valid) is in use: the ramp 12 (t - 0.05) / 0.3 at t = 0.29 s.
+  EXPECT_DOUBLE_EQ(faulty->heldCommand().motor, 12.0 * (0.29 - 0.05) / 0.3);
+}
+
+TEST(PlantLoop, TooManyNonConvergedStepsEnterTheSafeStateAndTheLoopKeepsAnswering) {
+  PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
+  config.integrator.maxNewtonIterations = 1;
+  LoopOptions options;
+  options.maxConsecutiveNonConverged = 5;
+  auto loop = startedLoop(config, options);
+  std::uint32_t safeAt = 0;
+  for (std::uint32_t tick = 1; tick <= 120 && safeAt == 0; ++tick) {
+    const OutputFrame& o = scriptedTick(*loop, tick, false);
+    if (o.safeState) safeAt = tick;
+  }
+  ASSERT_GT(safeAt, 0u);
+  EXPECT_EQ(loop->fault(), FaultCode::kNonConvergence);
+  // Later ticks still answer: safe values, fault code, advancing step and time.
+  const OutputFrame& later = loop->tick(nullptr, 1);
+  EXPECT_EQ(later.safeState, 1);
+  EXPECT_EQ(later.fault, FaultCode::kNonConvergence);
+  EXPECT_EQ(later.step, safeAt + 1);
+  EXPECT_DOUBLE_EQ(later.time, (safeAt + 1) * config.stepSize);
+  EXPECT_EQ(later.speed[0], 0.0);
+  EXPECT_EQ(later.motorTorque, 0.0);
+  EXPECT_EQ(later.spanForce[0], 0.0);
+}
+
+TEST(PlantLoop, OverrunIsCountedOrEntersTheSafeStateByPolicy) {
+  const PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
+  auto counting = startedLoop(config);
+  counting->tick(nullptr, 1);
+  const OutputFrame& c = counting->tick(nullptr, 3);  // two ticks missed
+  EXPECT_EQ(c.overruns, 2u);
+  EXPECT_EQ(c.safeState, 0);
+  LoopOptions strict;
+  strict.overrunPolicy = OverrunPolicy::kSafeState;
+  auto safe = startedLoop(config, strict);
+  safe->tick(nullptr, 1);
+  const OutputFrame& s = safe->tick(nullptr, 2);
+  EXPECT_EQ(s.overruns, 1u);
+  EXPECT_EQ(s.safeState, 1);
+  EXPECT_EQ(s.fault, FaultCode::kOverrun);
+}
+
+TEST(PlantLoop, FailedSelfCheckStartsInTheSafeState) {
+  auto loop = std::make_unique<Loop>();
+  ASSERT_TRUE(loop->setUp(microcontrollerPlantConfig(MotorMode::kSpeed), LoopOptions{}).ok());
+  loop->start(false);
+  const OutputFrame& o = loop->tick(nullptr, 1);
+  EXPECT_EQ(o.safeState, 1);
+  EXPECT_EQ(o.fault, FaultCode::kNotStarted);
+}
+
+TEST(TimingHistogram, QuantilesAreWithinOneBinAboveTheTrueValue) {
+  TimingHistogram h;
+  for (std::uint64_t v = 1; v <= 1000; ++v) h.add(v * 1000);  // 1 us .. 1 ms
+  EXPECT_EQ(h.count(), 1000u);
+  EXPECT_EQ(h.min(), 1000u);
+  EXPECT_EQ(h.max(), 1000000u);
+  EXPECT_EQ(h.mean(), 500500u);
+  const std::uint64_t median = h.quantile(0.5), p99 = h.quantile(0.99);
+  EXPECT_GE(median, 500000u);
+  EXPECT_LE(median, 500000u * 9 / 8 + 1);
+  EXPECT_GE(p99, 990000u);
+  EXPECT_LE(p99, 1000000u);
+  // Bin edges: each value lies below its bin's upper edge and at or above the previous one's.
+  for (std::uint64_t v : {0ull, 7ull, 8ull, 9ull, 15ull, 16ull, 1000ull, 123456789ull}) {
+    const int b = TimingHistogram::binOf(v);
+    EXPECT_LT(v, TimingHistogram::upperEdge(b));
+    if (b > 0) {
+      EXPECT_GE(v, TimingHistogram::upperEdge(b - 1));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace beltsim::fw
