@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Instruction and time budget of one model step (issue 6), a benchmark, not a test.
+
+  Cortex-M7  firmware_scripted_run.elf (microcontroller configuration, 600 ticks) under
+             qemu-system-arm -icount shift=1,sleep=off: one instruction = 2 ns of virtual time,
+             so the firmware's own step timing (SysTick, 40 ns = 20 instructions resolution)
+             is an instruction count. min, mean and max are exact; median and p99 come from the
+             firmware's log-linear histogram (at most 12.5 % above the true value).
+  host       the same image for Linux, and the PC configuration (60 elements, 1e-4 s, 6000 ticks):
+             wall time per step from the firmware's clock (native run), and x86-64 instructions
+             per tick from callgrind (--toggle-collect on PlantLoop::tick: mean only).
+Usage: scripts/instruction_budget.py [--skip-callgrind]   (after the host and cortex-m7 presets are built)
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+M7_IMAGE = os.path.join(ROOT, 'build/cortex-m7/tests/firmware_scripted_run.elf')
+HOST_MCU = os.path.join(ROOT, 'build/host/tests/firmware_scripted_run')
+HOST_PC = os.path.join(ROOT, 'build/host/firmware/beltsim_firmware_pc_bench')
+QEMU = ['qemu-system-arm', '-M', 'mps2-an500', '-nographic', '-monitor', 'none', '-serial', 'null',
+        '-semihosting-config', 'enable=on,target=native', '-icount', 'shift=1,sleep=off', '-kernel']
+STEP = re.compile(r'timing step ns: n (\d+) min (\d+) median (\d+) p99 (\d+) max (\d+) mean (\d+)')
+
+
+def run(cmd, cwd):
+    out = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=3600)
+    if out.returncode != 0:
+        sys.exit('failed (%d): %s\n%s%s' % (out.returncode, ' '.join(cmd), out.stdout, out.stderr))
+    return out.stdout + out.stderr
+
+
+def step_stats(text):
+    m = STEP.search(text)
+    if not m:
+        sys.exit('no step timing in output:\n' + text)
+    n, lo, med, p99, hi, mean = (int(x) for x in m.groups())
+    return dict(n=n, min=lo, median=med, p99=p99, max=hi, mean=mean)
+
+
+def callgrind_per_tick(exe, ticks, workdir):
+    out_file = os.path.join(workdir, 'callgrind.out')
+    run(['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out_file, '--toggle-collect=*PlantLoop*tick*', exe],
+        workdir)
+    total = 0
+    for line in open(out_file):
+        if line.startswith('summary:') or line.startswith('totals:'):
+            total = int(line.split()[1])
+    return total / (ticks + 1)  # + the report's final tick
+
+
+def main():
+    skip_callgrind = '--skip-callgrind' in sys.argv
+    work = os.path.join(ROOT, 'build/instruction_budget')
+    os.makedirs(work, exist_ok=True)
+    print('machine: %s' % subprocess.run(['sh', '-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
+                                          capture_output=True, text=True).stdout.strip())
+    if os.path.exists(M7_IMAGE):
+        s = step_stats(run(QEMU + [M7_IMAGE], work))
+        print('Cortex-M7 (QEMU icount), microcontroller configuration, %d steps: instructions per step '
+              'min %d, median <= %d, p99 <= %d, max %d, mean %d  (budget: max 300000)'
+              % (s['n'], s['min'] // 2, s['median'] // 2, s['p99'] // 2, s['max'] // 2, s['mean'] // 2))
+    else:
+        print('Cortex-M7: %s not built (cmake --build --preset cortex-m7)' % M7_IMAGE)
+    for name, exe, ticks in (('microcontroller (24 el, 1e-3 s)', HOST_MCU, 600), ('PC (60 el, 1e-4 s)', HOST_PC, 6000)):
+        if not os.path.exists(exe):
+            print('host %s: %s not built' % (name, exe))
+            continue
+        s = step_stats(run([exe], work))
+        line = ('host %s, %d steps: wall time per step median <= %.1f us, p99 <= %.1f us, max %.1f us, mean %.1f us'
+                % (name, s['n'], s['median'] / 1e3, s['p99'] / 1e3, s['max'] / 1e3, s['mean'] / 1e3))
+        if not skip_callgrind:
+            line += '; x86-64 instructions per step (callgrind, mean) %.0f' % callgrind_per_tick(exe, ticks, work)
+        print(line)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
