@@ -10,17 +10,23 @@
 //   12 f64 motor command: rad/s or N m, counter-clockwise positive
 //   20 f64 load torque on P2: N m, braking positive
 //   28 u32 CRC-32 of bytes 0..27
-// Output frame (plant -> controller), 108 bytes:
+// Output frame (plant -> controller), 136 bytes:
 //    0 u8[2] magic "BD"   2 u8 version = 1   3 u8 type = 2
 //    4 u32 sequence (plant's frame counter)   8 u32 step index   12 u32 sequence of the command in use
 //   16 f64 simulated time, s
+//   ground truth of the model:
 //   24 f64[2] pulley angles P1, P2, rad      40 f64[2] pulley speeds, rad/s
 //   56 f64 motor torque, N m                64 f64 load torque, N m
 //   72 f64[2] span forces (span P1->P2, span P2->P1), N
-//   88 u8 converged  89 u8 Newton iterations  90 u8 PNS iterations  91 u8 model status
-//   92 u8 fault code (FaultCode)  93 u8 safe state (0/1)  94 u16 reserved
-//   96 u32 overrun count  100 u32 rejected-frame count
-//  104 u32 CRC-32 of bytes 0..103
+//   emulated sensors (what a controller on real hardware would see):
+//   88 i32[2] incremental encoder counts of P1, P2 (floor(angle / 2 pi * counts per revolution))
+//   96 f64[2] load cells on the two spans: span force rounded to the load-cell resolution, N
+//   health:
+//  112 u8 converged  113 u8 Newton iterations  114 u8 PNS iterations  115 u8 model status
+//  116 u8 fault code (FaultCode)  117 u8 safe state (0/1)  118 u8 motor mode  119 u8 reserved
+//  120 u32 overrun count  124 u32 rejected-frame count  128 u32 late-frame count
+//  132 u32 CRC-32 of bytes 0..131
+// The full specification (units, ranges, sequence rules, transports) is firmware/PROTOCOL.md.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -32,8 +38,7 @@ constexpr std::uint8_t kFrameMagic0 = 'B', kFrameMagic1 = 'D';
 constexpr std::uint8_t kFrameVersion = 1;
 constexpr std::uint8_t kFrameTypeCommand = 1, kFrameTypeOutput = 2;
 constexpr std::size_t kCommandFrameSize = 32;
-constexpr std::size_t kOutputFrameSize = 108;
-constexpr std::size_t kOutputOverrunOffset = 96;  // timing-dependent bytes: 96..103 (overruns, CRC)
+constexpr std::size_t kOutputFrameSize = 136;
 
 enum class FaultCode : std::uint8_t {
   kNone = 0,
@@ -42,6 +47,7 @@ enum class FaultCode : std::uint8_t {
   kImplausibleState = 3,  // pulley speed or span force beyond the plausibility limits
   kNonConvergence = 4,    // too many non-converged steps in a row
   kOverrun = 5,           // a step overran its tick and the policy says safe state
+  kControllerSilent = 6,  // no valid command for longer than the hold limit
 };
 
 struct CommandFrame {
@@ -62,14 +68,18 @@ struct OutputFrame {
   double motorTorque = 0.0;
   double loadTorque = 0.0;
   double spanForce[2] = {};
+  std::int32_t encoderCount[2] = {};
+  double loadCell[2] = {};
   std::uint8_t converged = 0;
   std::uint8_t newtonIterations = 0;
   std::uint8_t pnsIterations = 0;
   std::uint8_t modelStatus = 0;
   FaultCode fault = FaultCode::kNone;
   std::uint8_t safeState = 0;
+  std::uint8_t motorMode = 0;
   std::uint32_t overruns = 0;
   std::uint32_t rejectedFrames = 0;
+  std::uint32_t lateFrames = 0;
 };
 
 enum class DecodeError : std::uint8_t { kNone, kTruncated, kOversized, kMagic, kVersion, kType, kCrc, kReserved };
@@ -164,19 +174,23 @@ inline void encodeOutput(const OutputFrame& f, std::uint8_t (&out)[kOutputFrameS
     le::putF64(out + 24 + 8 * i, f.angle[i]);
     le::putF64(out + 40 + 8 * i, f.speed[i]);
     le::putF64(out + 72 + 8 * i, f.spanForce[i]);
+    le::putU32(out + 88 + 4 * i, static_cast<std::uint32_t>(f.encoderCount[i]));
+    le::putF64(out + 96 + 8 * i, f.loadCell[i]);
   }
   le::putF64(out + 56, f.motorTorque);
   le::putF64(out + 64, f.loadTorque);
-  out[88] = f.converged;
-  out[89] = f.newtonIterations;
-  out[90] = f.pnsIterations;
-  out[91] = f.modelStatus;
-  out[92] = static_cast<std::uint8_t>(f.fault);
-  out[93] = f.safeState;
-  le::putU16(out + 94, 0);
-  le::putU32(out + 96, f.overruns);
-  le::putU32(out + 100, f.rejectedFrames);
-  le::putU32(out + 104, crc32(out, 104));
+  out[112] = f.converged;
+  out[113] = f.newtonIterations;
+  out[114] = f.pnsIterations;
+  out[115] = f.modelStatus;
+  out[116] = static_cast<std::uint8_t>(f.fault);
+  out[117] = f.safeState;
+  out[118] = f.motorMode;
+  out[119] = 0;
+  le::putU32(out + 120, f.overruns);
+  le::putU32(out + 124, f.rejectedFrames);
+  le::putU32(out + 128, f.lateFrames);
+  le::putU32(out + 132, crc32(out, 132));
 }
 
 inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, OutputFrame& f) {
@@ -190,30 +204,36 @@ inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, Ou
     f.angle[i] = le::getF64(data + 24 + 8 * i);
     f.speed[i] = le::getF64(data + 40 + 8 * i);
     f.spanForce[i] = le::getF64(data + 72 + 8 * i);
+    f.encoderCount[i] = static_cast<std::int32_t>(le::getU32(data + 88 + 4 * i));
+    f.loadCell[i] = le::getF64(data + 96 + 8 * i);
   }
   f.motorTorque = le::getF64(data + 56);
   f.loadTorque = le::getF64(data + 64);
-  f.converged = data[88];
-  f.newtonIterations = data[89];
-  f.pnsIterations = data[90];
-  f.modelStatus = data[91];
-  f.fault = static_cast<FaultCode>(data[92]);
-  f.safeState = data[93];
-  f.overruns = le::getU32(data + 96);
-  f.rejectedFrames = le::getU32(data + 100);
+  f.converged = data[112];
+  f.newtonIterations = data[113];
+  f.pnsIterations = data[114];
+  f.modelStatus = data[115];
+  f.fault = static_cast<FaultCode>(data[116]);
+  f.safeState = data[117];
+  f.motorMode = data[118];
+  f.overruns = le::getU32(data + 120);
+  f.rejectedFrames = le::getU32(data + 124);
+  f.lateFrames = le::getU32(data + 128);
   return DecodeError::kNone;
 }
 
+// Bytes of an output frame that depend on the wall clock, not on the model: the overrun and
+// late-frame counters and the CRC that covers them.
+inline bool isTimingByte(std::size_t i) { return (i >= 120 && i < 124) || i >= 128; }
+
 // ---- trace hash ------------------------------------------------------------------------------------------
-// FNV-1a (64 bit) over the output frames' deterministic bytes: everything but the overrun counter
-// and the CRC that covers it (overruns depend on the wall clock, not on the model).
+// FNV-1a (64 bit) over the output frames' deterministic bytes (all but isTimingByte).
 struct TraceHash {
   std::uint64_t value = 0xCBF29CE484222325ull;
   std::uint32_t frames = 0;
   void add(const std::uint8_t (&frame)[kOutputFrameSize]) {
     for (std::size_t i = 0; i < kOutputFrameSize; ++i) {
-      const bool timing = (i >= kOutputOverrunOffset && i < kOutputOverrunOffset + 4) || i >= kOutputFrameSize - 4;
-      value ^= timing ? 0u : frame[i];
+      value ^= isTimingByte(i) ? 0u : frame[i];
       value *= 0x100000001B3ull;
     }
     ++frames;

@@ -11,12 +11,15 @@
 //   `maxConsecutiveNonConverged` flagged steps in a row the loop enters the safe state.
 // - Any model fault (non-finite state, singular matrix, implausible speeds or span forces) enters
 //   the safe state at once.
+// - No valid command for more than `maxHeldTicks` ticks (controller silent, late or sending only
+//   bad frames): safe state (0 = hold for ever). A tick without any frame counts as late.
 // - Overrun (the tick came late: ticksElapsed > 1): counted; with OverrunPolicy::kSafeState it
 //   also enters the safe state.
 // - Safe state (latched until restart): the model is no longer stepped; every tick still answers
 //   with an output frame whose physical values are 0 (speeds, torques, forces, angles), whose
 //   fault code says why, with safe_state = 1 and the step counter and time still advancing.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #include "frames.hpp"
@@ -29,6 +32,12 @@ enum class OverrunPolicy : std::uint8_t { kCountAndContinue, kSafeState };
 struct LoopOptions {
   OverrunPolicy overrunPolicy = OverrunPolicy::kCountAndContinue;
   std::uint32_t maxConsecutiveNonConverged = 10;
+  // Ticks the last valid command may be held without a fresh valid frame (controller silent or
+  // late) before the safe state; 0 = hold for ever.
+  std::uint32_t maxHeldTicks = 0;
+  // Emulated sensors.
+  double encoderCountsPerRevolution = 4096.0;  // incremental encoder on each pulley
+  double loadCellResolution = 0.5;             // N, span-force load cells
 };
 
 enum class Rejection : std::uint8_t { kNone, kNotFinite, kOutOfRange, kWrongMode, kStale };
@@ -40,6 +49,7 @@ inline Rejection validateCommand(const CommandFrame& f, const PlantConfig& confi
   const double motorLimit = config.motorMode == MotorMode::kSpeed ? l.maxMotorSpeed : l.maxMotorTorque;
   if (f.motor > motorLimit || f.motor < -motorLimit) return Rejection::kOutOfRange;
   if (f.loadTorque > l.maxLoadTorque || f.loadTorque < -l.maxLoadTorque) return Rejection::kOutOfRange;
+  if (f.flags != 0) return Rejection::kOutOfRange;  // no flags defined in version 1
   return Rejection::kNone;
 }
 
@@ -52,6 +62,10 @@ class PlantLoop {
     options_ = options;
     safe_ = false;
     fault_ = FaultCode::kNone;
+    if (!(isFinite(options.encoderCountsPerRevolution) && options.encoderCountsPerRevolution >= 1.0))
+      return ParameterError::invalid("encoder_counts_per_revolution");
+    if (!(isFinite(options.loadCellResolution) && options.loadCellResolution > 0.0))
+      return ParameterError::invalid("load_cell_resolution");
     const ParameterError e = plant_.setUp(config);
     if (!e.ok()) enterSafeState(FaultCode::kNotStarted);
     return e;
@@ -80,12 +94,16 @@ class PlantLoop {
       overruns_ += ticksElapsed - 1;
       if (options_.overrunPolicy == OverrunPolicy::kSafeState) enterSafeState(FaultCode::kOverrun);
     }
-    if (received != nullptr) accept(*received);
+    const bool fresh = received != nullptr && accept(*received);
+    if (received == nullptr) ++late_;
+    heldTicks_ = fresh ? 0 : heldTicks_ + 1;
+    if (options_.maxHeldTicks > 0 && heldTicks_ > options_.maxHeldTicks) enterSafeState(FaultCode::kControllerSilent);
     ++step_;
     OutputFrame& o = output_;
     o = OutputFrame{};
     o.sequence = ++frameSequence_;
     o.step = step_;
+    o.motorMode = static_cast<std::uint8_t>(plant_.config().motorMode);
     o.commandSequence = commandSequence_;
     if (!safe_) {
       const PlantOutput p = plant_.step(command_);
@@ -98,8 +116,10 @@ class PlantLoop {
         enterSafeState(FaultCode::kNonConvergence);
     }
     if (safe_) applySafeValues(o);
+    emulateSensors(o);
     o.overruns = overruns_;
     o.rejectedFrames = rejected_;
+    o.lateFrames = late_;
     return o;
   }
 
@@ -107,23 +127,25 @@ class PlantLoop {
   FaultCode fault() const { return fault_; }
   std::uint32_t rejectedFrames() const { return rejected_; }
   std::uint32_t overruns() const { return overruns_; }
+  std::uint32_t lateFrames() const { return late_; }
   std::uint32_t steps() const { return step_; }
   const PlantCommand& heldCommand() const { return command_; }
   const Plant& plant() const { return plant_; }
 
  private:
-  void accept(const CommandFrame& f) {
+  bool accept(const CommandFrame& f) {
     Rejection r = validateCommand(f, plant_.config());
     if (r == Rejection::kNone && haveCommand_ && static_cast<std::int32_t>(f.sequence - commandSequence_) <= 0)
       r = Rejection::kStale;  // duplicated or out of order
     if (r != Rejection::kNone) {
       ++rejected_;
-      return;
+      return false;
     }
     command_.motor = f.motor;
     command_.loadTorque = f.loadTorque;
     commandSequence_ = f.sequence;
     haveCommand_ = true;
+    return true;
   }
 
   static void copyPlantOutput(const PlantOutput& p, OutputFrame& o) {
@@ -139,6 +161,18 @@ class PlantLoop {
     o.newtonIterations = p.newtonIterations;
     o.pnsIterations = p.pnsIterations;
     o.modelStatus = static_cast<std::uint8_t>(p.status);
+  }
+
+  // Sensors see the (possibly safe-state) ground truth: encoder counts floor(angle / 2 pi * N),
+  // load cells rounded to their resolution. Deterministic: floor and multiplications only.
+  void emulateSensors(OutputFrame& o) const {
+    const double countsPerRadian = options_.encoderCountsPerRevolution / (2.0 * detmath::kPi);
+    for (int i = 0; i < 2; ++i) {
+      const double counts = std::floor(o.angle[i] * countsPerRadian);
+      o.encoderCount[i] = counts > 2147483647.0 ? 2147483647 : counts < -2147483648.0 ? (-2147483647 - 1)
+                                                                                    : static_cast<std::int32_t>(counts);
+      o.loadCell[i] = std::floor(o.spanForce[i] / options_.loadCellResolution + 0.5) * options_.loadCellResolution;
+    }
   }
 
   void applySafeValues(OutputFrame& o) const {
@@ -168,6 +202,8 @@ class PlantLoop {
   std::uint32_t step_ = 0;
   std::uint32_t rejected_ = 0;
   std::uint32_t overruns_ = 0;
+  std::uint32_t late_ = 0;
+  std::uint32_t heldTicks_ = 0;
   std::uint32_t consecutiveNonConverged_ = 0;
 };
 

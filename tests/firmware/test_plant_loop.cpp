@@ -44,6 +44,7 @@ bool samePhysics(const OutputFrame& a, const OutputFrame& b) {
   OutputFrame x = a, y = b;
   x.rejectedFrames = y.rejectedFrames = 0;
   x.commandSequence = y.commandSequence = 0;
+  x.lateFrames = y.lateFrames = 0;
   encodeOutput(x, ea);
   encodeOutput(y, eb);
   return std::memcmp(ea, eb, kOutputFrameSize) == 0;
@@ -117,6 +118,9 @@ TEST(CommandValidation, NonFiniteOutOfRangeAndWrongModeAreRejected) {
   f.motor = 1.0;
   f.mode = 2;
   EXPECT_EQ(validateCommand(f, c), Rejection::kWrongMode);
+  f.mode = 1;
+  f.flags = 0x80;  // no flags are defined in version 1
+  EXPECT_EQ(validateCommand(f, c), Rejection::kOutOfRange);
 }
 
 // Issue 6 "bad input": a rejected frame holds the last valid command, is counted, and changes
@@ -179,6 +183,35 @@ TEST(PlantLoop, OverrunIsCountedOrEntersTheSafeStateByPolicy) {
   EXPECT_EQ(s.overruns, 1u);
   EXPECT_EQ(s.safeState, 1);
   EXPECT_EQ(s.fault, FaultCode::kOverrun);
+}
+
+TEST(PlantLoop, SilentControllerEntersTheSafeStateAfterTheHoldLimit) {
+  LoopOptions options;
+  options.maxHeldTicks = 3;
+  auto loop = startedLoop(microcontrollerPlantConfig(MotorMode::kSpeed), options);
+  scriptedTick(*loop, 1, false);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(loop->tick(nullptr, 1).safeState, 0) << "held tick " << i + 1;
+  const OutputFrame& o = loop->tick(nullptr, 1);
+  EXPECT_EQ(o.safeState, 1);
+  EXPECT_EQ(o.fault, FaultCode::kControllerSilent);
+  EXPECT_EQ(o.lateFrames, 4u);
+}
+
+// Sensors are derived from the ground truth of the same frame: encoder counts
+// floor(angle / 2 pi * 4096), load cells the span force rounded to 0.5 N.
+TEST(PlantLoop, EmulatedSensorsQuantizeTheGroundTruth) {
+  auto loop = startedLoop(microcontrollerPlantConfig(MotorMode::kSpeed));
+  OutputFrame o;
+  for (std::uint32_t tick = 1; tick <= 150; ++tick) o = scriptedTick(*loop, tick, false);
+  ASSERT_GT(o.angle[0], 0.1);  // the ramp has turned the pulleys
+  for (int i = 0; i < 2; ++i) {
+    const double counts = o.angle[i] * 4096.0 / (2.0 * 3.141592653589793);
+    EXPECT_LE(o.encoderCount[i], counts);
+    EXPECT_GT(o.encoderCount[i] + 1, counts);
+    EXPECT_LE(std::fabs(o.loadCell[i] - o.spanForce[i]), 0.25);
+    EXPECT_EQ(std::fmod(o.loadCell[i], 0.5), 0.0);
+  }
+  EXPECT_GT(o.spanForce[0], 300.0);  // pre-tension 400 N: a real span force, not a zero
 }
 
 TEST(PlantLoop, FailedSelfCheckStartsInTheSafeState) {
