@@ -226,6 +226,47 @@ inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, Ou
 // late-frame counters and the CRC that covers them.
 inline bool isTimingByte(std::size_t i) { return (i >= 120 && i < 124) || i >= 128; }
 
+// ---- byte streams (UART, TCP) ---------------------------------------------------------------------
+// Finds frames of one type in a byte stream: frames follow each other without gaps, but bytes
+// can be lost or corrupted, so the decoder resynchronises by sliding one byte at a time until
+// magic, version, type and CRC all match. Fixed buffer; every loop is bounded by its size.
+template <std::size_t Size, std::uint8_t Type>
+class FrameStream {
+ public:
+  // Appends received bytes (those beyond the buffer's room are dropped and counted as garbage).
+  void push(const std::uint8_t* data, std::size_t length) {
+    for (std::size_t i = 0; i < length; ++i) {
+      if (fill_ < sizeof buffer_) buffer_[fill_++] = data[i];
+      else ++garbage_;
+    }
+  }
+  // Copies the next complete frame to `frame` and returns true, or false if none is complete.
+  bool pop(std::uint8_t (&frame)[Size]) {
+    while (fill_ >= Size) {
+      if (checkFrame(buffer_, Size, Size, Type) == DecodeError::kNone) {
+        std::memcpy(frame, buffer_, Size);
+        consume(Size);
+        return true;
+      }
+      consume(1);
+      ++garbage_;
+    }
+    return false;
+  }
+  std::uint32_t garbageBytes() const { return garbage_; }
+
+ private:
+  void consume(std::size_t n) {
+    std::memmove(buffer_, buffer_ + n, fill_ - n);
+    fill_ -= n;
+  }
+  std::uint8_t buffer_[4 * Size] = {};
+  std::size_t fill_ = 0;
+  std::uint32_t garbage_ = 0;
+};
+using CommandStream = FrameStream<kCommandFrameSize, kFrameTypeCommand>;
+using OutputStream = FrameStream<kOutputFrameSize, kFrameTypeOutput>;
+
 // ---- trace hash ------------------------------------------------------------------------------------------
 // FNV-1a (64 bit) over the output frames' deterministic bytes (all but isTimingByte).
 struct TraceHash {

@@ -85,18 +85,41 @@ class PlantLoop {
   }
 
   // A frame the decoder refused (truncated, bad CRC, ...): counted like a rejected command.
-  void countUndecodableFrame() { ++rejected_; }
+  void countUndecodableFrame() {
+    ++rejected_;
+    anyFrameThisTick_ = true;
+  }
 
-  // One tick. `received`: the command frame that arrived for this tick, or nullptr (hold the last
-  // valid command). `ticksElapsed`: tick periods since the previous tick (> 1: overrun).
-  const OutputFrame& tick(const CommandFrame* received, std::uint32_t ticksElapsed) {
+  // A decoded command frame, arriving between two ticks. Invalid ones are rejected and counted;
+  // of several valid ones before the same tick the newest wins and the earlier are counted as
+  // rejected (superseded).
+  void receive(const CommandFrame& f) {
+    anyFrameThisTick_ = true;
+    Rejection r = validateCommand(f, plant_.config());
+    if (r == Rejection::kNone && haveCommand_ && static_cast<std::int32_t>(f.sequence - commandSequence_) <= 0)
+      r = Rejection::kStale;  // duplicated or out of order
+    if (r != Rejection::kNone) {
+      ++rejected_;
+      return;
+    }
+    if (validThisTick_) ++rejected_;  // superseded within the tick
+    command_.motor = f.motor;
+    command_.loadTorque = f.loadTorque;
+    commandSequence_ = f.sequence;
+    haveCommand_ = true;
+    validThisTick_ = true;
+  }
+
+  // One tick with the command received since the previous tick (or the held one).
+  // `ticksElapsed`: tick periods since the previous tick (> 1: overrun).
+  const OutputFrame& tick(std::uint32_t ticksElapsed) {
     if (ticksElapsed > 1) {
       overruns_ += ticksElapsed - 1;
       if (options_.overrunPolicy == OverrunPolicy::kSafeState) enterSafeState(FaultCode::kOverrun);
     }
-    const bool fresh = received != nullptr && accept(*received);
-    if (received == nullptr) ++late_;
-    heldTicks_ = fresh ? 0 : heldTicks_ + 1;
+    if (!anyFrameThisTick_) ++late_;
+    heldTicks_ = validThisTick_ ? 0 : heldTicks_ + 1;
+    anyFrameThisTick_ = validThisTick_ = false;
     if (options_.maxHeldTicks > 0 && heldTicks_ > options_.maxHeldTicks) enterSafeState(FaultCode::kControllerSilent);
     ++step_;
     OutputFrame& o = output_;
@@ -123,6 +146,12 @@ class PlantLoop {
     return o;
   }
 
+  // Both in one: the frame for this tick (nullptr: none arrived), then the tick.
+  const OutputFrame& tick(const CommandFrame* received, std::uint32_t ticksElapsed) {
+    if (received != nullptr) receive(*received);
+    return tick(ticksElapsed);
+  }
+
   bool safeState() const { return safe_; }
   FaultCode fault() const { return fault_; }
   std::uint32_t rejectedFrames() const { return rejected_; }
@@ -133,21 +162,6 @@ class PlantLoop {
   const Plant& plant() const { return plant_; }
 
  private:
-  bool accept(const CommandFrame& f) {
-    Rejection r = validateCommand(f, plant_.config());
-    if (r == Rejection::kNone && haveCommand_ && static_cast<std::int32_t>(f.sequence - commandSequence_) <= 0)
-      r = Rejection::kStale;  // duplicated or out of order
-    if (r != Rejection::kNone) {
-      ++rejected_;
-      return false;
-    }
-    command_.motor = f.motor;
-    command_.loadTorque = f.loadTorque;
-    commandSequence_ = f.sequence;
-    haveCommand_ = true;
-    return true;
-  }
-
   static void copyPlantOutput(const PlantOutput& p, OutputFrame& o) {
     o.time = p.time;
     for (int i = 0; i < 2; ++i) {
@@ -195,6 +209,8 @@ class PlantLoop {
   PlantCommand command_;
   OutputFrame output_;
   bool haveCommand_ = false;
+  bool anyFrameThisTick_ = false;
+  bool validThisTick_ = false;
   bool safe_ = false;
   FaultCode fault_ = FaultCode::kNone;
   std::uint32_t commandSequence_ = 0;

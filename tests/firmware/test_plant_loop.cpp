@@ -214,6 +214,23 @@ TEST(PlantLoop, EmulatedSensorsQuantizeTheGroundTruth) {
   EXPECT_GT(o.spanForce[0], 300.0);  // pre-tension 400 N: a real span force, not a zero
 }
 
+// A flood (several frames between two ticks): one step per tick, the newest valid command wins,
+// the superseded ones are counted.
+TEST(PlantLoop, FloodOfFramesTakesOneStepWithTheNewestCommand) {
+  auto loop = startedLoop(microcontrollerPlantConfig(MotorMode::kSpeed));
+  for (std::uint32_t seq = 1; seq <= 3; ++seq) {
+    CommandFrame f;
+    f.sequence = seq;
+    f.motor = static_cast<double>(seq);
+    loop->receive(f);
+  }
+  const OutputFrame& o = loop->tick(1);
+  EXPECT_EQ(o.step, 1u);
+  EXPECT_EQ(o.commandSequence, 3u);
+  EXPECT_EQ(o.rejectedFrames, 2u);
+  EXPECT_EQ(o.speed[0], 3.0);  // the speed-driven pulley follows the newest command exactly
+}
+
 TEST(PlantLoop, FailedSelfCheckStartsInTheSafeState) {
   auto loop = std::make_unique<Loop>();
   ASSERT_TRUE(loop->setUp(microcontrollerPlantConfig(MotorMode::kSpeed), LoopOptions{}).ok());
