@@ -565,10 +565,12 @@ class AncfCable2D {
             (*stiffness)(r0, c0 + 1) += kx[bi] * hy[bj] + (ds[bj] * Pxy + dds[bj] * Rxy);
             (*stiffness)(r0 + 1, c0) += ky[bi] * hx[bj] + (ds[bj] * Pyx + dds[bj] * Ryx);
             (*stiffness)(r0 + 1, c0 + 1) += ky[bi] * hy[bj] + (ds[bj] * Pyy + dds[bj] * Ryy);
-            (*damping)(r0, c0) += dkx * kx[bj];
-            (*damping)(r0, c0 + 1) += dkx * ky[bj];
-            (*damping)(r0 + 1, c0) += dky * kx[bj];
-            (*damping)(r0 + 1, c0 + 1) += dky * ky[bj];
+            if (dK != Scalar(0)) {  // without bending damping these terms are all zero
+              (*damping)(r0, c0) += dkx * kx[bj];
+              (*damping)(r0, c0 + 1) += dkx * ky[bj];
+              (*damping)(r0 + 1, c0) += dky * kx[bj];
+              (*damping)(r0 + 1, c0 + 1) += dky * ky[bj];
+            }
           }
         }
       }

@@ -124,6 +124,7 @@ class BeltDrive {
       }
     }
     contact_ = contact;
+    shapeTable_.build(belt_.element.length, contact.segmentCount);
     const Matrix8& m = element_.massMatrix();
     massElement_ = m;
     lumpedNodeMass_ = m(0, 0) + m(0, 4);  // row sum of the position part: rho A L / 2
@@ -142,8 +143,12 @@ class BeltDrive {
 
   Eigen::Matrix<double, 8, 1> gatherElement(const Vector& x, int e) const {
     Eigen::Matrix<double, 8, 1> out;
-    const int a = e, b = nextNode(e);
-    out << x.template segment<4>(4 * a), x.template segment<4>(4 * b);
+    const double* a = x.data() + 4 * e;
+    const double* b = x.data() + 4 * nextNode(e);
+    for (int i = 0; i < 4; ++i) {
+      out(i) = a[i];
+      out(4 + i) = b[i];
+    }
     return out;
   }
   int nextNode(int e) const { return belt_.closed && e == NE - 1 ? 0 : e + 1; }
@@ -219,7 +224,7 @@ class BeltDrive {
       if (isStatic) {
         re.noalias() += stabilizer_ * (massElement_ * (qe - gatherElement(staticPrevious_, e)));
       } else {
-        re.noalias() += massElement_ * gatherElement(a, e);
+        addMassTimes(gatherElement(a, e), re);
       }
       re -= gravityFactor * element_.gravityForce();
       scatterElement(re, e, r);
@@ -228,8 +233,9 @@ class BeltDrive {
       const CircleState cs = circleState(q, v, p);
       beltTorque_[p] = 0.0;
       for (int e = 0; e < NE; ++e) {
+        if (!pair_[e][p].anyFlagged()) continue;
         PairForces f;
-        const Status s = pair_[e][p].evaluateNewton(gatherElement(q, e), gatherElement(v, e), belt_.element.length, cs, f);
+        const Status s = pair_[e][p].evaluateNewton(gatherElement(q, e), gatherElement(v, e), shapeTable(), cs, f);
         if (s != Status::kOk) return s;
         if (f.activeSegments == 0) continue;
         scatterElement(f.element, e, r);
@@ -259,17 +265,16 @@ class BeltDrive {
       Matrix8 k, d;
       const Status s = element_.internalForceAndJacobian(gatherElement(q, e), gatherElement(v, e), re, k, d);
       if (s != Status::kOk) return s;
-      const Matrix8 m = massFactor * massElement_ + stiffnessFactor * k + dampingFactor * d;
-      addElementMatrix(e, m);
+      addElementMatrix(e, massFactor, stiffnessFactor, k, dampingFactor, d);
     }
     for (int p = 0; p < NP; ++p) {
       const CircleState cs = circleState(q, v, p);
       for (int e = 0; e < NE; ++e) {
         if (!pair_[e][p].anyFlagged()) continue;
-        const Status s = contactPairJacobian(pair_[e][p], gatherElement(q, e), gatherElement(v, e),
-                                             belt_.element.length, cs, contactStiffness_, contactDamping_);
+        const Status s = contactPairJacobian(pair_[e][p], gatherElement(q, e), gatherElement(v, e), shapeTable(), cs,
+                                             contactStiffness_, contactDamping_);
         if (s != Status::kOk) return s;
-        addPairMatrix(e, p, stiffnessFactor * contactStiffness_ + dampingFactor * contactDamping_);
+        addPairMatrix(e, p, stiffnessFactor, dampingFactor);
       }
       circleMatrix(p, massFactor, stiffnessFactor, dampingFactor);
     }
@@ -302,7 +307,7 @@ class BeltDrive {
       for (int e = 0; e < NE; ++e) {
         double pairError = 0.0;
         const Status s = pair_[e][p].postNewtonStep(gatherElement(*point.q, e), gatherElement(*point.v, e),
-                                                    belt_.element.length, cs, pairError);
+                                                    shapeTable(), cs, pairError);
         if (s == Status::kNonFiniteValue) return s;
         if (s != Status::kOk) worst = s;
         if (pairError > error) error = pairError;
@@ -347,6 +352,25 @@ class BeltDrive {
 
  private:
   using Vector8 = Eigen::Matrix<double, 8, 1>;
+
+  // The shape-function table of the segment points (built in setUp; rebuilt here if the element
+  // length or the contact's segment count was changed since).
+  const SegmentShapeTable<NCS>& shapeTable() {
+    if (!shapeTable_.matches(belt_.element.length, contact_.segmentCount))
+      shapeTable_.build(belt_.element.length, contact_.segmentCount);
+    return shapeTable_;
+  }
+
+  // out += M x for the element mass matrix, whose only nonzeros are M(2i + c, 2j + c) (the 4 x 4
+  // Hermite mass times the 2 x 2 identity): 32 products instead of a general 8 x 8 product.
+  void addMassTimes(const Vector8& x, Vector8& out) const {
+    for (int i = 0; i < 4; ++i)
+      for (int c = 0; c < 2; ++c) {
+        double sum = massElement_(2 * i + c, c) * x(c);
+        for (int j = 1; j < 4; ++j) sum += massElement_(2 * i + c, 2 * j + c) * x(2 * j + c);
+        out(2 * i + c) += sum;
+      }
+  }
 
   // Which unknowns are prescribed, and how.
   enum class Prescribed : std::uint8_t { kNo, kFixed, kSpeed, kStaticLock };
@@ -509,29 +533,75 @@ class BeltDrive {
     // Anything else would be outside the band; the topology never produces it.
   }
 
-  void addNodeBlock(int rowNode, int colNode, const Matrix4& m) {
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) addEntry(4 * rowNode + i, 4 * colNode + j, m(i, j));
-  }
-
-  void addElementMatrix(int e, const Matrix8& m) {
-    const int a = e, b = nextNode(e);
-    addNodeBlock(a, a, m.template block<4, 4>(0, 0));
-    addNodeBlock(a, b, m.template block<4, 4>(0, 4));
-    addNodeBlock(b, a, m.template block<4, 4>(4, 0));
-    addNodeBlock(b, b, m.template block<4, 4>(4, 4));
-  }
-
-  void addPairMatrix(int e, int p, const Matrix11& m) {
-    int dofs[11];
-    const int a = e, b = nextNode(e);
-    for (int i = 0; i < 4; ++i) {
-      dofs[i] = 4 * a + i;
-      dofs[4 + i] = 4 * b + i;
+  // The 4 x 4 solver block of (rowNode, colNode), or null outside the band (the topology never
+  // produces that). Node 0 is border rows/columns 0..3, node k >= 1 chain block k - 1.
+  double* nodeBlock(int rowNode, int colNode, int& stride) {
+    if (rowNode == 0) {
+      if (colNode == 0) {
+        stride = kBorder;
+        return solver_.corner().data();
+      }
+      stride = kBorder;
+      return solver_.rowBorder(colNode - 1).data();
     }
-    for (int i = 0; i < 3; ++i) dofs[8 + i] = circleDof(p, i);
-    for (int i = 0; i < 11; ++i)
-      for (int j = 0; j < 11; ++j) addEntry(dofs[i], dofs[j], m(i, j));
+    stride = 4;
+    if (colNode == 0) return solver_.columnBorder(rowNode - 1).data();
+    const int br = rowNode - 1, bc = colNode - 1;
+    if (bc == br) return solver_.diagonal(br).data();
+    if (bc == br + 1) return solver_.upper(br).data();
+    if (bc == br - 1) return solver_.lower(br).data();
+    return nullptr;
+  }
+
+  // Column-major 4 x 4 block at (row, col) of an 8 x 8 or 11 x 11 source with the given factors:
+  // block(i, j) += a * A(row + i, col + j) + b * B(row + i, col + j) [+ c * C(...)].
+  void addNodeBlock(int rowNode, int colNode, const double* values, int sourceStride) {
+    int stride = 0;
+    double* target = nodeBlock(rowNode, colNode, stride);
+    if (target == nullptr) return;
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 4; ++i) target[j * stride + i] += values[j * sourceStride + i];
+  }
+
+  // Element e's Newton matrix massFactor M + stiffnessFactor K + dampingFactor D, block by block.
+  void addElementMatrix(int e, double massFactor, double stiffnessFactor, const Matrix8& k, double dampingFactor,
+                        const Matrix8& d) {
+    Matrix8 m;
+    for (int j = 0; j < 8; ++j)
+      for (int i = 0; i < 8; ++i)
+        m(i, j) = (massFactor * massElement_(i, j) + stiffnessFactor * k(i, j)) + dampingFactor * d(i, j);
+    const int a = e, b = nextNode(e);
+    addNodeBlock(a, a, &m(0, 0), 8);
+    addNodeBlock(a, b, &m(0, 4), 8);
+    addNodeBlock(b, a, &m(4, 0), 8);
+    addNodeBlock(b, b, &m(4, 4), 8);
+  }
+
+  // Pair (e, p): stiffnessFactor K_c + dampingFactor D_c over [node e, node e+1, circle p].
+  void addPairMatrix(int e, int p, double stiffnessFactor, double dampingFactor) {
+    Matrix11 m;
+    for (int j = 0; j < 11; ++j)
+      for (int i = 0; i < 11; ++i) m(i, j) = stiffnessFactor * contactStiffness_(i, j) + dampingFactor * contactDamping_(i, j);
+    const int nodes[2] = {e, nextNode(e)};
+    const int circleBorder = 4 + kCircleDofs * p;  // border index of circle p's first unknown
+    for (int r = 0; r < 2; ++r)
+      for (int c = 0; c < 2; ++c) addNodeBlock(nodes[r], nodes[c], &m(4 * r, 4 * c), 11);
+    for (int r = 0; r < 2; ++r) {
+      const int node = nodes[r];
+      for (int l = 0; l < 3; ++l)
+        for (int i = 0; i < 4; ++i) {
+          // Node rows x circle columns, circle rows x node columns.
+          if (node == 0) {
+            solver_.corner()(i, circleBorder + l) += m(4 * r + i, 8 + l);
+            solver_.corner()(circleBorder + l, i) += m(8 + l, 4 * r + i);
+          } else {
+            solver_.columnBorder(node - 1)(i, circleBorder + l) += m(4 * r + i, 8 + l);
+            solver_.rowBorder(node - 1)(circleBorder + l, i) += m(8 + l, 4 * r + i);
+          }
+        }
+    }
+    for (int l = 0; l < 3; ++l)
+      for (int k = 0; k < 3; ++k) solver_.corner()(circleBorder + k, circleBorder + l) += m(8 + k, 8 + l);
   }
 
   void clearRow(int dof) {
@@ -556,6 +626,7 @@ class BeltDrive {
   double lumpedNodeMass_ = 1.0;
   CircleParameters circle_[NP];
   Pair pair_[NE][NP];
+  SegmentShapeTable<NCS> shapeTable_;
   Solver solver_;
   Matrix11 contactStiffness_, contactDamping_;
   double scale_ = 1.0;

@@ -70,18 +70,23 @@ class BorderedBlockTridiagonal {
     for (int k = 0; k < NumBlocks; ++k) {
       BlockMatrix pivot = diagonal_[k];
       ColumnBorder e = columnBorder_[k];
-      RowBorder f = rowBorder_[k];
+      RowBorder& f = fTilde_[k];
+      f = rowBorder_[k];
       if (k > 0) {
-        pivot.noalias() -= lower_[k] * x_[k - 1];
-        e.noalias() -= lower_[k] * y_[k - 1];
-        f.noalias() -= fTilde_[k - 1] * x_[k - 1];
+        // pivot -= L X, e -= L Y, f -= F~ X (plain column-major loops, sums in index order).
+        subtractProduct<B, B, B>(lower_[k].data(), x_[k - 1].data(), pivot.data());
+        subtractProduct<B, B, W>(lower_[k].data(), y_[k - 1].data(), e.data());
+        subtractProduct<W, B, B>(fTilde_[k - 1].data(), x_[k - 1].data(), f.data());
       }
       const Status s = lu_[k].compute(pivot);
       if (s != Status::kOk) return s;
-      x_[k] = k + 1 < NumBlocks ? lu_[k].solve(upper_[k]) : BlockMatrix::Zero();
-      y_[k] = lu_[k].solve(e);
-      fTilde_[k] = f;
-      schur.noalias() -= f * y_[k];
+      if (k + 1 < NumBlocks) {
+        lu_[k].solveInto(upper_[k].data(), x_[k].data(), B);
+      } else {
+        x_[k].setZero();
+      }
+      lu_[k].solveInto(e.data(), y_[k].data(), W);
+      subtractProduct<W, B, W>(f.data(), y_[k].data(), schur.data());
     }
     const Status s = cornerLu_.compute(schur);
     if (s != Status::kOk) return s;
@@ -117,6 +122,22 @@ class BorderedBlockTridiagonal {
   }
 
  private:
+  // c -= a b for column-major a (R x K), b (K x C), c (R x C).
+  template <int R, int K, int C>
+  static void subtractProduct(const double* a, const double* b, double* c) {
+    for (int j = 0; j < C; ++j) {
+      double* cj = c + j * R;
+      const double* bj = b + j * K;
+#pragma GCC unroll 16
+      for (int i = 0; i < R; ++i) {
+        double sum = a[i] * bj[0];
+#pragma GCC unroll 16
+        for (int l = 1; l < K; ++l) sum += a[l * R + i] * bj[l];
+        cj[i] -= sum;
+      }
+    }
+  }
+
   // Assembled matrix.
   BlockMatrix diagonal_[NumBlocks], lower_[NumBlocks], upper_[NumBlocks];
   ColumnBorder columnBorder_[NumBlocks];

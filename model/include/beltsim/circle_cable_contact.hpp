@@ -131,9 +131,26 @@ struct SegmentKinematics {
   double stickingCoordinate = 0.0;  // x_cur, m (unwrapped)
 };
 
+// x_cur of a segment (needs an atan2; only the stick law and the PNS read it).
+inline double stickingCoordinate(const ContactParameters& p, const SegmentGeometry& g, double length,
+                                 const CircleState& circle) {
+  // Spec §4.5: x_c = r * angle of n in the circle frame (atan2(n) - phi, which differs from
+  // atan2(A^T n) only by multiples of 2 pi; only wrapped differences are used), plus the
+  // segment part sigma rho L_seg with the orientation sign sigma.
+  const double circlePart = p.radius * (detmath::atan2(g.normal(1), g.normal(0)) - circle.angle);
+  const double sigma = g.tangent.dot(g.direction) > 0.0 ? -1.0 : 1.0;
+  return circlePart + sigma * g.rho * (length / p.segmentCount);
+}
+
+// Whether the Newton-phase tangential force of a segment in this state reads x_cur.
+inline bool newtonForceNeedsStickingCoordinate(const FrictionParameters& f, const SegmentHistory& h) {
+  return f.law != TangentialLaw::kContinuous && h.state == StickSlip::kStick && f.bristleStiffness != 0.0;
+}
+
+// needSticking = false leaves stickingCoordinate at 0 (saves the atan2 where it is not read).
 template <int MaxSegments>
 SegmentKinematics segmentKinematics(const ContactParameters& p, const SegmentPoints<MaxSegments>& points, int i,
-                                    double length, const CircleState& circle) {
+                                    double length, const CircleState& circle, bool needSticking = true) {
   SegmentKinematics k;
   k.geometry = segmentGeometry(points.position[i], points.position[i + 1], circle.centre, p.radius);
   const SegmentGeometry& g = k.geometry;
@@ -143,14 +160,7 @@ SegmentKinematics segmentKinematics(const ContactParameters& p, const SegmentPoi
   const Vector2 relative = pointVelocity - surfaceVelocity;
   k.normalVelocity = relative.dot(g.normal);
   k.tangentialVelocity = relative.dot(g.tangent);
-  if (p.friction.bristleStiffness != 0.0) {
-    // Spec §4.5: x_c = r * angle of n in the circle frame (atan2(n) - phi, which differs from
-    // atan2(A^T n) only by multiples of 2 pi; only wrapped differences are used), plus the
-    // segment part sigma rho L_seg with the orientation sign sigma.
-    const double circlePart = p.radius * (detmath::atan2(g.normal(1), g.normal(0)) - circle.angle);
-    const double sigma = g.tangent.dot(g.direction) > 0.0 ? -1.0 : 1.0;
-    k.stickingCoordinate = circlePart + sigma * g.rho * (length / p.segmentCount);
-  }
+  if (needSticking && p.friction.bristleStiffness != 0.0) k.stickingCoordinate = stickingCoordinate(p, g, length, circle);
   return k;
 }
 
@@ -227,8 +237,20 @@ class ContactPair {
                         PairForces& out) const {
     out = PairForces{};
     if (!anyFlagged()) return Status::kOk;
+    SegmentShapeTable<MaxSegments> table;
+    table.build(length, p_.segmentCount);
+    return evaluateNewton(q, qDot, table, circle, out);
+  }
+
+  // Same, with the shape functions from a table (built for this length and p.segmentCount).
+  Status evaluateNewton(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
+                        const CircleState& circle, PairForces& out) const {
+    out = PairForces{};
+    if (!anyFlagged()) return Status::kOk;
+    if (table.segmentCount != p_.segmentCount) return evaluateNewton(q, qDot, table.length, circle, out);
+    const double length = table.length;
     SegmentPoints<MaxSegments> points;
-    const Status s = computeSegmentPoints(q, qDot, length, p_.segmentCount, p_.offset, points);
+    const Status s = computeSegmentPoints(q, qDot, table, p_.offset, points);
     if (s != Status::kOk) return s;
     Vector2 pointForce[MaxSegments + 1];
     for (int k = 0; k <= MaxSegments; ++k) pointForce[k].setZero();
@@ -237,7 +259,8 @@ class ContactPair {
     for (int i = 0; i < MaxSegments; ++i) {
       if (i >= p_.segmentCount) break;
       if (current_[i].gap > 0.0) continue;
-      const SegmentKinematics k = segmentKinematics(p_, points, i, length, circle);
+      const SegmentKinematics k = segmentKinematics(p_, points, i, length, circle,
+                                                    newtonForceNeedsStickingCoordinate(p_.friction, current_[i]));
       const SegmentGeometry& g = k.geometry;
       if (g.degenerate) out.degenerate = true;
       const double fn = normalForceLaw(p_, g.gap, k.normalVelocity);
@@ -261,7 +284,8 @@ class ContactPair {
     }
     for (int k = 0; k <= MaxSegments; ++k) {
       if (k > p_.segmentCount) break;
-      addPointForce(q, length, length * k / p_.segmentCount, p_.offset, pointForce[k], out.element);
+      addPointForce(table.shape[k], points.slope[k], points.tangent[k], points.slopeSquared[k], p_.offset,
+                    pointForce[k], out.element);
     }
     out.circleForce = -forceSum;
     out.circleTorque = -torqueSum;
@@ -331,7 +355,17 @@ class ContactPair {
   // sum over the segments (N).
   Status postNewtonStep(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
                         double& error) {
+    SegmentShapeTable<MaxSegments> table;
+    table.build(length, p_.segmentCount);
+    return postNewtonStep(q, qDot, table, circle, error);
+  }
+
+  // Same, with the shape functions from a table (built for this length and p.segmentCount).
+  Status postNewtonStep(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
+                        const CircleState& circle, double& error) {
     error = 0.0;
+    if (table.segmentCount != p_.segmentCount) return postNewtonStep(q, qDot, table.length, circle, error);
+    const double length = table.length;
     if (p_.useBoundingBox) {
       BoundingBox box = elementBoundingBox(q, length);
       box.inflate(absOf(p_.offset) + kBoxMargin);
@@ -353,12 +387,12 @@ class ContactPair {
       }
     }
     SegmentPoints<MaxSegments> points;
-    const Status s = computeSegmentPoints(q, qDot, length, p_.segmentCount, p_.offset, points);
+    const Status s = computeSegmentPoints(q, qDot, table, p_.offset, points);
     if (s != Status::kOk) return s;
     bool degenerate = false;
     for (int i = 0; i < MaxSegments; ++i) {
       if (i >= p_.segmentCount) break;
-      const SegmentKinematics k = segmentKinematics(p_, points, i, length, circle);
+      SegmentKinematics k = segmentKinematics(p_, points, i, length, circle, false);
       const double gap = k.geometry.gap;
       if (k.geometry.degenerate) degenerate = true;
       SegmentHistory& d = current_[i];
@@ -369,6 +403,7 @@ class ContactPair {
       const bool frictional = p_.friction.bristleStiffness != 0.0 || p_.friction.velocityPenalty != 0.0 ||
                               p_.friction.law == TangentialLaw::kContinuous;
       if (gap <= 0.0 && frictional) {
+        if (p_.friction.bristleStiffness != 0.0) k.stickingCoordinate = stickingCoordinate(p_, k.geometry, length, circle);
         const double fn = normalForceLaw(p_, gap, k.normalVelocity);
         const TangentialPnsResult t = pnsTangential(p_.friction, d, startOfStep_[i], fn, k.tangentialVelocity,
                                                     k.stickingCoordinate, wrapPeriod());

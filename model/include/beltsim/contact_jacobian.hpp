@@ -81,12 +81,11 @@ inline Eigen::Matrix<double, 8, 8> offsetGeometricStiffness(const PointData& pd,
 
 }  // namespace contact_jacobian_detail
 
-// Analytic stiffness and damping of a pair; same value as ContactPair::jacobian (which uses
-// central differences) up to truncation error, at a fraction of the cost.
+// General form with 2 x 11 maps per segment; used for point-wise normals (spec §4.8 PWN).
 template <int MaxSegments>
-Status contactPairJacobian(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot, double length,
-                           const CircleState& circle, Eigen::Matrix<double, 11, 11>& stiffness,
-                           Eigen::Matrix<double, 11, 11>& damping) {
+Status contactPairJacobianGeneral(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
+                                  double length, const CircleState& circle, Eigen::Matrix<double, 11, 11>& stiffness,
+                                  Eigen::Matrix<double, 11, 11>& damping) {
   using namespace contact_jacobian_detail;
   stiffness.setZero();
   damping.setZero();
@@ -284,6 +283,345 @@ Status contactPairJacobian(const ContactPair<MaxSegments>& pair, const Vector8& 
   stiffness.template block<1, 11>(10, 0) = -torqueK;
   damping.template block<1, 11>(10, 0) = -torqueD;
   return Status::kOk;
+}
+
+namespace contact_jacobian_detail {
+
+// Band of one segment point k in the pair's local inputs: columns [P_{k-1} (2), P_k (2),
+// P_{k+1} (2), c (2), phi] (positions) or the matching velocities; a point's force depends only on
+// its two neighbouring segments.
+constexpr int kBand = 9;
+
+}  // namespace contact_jacobian_detail
+
+// Analytic stiffness and damping of a pair; same value as ContactPair::jacobian (which uses
+// central differences) up to truncation error, at a fraction of the cost. Shape functions from a
+// table built for this element length and the pair's segment count.
+//
+// Segment normals: the chain runs in the pair's local inputs (segment points P_k, V_k and the
+// circle) and is mapped to the 11 pair coordinates once per point, dF_k/dx = sum_j dF_k/dP_j J_j
+// + dF_k/dV_j dV_j/dq, instead of once per segment and term.
+template <int MaxSegments>
+Status contactPairJacobian(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
+                           const SegmentShapeTable<MaxSegments>& table, const CircleState& circle,
+                           Eigen::Matrix<double, 11, 11>& stiffness, Eigen::Matrix<double, 11, 11>& damping) {
+  using namespace contact_jacobian_detail;
+  const ContactParameters& p = pair.parameters();
+  if (!p.useSegmentNormals || table.segmentCount != p.segmentCount)
+    return contactPairJacobianGeneral(pair, q, qDot, table.length, circle, stiffness, damping);
+  stiffness.setZero();
+  damping.setZero();
+  if (!pair.anyFlagged()) return Status::kOk;
+  constexpr int kPoints = MaxSegments + 1;
+  const int n = p.segmentCount;
+  const double length = table.length;
+  const double offset = p.offset;
+  SegmentPoints<MaxSegments> sp;
+  const Status ps = computeSegmentPoints(q, qDot, table, offset, sp);
+  if (ps != Status::kOk) return ps;
+
+  // Per point: dF_k/d(local positions) gz, dF_k/d(local velocities) gw over the band, the force.
+  double gz[kPoints][2][kBand], gw[kPoints][2][kBand];
+  double pointForce[kPoints][2];
+  bool touched[kPoints];
+  for (int k = 0; k < kPoints; ++k) {
+    touched[k] = false;
+    pointForce[k][0] = pointForce[k][1] = 0.0;
+    for (int a = 0; a < 2; ++a)
+      for (int c = 0; c < kBand; ++c) gz[k][a][c] = gw[k][a][c] = 0.0;
+  }
+  // Torque row over all local inputs: [P_0 .. P_n, c, phi] (velocities alike).
+  constexpr int kLocal = 2 * kPoints + 3;
+  double tz[kLocal], tw[kLocal];
+  for (int c = 0; c < kLocal; ++c) tz[c] = tw[c] = 0.0;
+  const int circleColumn = 2 * (n + 1);
+  const double r = p.radius;
+  const double period = 2.0 * detmath::kPi * r;
+  const double omega = circle.angularVelocity;
+
+  for (int i = 0; i < MaxSegments; ++i) {
+    if (i >= n) break;
+    const SegmentHistory& h = pair.history(i);
+    if (h.gap > 0.0) continue;
+    const SegmentKinematics kin =
+        segmentKinematics(p, sp, i, length, circle, newtonForceNeedsStickingCoordinate(p.friction, h));
+    const SegmentGeometry& g = kin.geometry;
+    if (g.degenerate) continue;  // no defined direction: contributes a force but no reliable slope
+    const double rho = g.rho;
+    const Vector2& p0 = sp.position[i];
+    const Vector2& v0 = sp.velocity[i];
+    const Vector2& v1 = sp.velocity[i + 1];
+    const double vsx = g.direction(0), vsy = g.direction(1);
+    // Local inputs z = [P_i, P_{i+1}, c, phi], w = [V_i, V_{i+1}, c_dot, omega].
+    double dRho[7] = {0, 0, 0, 0, 0, 0, 0};
+    double de[2][7] = {{0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0}};
+    if (rho > 0.0 && rho < 1.0) {
+      const double b = vsx * vsx + vsy * vsy;
+      const double cpx = circle.centre(0) - p0(0), cpy = circle.centre(1) - p0(1);
+      dRho[0] = (-cpx + (2.0 * rho - 1.0) * vsx) / b;
+      dRho[1] = (-cpy + (2.0 * rho - 1.0) * vsy) / b;
+      dRho[2] = (cpx - 2.0 * rho * vsx) / b;
+      dRho[3] = (cpy - 2.0 * rho * vsy) / b;
+      dRho[4] = vsx / b;
+      dRho[5] = vsy / b;
+      de[0][0] = de[1][1] = 1.0 - rho;
+      de[0][2] = de[1][3] = rho;
+      for (int c = 0; c < 6; ++c) {
+        de[0][c] += vsx * dRho[c];
+        de[1][c] += vsy * dRho[c];
+      }
+    } else if (rho >= 1.0) {
+      de[0][2] = de[1][3] = 1.0;
+    } else {
+      de[0][0] = de[1][1] = 1.0;
+    }
+    de[0][4] -= 1.0;
+    de[1][5] -= 1.0;
+    const double nx = g.normal(0), ny = g.normal(1);
+    const double tx = g.tangent(0), ty = g.tangent(1);
+    const double distance = g.distance > 0.0 ? g.distance : 1e-300;
+    // dn = (I - n n^T) de / delta, dt = R dn, dg = n^T de (columns 0..5; phi does not move e).
+    double dn[2][7], dt[2][7], dGap[7];
+    for (int c = 0; c < 7; ++c) {
+      const double ndc = nx * de[0][c] + ny * de[1][c];
+      dGap[c] = ndc;
+      dn[0][c] = (de[0][c] - nx * ndc) / distance;
+      dn[1][c] = (de[1][c] - ny * ndc) / distance;
+      dt[0][c] = -dn[1][c];
+      dt[1][c] = dn[0][c];
+    }
+    // Relative velocity rel = (1-rho) V_i + rho V_{i+1} - c_dot - r omega t.
+    const double relx = ((1.0 - rho) * v0(0) + rho * v1(0)) - circle.velocity(0) - r * omega * tx;
+    const double rely = ((1.0 - rho) * v0(1) + rho * v1(1)) - circle.velocity(1) - r * omega * ty;
+    const double dvx = v1(0) - v0(0), dvy = v1(1) - v0(1);
+    double dVnZ[7], dVtZ[7];
+    for (int c = 0; c < 7; ++c) {
+      const double relZx = dvx * dRho[c] - r * omega * dt[0][c];
+      const double relZy = dvy * dRho[c] - r * omega * dt[1][c];
+      dVnZ[c] = (nx * relZx + ny * relZy) + (relx * dn[0][c] + rely * dn[1][c]);
+      dVtZ[c] = (tx * relZx + ty * relZy) + (relx * dt[0][c] + rely * dt[1][c]);
+    }
+    // d rel / dw: [(1-rho) I, rho I, -I, -r t].
+    const double dVnW[7] = {(1.0 - rho) * nx, (1.0 - rho) * ny, rho * nx, rho * ny, -nx, -ny, -r * (nx * tx + ny * ty)};
+    const double dVtW[7] = {(1.0 - rho) * tx, (1.0 - rho) * ty, rho * tx, rho * ty, -tx, -ty, -r * (tx * tx + ty * ty)};
+    // Normal force.
+    const double fn = normalForceLaw(p, g.gap, kin.normalVelocity);
+    double springSlope = p.contactStiffness;
+    if (p.normalExponent != 1.0) {
+      const double ag = absOf(g.gap);
+      springSlope = p.contactStiffness * p.normalExponent *
+                    (p.normalExponent == 1.5 ? std::sqrt(ag) : detmath::pow(ag, p.normalExponent - 1.0));
+    }
+    double dFnZ[7], dFnW[7];
+    for (int c = 0; c < 7; ++c) {
+      dFnZ[c] = springSlope * dGap[c] + p.contactDamping * dVnZ[c];
+      dFnW[c] = p.contactDamping * dVnW[c];
+    }
+    // Tangential force (frozen state).
+    const double ft = newtonTangentialForce(p.friction, h, fn, kin.tangentialVelocity, kin.stickingCoordinate, period);
+    double dFtZ[7], dFtW[7];
+    if (p.friction.law == TangentialLaw::kContinuous) {
+      const double speed = absOf(kin.tangentialVelocity);
+      const double decay = detmath::exp(-speed / p.friction.characteristicVelocity);
+      const double shape = signOf(kin.tangentialVelocity) * (1.0 - decay);
+      const double mu = p.friction.frictionCoefficient;
+      const double byFn = mu * shape * signOf(fn);
+      const double byVt = mu * absOf(fn) * decay / p.friction.characteristicVelocity;
+      for (int c = 0; c < 7; ++c) {
+        dFtZ[c] = byFn * dFnZ[c] + byVt * dVtZ[c];
+        dFtW[c] = byFn * dFnW[c] + byVt * dVtW[c];
+      }
+    } else if (isSlipping(h.state)) {
+      const double factor = p.friction.frictionCoefficient * slipSign(h.state) * signOf(fn);
+      for (int c = 0; c < 7; ++c) {
+        dFtZ[c] = factor * dFnZ[c];
+        dFtW[c] = factor * dFnW[c];
+      }
+    } else {
+      const double muV = p.friction.velocityPenalty;
+      for (int c = 0; c < 7; ++c) {
+        dFtZ[c] = muV * dVtZ[c];
+        dFtW[c] = muV * dVtW[c];
+      }
+      if (h.state == StickSlip::kStick && p.friction.bristleStiffness != 0.0) {
+        // x_cur = r (theta(n) - phi) + sigma rho L_seg, dtheta = t^T dn.
+        const double sigma = tx * vsx + ty * vsy > 0.0 ? -1.0 : 1.0;
+        const double segmentLength = length / n;
+        const double muK = p.friction.bristleStiffness;
+        for (int c = 0; c < 7; ++c) {
+          double dX = r * (tx * dn[0][c] + ty * dn[1][c]) + sigma * segmentLength * dRho[c];
+          if (c == 6) dX -= r;
+          dFtZ[c] += muK * dX;
+        }
+      }
+    }
+    // F = f_n n + f_t t: dF/dz = n dFn + fn dn + t dFt + ft dt, dF/dw = n dFn_w + t dFt_w.
+    const double fx = fn * nx + ft * tx, fy = fn * ny + ft * ty;
+    const double keep = 1.0 - rho;
+    // Point i: band column = local + 2; point i+1: positions local (0..3), circle local + 2.
+    for (int c = 0; c < 7; ++c) {
+      const double fzx = nx * dFnZ[c] + fn * dn[0][c] + tx * dFtZ[c] + ft * dt[0][c];
+      const double fzy = ny * dFnZ[c] + fn * dn[1][c] + ty * dFtZ[c] + ft * dt[1][c];
+      const double fwx = nx * dFnW[c] + tx * dFtW[c];
+      const double fwy = ny * dFnW[c] + ty * dFtW[c];
+      const int left = c + 2, right = c < 4 ? c : c + 2;
+      // d(rho)/dz moves force from point i to point i+1.
+      gz[i][0][left] += keep * fzx - fx * dRho[c];
+      gz[i][1][left] += keep * fzy - fy * dRho[c];
+      gz[i + 1][0][right] += rho * fzx + fx * dRho[c];
+      gz[i + 1][1][right] += rho * fzy + fy * dRho[c];
+      gw[i][0][left] += keep * fwx;
+      gw[i][1][left] += keep * fwy;
+      gw[i + 1][0][right] += rho * fwx;
+      gw[i + 1][1][right] += rho * fwy;
+      const int column = c < 4 ? 2 * i + c : circleColumn + (c - 4);
+      tz[column] += r * dFtZ[c];
+      tw[column] += r * dFtW[c];
+    }
+    touched[i] = touched[i + 1] = true;
+    pointForce[i][0] += keep * fx;
+    pointForce[i][1] += keep * fy;
+    pointForce[i + 1][0] += rho * fx;
+    pointForce[i + 1][1] += rho * fy;
+  }
+
+  // Marker Jacobians J_k = dP_k/dq = dV_k/dq_dot (2 x 8) and dV_k/dq (offset term).
+  double jac[kPoints][2][8], vByQ[kPoints][2][8];
+  for (int k = 0; k < kPoints; ++k) {
+    if (k > n) break;
+    const HermiteShape<double>& shape = table.shape[k];
+    const double slopeNorm = std::sqrt(sp.slopeSquared[k]);
+    const double tx = sp.tangent[k](0), ty = sp.tangent[k](1);
+    const double hx = -ty, hy = tx;  // n_hat
+    const double coefficient = offset / slopeNorm;
+    // J = S - (h_o/|r'|) t n^T S'
+    for (int j = 0; j < 4; ++j) {
+      const double s = shape.s(j), ds = shape.ds(j);
+      jac[k][0][2 * j] = s - coefficient * (tx * (hx * ds));
+      jac[k][0][2 * j + 1] = -(coefficient * (tx * (hy * ds)));
+      jac[k][1][2 * j] = -(coefficient * (ty * (hx * ds)));
+      jac[k][1][2 * j + 1] = s - coefficient * (ty * (hy * ds));
+    }
+    if (offset != 0.0) {
+      // V = r_dot - h_o t c, c = n.r_dot' / |r'|:
+      // dV/dr' = -h_o [ n n^T c / |r'| - t ((r_dot'.t) n^T + (r_dot'.n) t^T) / |r'|^2 ]
+      const Vector2 rate = HermiteShape<double>::interpolate(shape.ds, qDot);
+      const double c = (hx * rate(0) + hy * rate(1)) / slopeNorm;
+      const double l2 = slopeNorm * slopeNorm;
+      const double cn = c / slopeNorm;
+      const double rt = rate(0) * tx + rate(1) * ty, rn = rate(0) * hx + rate(1) * hy;
+      const double m[2][2] = {{-offset * (hx * hx * cn - tx * (rt * hx + rn * tx) / l2),
+                               -offset * (hx * hy * cn - tx * (rt * hy + rn * ty) / l2)},
+                              {-offset * (hy * hx * cn - ty * (rt * hx + rn * tx) / l2),
+                               -offset * (hy * hy * cn - ty * (rt * hy + rn * ty) / l2)}};
+      for (int j = 0; j < 4; ++j) {
+        const double ds = shape.ds(j);
+        for (int a = 0; a < 2; ++a) {
+          vByQ[k][a][2 * j] = m[a][0] * ds;
+          vByQ[k][a][2 * j + 1] = m[a][1] * ds;
+        }
+      }
+    }
+  }
+
+  // Element rows: sum_k J_k^T dF_k (+ the offset's geometric term); circle rows: -F_sum, -T_sum.
+  double sumK[2][11], sumD[2][11];
+  for (int a = 0; a < 2; ++a)
+    for (int c = 0; c < 11; ++c) sumK[a][c] = sumD[a][c] = 0.0;
+  for (int k = 0; k < kPoints; ++k) {
+    if (k > n) break;
+    if (!touched[k]) continue;
+    double fk[2][11], fd[2][11];  // dF_k/dx, dF_k/dx_dot
+    for (int a = 0; a < 2; ++a) {
+      for (int c = 0; c < 8; ++c) fk[a][c] = fd[a][c] = 0.0;
+      for (int c = 0; c < 3; ++c) {
+        fk[a][8 + c] = gz[k][a][6 + c];
+        fd[a][8 + c] = gw[k][a][6 + c];
+      }
+    }
+    for (int nb = 0; nb < 3; ++nb) {
+      const int j = k - 1 + nb;
+      if (j < 0 || j > n) continue;
+      const int o = 2 * nb;
+      for (int a = 0; a < 2; ++a) {
+        const double z0 = gz[k][a][o], z1 = gz[k][a][o + 1];
+        const double w0 = gw[k][a][o], w1 = gw[k][a][o + 1];
+        for (int c = 0; c < 8; ++c) {
+          fk[a][c] += z0 * jac[j][0][c] + z1 * jac[j][1][c];
+          fd[a][c] += w0 * jac[j][0][c] + w1 * jac[j][1][c];
+        }
+        if (offset != 0.0)
+          for (int c = 0; c < 8; ++c) fk[a][c] += w0 * vByQ[j][0][c] + w1 * vByQ[j][1][c];
+      }
+    }
+    for (int row = 0; row < 8; ++row) {
+      const double j0 = jac[k][0][row], j1 = jac[k][1][row];
+      for (int c = 0; c < 11; ++c) {
+        stiffness(row, c) += j0 * fk[0][c] + j1 * fk[1][c];
+        damping(row, c) += j0 * fd[0][c] + j1 * fd[1][c];
+      }
+    }
+    for (int a = 0; a < 2; ++a)
+      for (int c = 0; c < 11; ++c) {
+        sumK[a][c] += fk[a][c];
+        sumD[a][c] += fd[a][c];
+      }
+    if (offset != 0.0 && (pointForce[k][0] != 0.0 || pointForce[k][1] != 0.0)) {
+      // d(J^T F)/dq at fixed F: -S'^T db S', db = (h_o/|r'|^2) [-(t n^T + n t^T)(t.F) + n n^T (n.F)].
+      const double l2 = sp.slopeSquared[k];
+      const double tx = sp.tangent[k](0), ty = sp.tangent[k](1);
+      const double hx = -ty, hy = tx;
+      const double tF = tx * pointForce[k][0] + ty * pointForce[k][1];
+      const double nF = hx * pointForce[k][0] + hy * pointForce[k][1];
+      const double scale = offset / l2;
+      const double db[2][2] = {{scale * (-(2.0 * tx * hx) * tF + hx * hx * nF), scale * (-(tx * hy + hx * ty) * tF + hx * hy * nF)},
+                               {scale * (-(ty * hx + hy * tx) * tF + hy * hx * nF), scale * (-(2.0 * ty * hy) * tF + hy * hy * nF)}};
+      const HermiteShape<double>& shape = table.shape[k];
+      for (int bj = 0; bj < 4; ++bj)
+        for (int bl = 0; bl < 4; ++bl) {
+          const double dd = shape.ds(bj) * shape.ds(bl);
+          for (int a = 0; a < 2; ++a)
+            for (int b = 0; b < 2; ++b) stiffness(2 * bj + a, 2 * bl + b) -= dd * db[a][b];
+        }
+    }
+  }
+  // Torque row: T = sum r f_t over the local inputs, mapped like the forces.
+  double torqueK[11], torqueD[11];
+  for (int c = 0; c < 8; ++c) torqueK[c] = torqueD[c] = 0.0;
+  for (int c = 0; c < 3; ++c) {
+    torqueK[8 + c] = tz[circleColumn + c];
+    torqueD[8 + c] = tw[circleColumn + c];
+  }
+  for (int j = 0; j < kPoints; ++j) {
+    if (j > n) break;
+    const double z0 = tz[2 * j], z1 = tz[2 * j + 1], w0 = tw[2 * j], w1 = tw[2 * j + 1];
+    if (z0 == 0.0 && z1 == 0.0 && w0 == 0.0 && w1 == 0.0) continue;
+    for (int c = 0; c < 8; ++c) {
+      torqueK[c] += z0 * jac[j][0][c] + z1 * jac[j][1][c];
+      torqueD[c] += w0 * jac[j][0][c] + w1 * jac[j][1][c];
+    }
+    if (offset != 0.0)
+      for (int c = 0; c < 8; ++c) torqueK[c] += w0 * vByQ[j][0][c] + w1 * vByQ[j][1][c];
+  }
+  for (int c = 0; c < 11; ++c) {
+    stiffness(8, c) = -sumK[0][c];
+    stiffness(9, c) = -sumK[1][c];
+    damping(8, c) = -sumD[0][c];
+    damping(9, c) = -sumD[1][c];
+    stiffness(10, c) = -torqueK[c];
+    damping(10, c) = -torqueD[c];
+  }
+  return Status::kOk;
+}
+
+// Same, evaluating the shape functions on the fly.
+template <int MaxSegments>
+Status contactPairJacobian(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot, double length,
+                           const CircleState& circle, Eigen::Matrix<double, 11, 11>& stiffness,
+                           Eigen::Matrix<double, 11, 11>& damping) {
+  SegmentShapeTable<MaxSegments> table;
+  table.build(length, pair.parameters().segmentCount);
+  return contactPairJacobian(pair, q, qDot, table, circle, stiffness, damping);
 }
 
 }  // namespace beltsim

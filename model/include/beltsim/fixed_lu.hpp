@@ -56,22 +56,42 @@ class FixedLu {
   // Solves A X = B column by column (B: N x M). Requires a successful compute().
   template <int M>
   Eigen::Matrix<double, N, M> solve(const Eigen::Matrix<double, N, M>& b) const {
-    Eigen::Matrix<double, N, M> x = b;
-    for (int k = 0; k < N; ++k)
-      if (permutation_[k] != k) x.row(k).swap(x.row(permutation_[k]));
-    for (int c = 0; c < M; ++c) {
-      for (int i = 1; i < N; ++i) {  // forward: L has unit diagonal
-        double s = x(i, c);
-        for (int j = 0; j < i; ++j) s -= lu_(i, j) * x(j, c);
-        x(i, c) = s;
-      }
-      for (int i = N - 1; i >= 0; --i) {  // backward
-        double s = x(i, c);
-        for (int j = i + 1; j < N; ++j) s -= lu_(i, j) * x(j, c);
-        x(i, c) = s / lu_(i, i);
-      }
-    }
+    Eigen::Matrix<double, N, M> x;
+    solveInto(b.data(), x.data(), M);
     return x;
+  }
+
+  // Same on raw column-major storage (in and out may alias), `columns` columns of N entries.
+  void solveInto(const double* in, double* out, int columns) const {
+    const double* lu = lu_.data();  // column-major: (i, j) at j * N + i
+    for (int c = 0; c < columns; ++c) {
+      double v[N];
+#pragma GCC unroll 16
+      for (int i = 0; i < N; ++i) v[i] = in[c * N + i];
+#pragma GCC unroll 16
+      for (int k = 0; k < N; ++k) {  // the row interchanges of compute(), in order
+        const int pr = permutation_[k];
+        const double t = v[k];
+        v[k] = v[pr];
+        v[pr] = t;
+      }
+#pragma GCC unroll 16
+      for (int i = 1; i < N; ++i) {  // forward: L has unit diagonal
+        double s = v[i];
+#pragma GCC unroll 16
+        for (int j = 0; j < i; ++j) s -= lu[j * N + i] * v[j];
+        v[i] = s;
+      }
+#pragma GCC unroll 16
+      for (int i = N - 1; i >= 0; --i) {  // backward
+        double s = v[i];
+#pragma GCC unroll 16
+        for (int j = i + 1; j < N; ++j) s -= lu[j * N + i] * v[j];
+        v[i] = s / lu[i * N + i];
+      }
+#pragma GCC unroll 16
+      for (int i = 0; i < N; ++i) out[c * N + i] = v[i];
+    }
   }
 
   const Matrix& matrixLU() const { return lu_; }

@@ -3,6 +3,8 @@
 // by `offset` h_o along the element normal (h_o < 0: to the right of the element direction, the
 // belt's inner surface for a belt running clockwise around its pulleys).
 #pragma once
+#include <cmath>
+
 #include <Eigen/Core>
 
 #include "beltsim/hermite_shape.hpp"
@@ -22,6 +24,33 @@ struct SegmentPoints {
   int segmentCount = 0;
   Vector2 position[kMaxPoints];  // P_k, m
   Vector2 velocity[kMaxPoints];  // V_k = dP_k/dt, m/s
+  // Marker data of each point, kept for the force distribution and the Jacobian (no recomputation).
+  Vector2 slope[kMaxPoints];       // r'(x_k)
+  Vector2 tangent[kMaxPoints];     // t_hat = r'/|r'|
+  double slopeSquared[kMaxPoints];  // |r'|^2
+};
+
+// Shape functions at the n_cs + 1 segment points x_k = L k / n_cs. They depend only on the element
+// length and the segment count, so a drive builds the table once (the values are bit-identical to
+// HermiteShape::at evaluated on the fly).
+template <int MaxSegments>
+struct SegmentShapeTable {
+  static constexpr int kMaxPoints = MaxSegments + 1;
+  int segmentCount = 0;
+  double length = 0.0;
+  double x[kMaxPoints] = {};
+  HermiteShape<double> shape[kMaxPoints];
+
+  void build(double elementLength, int count) {
+    length = elementLength;
+    segmentCount = count;
+    for (int k = 0; k < kMaxPoints; ++k) {
+      if (k > count) break;
+      x[k] = elementLength * k / count;
+      shape[k] = HermiteShape<double>::at(x[k], elementLength);
+    }
+  }
+  bool matches(double elementLength, int count) const { return length == elementLength && segmentCount == count; }
 };
 
 // Geometry of one point of the marker: P = r + h_o n_hat, V = r_dot - h_o omega_s t_hat.
@@ -43,28 +72,56 @@ inline Status markerPoint(const Vector8& q, double length, double x, MarkerPoint
   return Status::kOk;
 }
 
-// Points and velocities of all segment endpoints.
+// Points and velocities of all segment endpoints, with the shape functions from a table built for
+// this length and segment count.
 template <int MaxSegments>
-Status computeSegmentPoints(const Vector8& q, const Vector8& qDot, double length, int segmentCount,
+Status computeSegmentPoints(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
                             double offset, SegmentPoints<MaxSegments>& out) {
+  const int segmentCount = table.segmentCount;
   out.segmentCount = segmentCount;
   for (int k = 0; k < SegmentPoints<MaxSegments>::kMaxPoints; ++k) {
     if (k > segmentCount) break;
-    MarkerPoint m;
-    const Status s = markerPoint(q, length, length * k / segmentCount, m);
-    if (s != Status::kOk) return s;
-    const Vector2 r = HermiteShape<double>::interpolate(m.shape.s, q);
-    const Vector2 rDot = HermiteShape<double>::interpolate(m.shape.s, qDot);
-    out.position[k] = r + offset * leftNormal(m.tangent);
+    const HermiteShape<double>& shape = table.shape[k];
+    const Vector2 slope = HermiteShape<double>::interpolate(shape.ds, q);
+    const double slopeSquared = slope.squaredNorm();
+    if (!(slopeSquared > 1e-24)) return Status::kDegenerateState;  // |r'| = 0 or NaN
+    const Vector2 tangent = slope / std::sqrt(slopeSquared);
+    out.slope[k] = slope;
+    out.tangent[k] = tangent;
+    out.slopeSquared[k] = slopeSquared;
+    const Vector2 r = HermiteShape<double>::interpolate(shape.s, q);
+    const Vector2 rDot = HermiteShape<double>::interpolate(shape.s, qDot);
+    out.position[k] = r + offset * leftNormal(tangent);
     if (offset != 0.0) {
-      const Vector2 slopeDot = HermiteShape<double>::interpolate(m.shape.ds, qDot);
-      const double omega = cross2(m.slope, slopeDot) / m.slopeSquared;  // rotation rate of the section
-      out.velocity[k] = rDot - offset * omega * m.tangent;
+      const Vector2 slopeDot = HermiteShape<double>::interpolate(shape.ds, qDot);
+      const double omega = cross2(slope, slopeDot) / slopeSquared;  // rotation rate of the section
+      out.velocity[k] = rDot - offset * omega * tangent;
     } else {
       out.velocity[k] = rDot;
     }
   }
   return Status::kOk;
+}
+
+// Same, evaluating the shape functions on the fly.
+template <int MaxSegments>
+Status computeSegmentPoints(const Vector8& q, const Vector8& qDot, double length, int segmentCount,
+                            double offset, SegmentPoints<MaxSegments>& out) {
+  SegmentShapeTable<MaxSegments> table;
+  table.build(length, segmentCount);
+  return computeSegmentPoints(q, qDot, table, offset, out);
+}
+
+// Adds J_k^T F of a point force F at segment point k from the marker data of computeSegmentPoints
+// (identical to addPointForce below, without recomputing the marker).
+inline void addPointForce(const HermiteShape<double>& shape, const Vector2& slope, const Vector2& tangent,
+                          double slopeSquared, double offset, const Vector2& force, Vector8& elementForce) {
+  const double tangentialPart = offset != 0.0 ? offset * tangent.dot(force) / slopeSquared : 0.0;
+  const Vector2 slopePerp = leftNormal(slope);
+  for (int j = 0; j < 4; ++j) {
+    elementForce(2 * j) += shape.s(j) * force(0) - tangentialPart * slopePerp(0) * shape.ds(j);
+    elementForce(2 * j + 1) += shape.s(j) * force(1) - tangentialPart * slopePerp(1) * shape.ds(j);
+  }
 }
 
 // Adds J_k^T F (spec §3) of a point force F (LHS) at segment point k to the element vector:
