@@ -231,6 +231,22 @@ TEST(PlantLoop, FloodOfFramesTakesOneStepWithTheNewestCommand) {
   EXPECT_EQ(o.speed[0], 3.0);  // the speed-driven pulley follows the newest command exactly
 }
 
+// Angular momentum: while the speed command ramps at alpha = 40 rad/s^2 the motor must supply
+// (J1 + J2) alpha = 0.5 * 40 = 20 N m more than at constant speed, less the load pulley's damper
+// difference d2 (omega(0.36) - omega(0.30)) = 2 * 2 = 4 N m: about 16 N m. A drive torque that
+// misses J1 alpha (a speed command read as constant within the step) gives about 6 N m.
+TEST(PlantLoop, SpeedCommandRampCostsTheInertiaTorque) {
+  auto loop = startedLoop(microcontrollerPlantConfig(MotorMode::kSpeed));
+  double duringRamp = 0.0, afterRamp = 0.0;
+  for (std::uint32_t tick = 1; tick <= 380; ++tick) {
+    const OutputFrame& o = scriptedTick(*loop, tick, false);
+    if (tick >= 291 && tick <= 300) duringRamp += o.motorTorque / 10.0;  // mean over 0.291..0.300 s
+    if (tick >= 371 && tick <= 380) afterRamp += o.motorTorque / 10.0;   // 0.371..0.380 s
+  }
+  EXPECT_GT(duringRamp - afterRamp, 12.0);
+  EXPECT_LT(duringRamp - afterRamp, 20.0);
+}
+
 TEST(PlantLoop, FailedSelfCheckStartsInTheSafeState) {
   auto loop = std::make_unique<Loop>();
   ASSERT_TRUE(loop->setUp(microcontrollerPlantConfig(MotorMode::kSpeed), LoopOptions{}).ok());

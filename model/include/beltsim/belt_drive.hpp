@@ -163,12 +163,23 @@ class BeltDrive {
   }
 
   // ---- commands -----------------------------------------------------------------------------------
-  void setInput(const BeltDriveInput<NP>& input) { input_ = input; }
+  // Called once per step, before it: the previous step's input is kept, so that a speed command
+  // that changes from step to step gives the drive torque its J (omega_k - omega_k-1) / h.
+  void setInput(const BeltDriveInput<NP>& input) {
+    previousInput_ = input_;
+    input_ = input;
+  }
   const BeltDriveInput<NP>& input() const { return input_; }
 
   // Prescribed angular velocity of a speed-driven circle at time t.
   double prescribedSpeed(int p, double t) const {
     return input_.useCommand[p] ? input_.command[p] : circle_[p].speed.at(t);
+  }
+  // Prescribed angular velocity at the start of the step that ends at t: the previous step's
+  // command when commands drive the circle, the profile at t - h otherwise.
+  double speedAtStepStart(int p, double t, double h) const {
+    if (input_.useCommand[p] && previousInput_.useCommand[p]) return previousInput_.command[p];
+    return circle_[p].speed.at(t - h);
   }
   // Applied physical torque on circle p at time t (positive counter-clockwise).
   double appliedTorque(int p, double t) const {
@@ -433,7 +444,7 @@ class BeltDrive {
         // trapezoidal rule's end-point value, which oscillates by +-J alpha from step to step after
         // a kink in the speed profile (the rule's acceleration recursion has an eigenvalue -1).
         const double h = c.dampingFactor / c.gamma;
-        const double meanAcceleration = (target - prescribedSpeed(p, point.time - h)) / h;
+        const double meanAcceleration = (target - speedAtStepStart(p, point.time, h)) / h;
         reaction_[p] = r(dof) + circle_[p].inertia * (meanAcceleration - a(dof));
       }
       // Velocity level: delta = (v - target) / gamma' after the solve's scaling (see solve()).
@@ -633,6 +644,7 @@ class BeltDrive {
   double reaction_[NP] = {};
   double beltTorque_[NP] = {};
   BeltDriveInput<NP> input_;
+  BeltDriveInput<NP> previousInput_;
   Mode mode_ = Mode::kDynamic;
   double loadFactor_ = 1.0;
   double stabilizer_ = 0.0;
