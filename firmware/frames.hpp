@@ -196,6 +196,7 @@ inline void encodeOutput(const OutputFrame& f, std::uint8_t (&out)[kOutputFrameS
 inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, OutputFrame& f) {
   const DecodeError e = checkFrame(data, length, kOutputFrameSize, kFrameTypeOutput);
   if (e != DecodeError::kNone) return e;
+  if (data[119] != 0) return DecodeError::kReserved;
   f.sequence = le::getU32(data + 4);
   f.step = le::getU32(data + 8);
   f.commandSequence = le::getU32(data + 12);

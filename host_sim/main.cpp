@@ -1,8 +1,11 @@
 // beltsim: the host simulator.
 //   beltsim run SCENARIO.toml [--set KEY=VALUE ...] --out DIR
+//   beltsim hil SCENARIO.toml --udp ADDR:PORT [--lockstep] [--duration S] [--hold N] --out DIR
+//   beltsim replay RECORDING --out DIR
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "hil.hpp"
 #include "scenario.hpp"
 #include "simulation.hpp"
 
@@ -17,7 +20,33 @@ int main(int argc, char** argv) {
   run->add_option("--set", overrides, "override a scenario key, e.g. --set belt.elements=120");
   run->add_option("--out", outputDirectory, "output folder (must not exist or be empty)")->required();
   run->add_flag("--quiet", quiet, "no progress line");
+
+  beltsim::host::HilOptions hil;
+  CLI::App* hilCommand = app.add_subcommand("hil", "run the plant against a controller over UDP (real time or lockstep)");
+  hilCommand->add_option("scenario", hil.scenarioPath, "scenario file (TOML); pulley 1 = motor, pulley 2 = load")->required();
+  hilCommand->add_option("--set", hil.overrides, "override a scenario key");
+  hilCommand->add_option("--udp", hil.address, "address the plant listens on (HOST:PORT)")->capture_default_str();
+  hilCommand->add_flag("--lockstep", hil.lockstep, "one step per received frame (virtual time, reproducible)");
+  hilCommand->add_option("--duration", hil.duration, "simulated seconds to run")->capture_default_str()->check(CLI::PositiveNumber);
+  hilCommand->add_option("--hold", hil.hold, "real time: ticks a command is held without a valid frame before the safe state")
+      ->capture_default_str();
+  hilCommand->add_option("--encoder-cpr", hil.encoderCountsPerRevolution, "emulated encoder counts per revolution")
+      ->capture_default_str()->check(CLI::Range(1.0, 1e9));
+  hilCommand->add_option("--load-cell-resolution", hil.loadCellResolution, "emulated load cell resolution, N")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  hilCommand->add_option("--idle-timeout-ms", hil.idleTimeoutMs, "lockstep: end the run after this much controller silence")
+      ->capture_default_str();
+  hilCommand->add_option("--out", hil.outputDirectory, "output folder (must not exist or be empty)")->required();
+  hilCommand->add_flag("--quiet", hil.quiet, "no progress lines");
+
+  std::string recordingPath, replayOutput;
+  CLI::App* replay = app.add_subcommand("replay", "replay a hil recording without the controller (bit-identical trace)");
+  replay->add_option("recording", recordingPath, "recording.bin of a hil run")->required();
+  replay->add_option("--out", replayOutput, "output folder (must not exist or be empty)")->required();
   CLI11_PARSE(app, argc, argv);
+
+  if (hilCommand->parsed()) return beltsim::host::runHil(hil);
+  if (replay->parsed()) return beltsim::host::runReplay(recordingPath, replayOutput);
 
   beltsim::host::Scenario scenario;
   const beltsim::host::ParseResult parsed = beltsim::host::loadScenario(scenarioPath, overrides, scenario);

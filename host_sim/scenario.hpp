@@ -67,4 +67,8 @@ struct ParseResult {
 // Reads `path`, applies `overrides` ("key.path=value"), checks everything.
 ParseResult loadScenario(const std::string& path, const std::vector<std::string>& overrides, Scenario& out);
 
+// The same from a TOML text in memory (`fileName` is used in error messages and Scenario::file).
+ParseResult parseScenarioText(const std::string& text, const std::string& fileName,
+                              const std::vector<std::string>& overrides, Scenario& out);
+
 }  // namespace beltsim::host

@@ -21,6 +21,8 @@ declare -A need=(
   [/usr/include/toml++/toml.h]=libtomlplusplus-dev
   [/usr/include/CLI/CLI.hpp]=libcli11-dev
   [gnuplot]=gnuplot-nox
+  [clang++]=clang
+  [/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a]=libclang-rt-14-dev
 )
 
 missing=()

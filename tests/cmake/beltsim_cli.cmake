@@ -47,8 +47,15 @@ if(MODE STREQUAL "bad_input")
   # 5. Malformed TOML.
   file(WRITE "${WORK}/malformed.toml" "[belt\nelements = 60\n")
   expect_failure("malformed file" "malformed.toml:1:" run "${WORK}/malformed.toml" --out "${WORK}/out5")
+  # 5b. A table header "[" and a line break: an error, not toml++'s assert() (found by fuzz_scenario).
+  file(WRITE "${WORK}/open_header.toml" "[\n[pulley]]\n")
+  expect_failure("open table header" "open_header.toml:1: " run "${WORK}/open_header.toml" --out "${WORK}/out5b")
+  # 5c. A non-ASCII character outside strings and comments: an error, not undefined behaviour in
+  #     toml++ (UBSan in host-debug; found by fuzz_scenario).
+  file(WRITE "${WORK}/non_ascii.toml" "[belt]\nelements = 60 é\n")
+  expect_failure("non-ASCII character" "non_ascii.toml:2: " run "${WORK}/non_ascii.toml" --out "${WORK}/out5c")
   # Nothing was written for any rejected run.
-  foreach(i 1 2 3 4 5)
+  foreach(i 1 2 3 4 5 5b 5c)
     if(EXISTS "${WORK}/out${i}")
       message(FATAL_ERROR "a rejected run created its output folder out${i}")
     endif()

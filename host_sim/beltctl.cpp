@@ -1,0 +1,252 @@
+// beltctl: the reference drive controller for beltsim's plant (and the example to copy for your
+// own). A PI speed controller drives the torque-driven motor pulley P1 along a speed profile
+// (a step by default) while a load-torque profile on P2 acts as the disturbance. It talks the
+// plant protocol (firmware/PROTOCOL.md) over UDP (beltsim hil) or a TCP byte stream (the
+// Cortex-M7 firmware's UART under QEMU), in lockstep or in real time.
+//
+//   beltctl --udp 127.0.0.1:47800 --lockstep --duration 2 --log loop.csv --trace frames.bin
+//   beltctl --tcp 127.0.0.1:47900 --lockstep ...
+#include <CLI/CLI.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "frames.hpp"
+#include "net.hpp"
+#include "pi_controller.hpp"
+
+namespace {
+
+using namespace beltsim;
+using namespace beltsim::host;
+
+struct Step {
+  double time = 0.0, value = 0.0;  // value after `time`, 0 before
+  double at(double t) const { return t >= time ? value : 0.0; }
+};
+
+bool parseStep(const std::string& text, Step& s) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) return false;
+  char* end = nullptr;
+  s.time = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + colon) return false;
+  s.value = std::strtod(text.c_str() + colon + 1, &end);
+  return *end == '\0' && std::isfinite(s.time) && std::isfinite(s.value);
+}
+
+std::uint64_t nowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// The link to the plant: one command frame out, output frames in.
+class Link {
+ public:
+  bool open(const std::string& udp, const std::string& tcp, std::string& error) {
+    useTcp_ = !tcp.empty();
+    if (!parseAddress(useTcp_ ? tcp : udp, plant_, error)) return false;
+    if (useTcp_) return stream_.connect(plant_, 20000, error);
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    return udp_.open(local, error);
+  }
+  bool send(const std::uint8_t (&frame)[fw::kCommandFrameSize]) {
+    return useTcp_ ? stream_.send(frame, sizeof frame) : udp_.send(frame, sizeof frame, plant_);
+  }
+  // Next output frame within timeoutMs; false on timeout.
+  bool receive(fw::OutputFrame& out, int timeoutMs) {
+    std::uint8_t bytes[fw::kOutputFrameSize];
+    const std::uint64_t deadline = nowNs() + static_cast<std::uint64_t>(timeoutMs) * 1000000u;
+    for (;;) {
+      const std::uint64_t now = nowNs();
+      const int left = now >= deadline ? 0 : static_cast<int>((deadline - now) / 1000000u);
+      if (useTcp_) {
+        if (frames_.pop(bytes)) return fw::decodeOutput(bytes, sizeof bytes, out) == fw::DecodeError::kNone;
+        std::uint8_t chunk[512];
+        const long n = stream_.receive(chunk, sizeof chunk, left);
+        if (n < 0) return false;
+        if (n > 0) frames_.push(chunk, static_cast<std::size_t>(n));
+        else if (left == 0) return false;
+      } else {
+        std::uint8_t datagram[1024];
+        sockaddr_in from{};
+        const long n = udp_.receive(datagram, sizeof datagram, from, left);
+        if (n <= 0) return false;
+        if (fw::decodeOutput(datagram, static_cast<std::size_t>(n), out) == fw::DecodeError::kNone) return true;
+      }
+    }
+  }
+
+ private:
+  bool useTcp_ = false;
+  sockaddr_in plant_{};
+  UdpSocket udp_;
+  TcpStream stream_;
+  fw::OutputStream frames_;
+};
+
+struct Analysis {
+  double settlingTime = -1.0;  // s after the speed step until |omega - ref| <= 2 % for good
+  double dip = 0.0;            // rad/s below the reference after the load step
+  double recoveryTime = -1.0;  // s after the load step until back within 2 % for good
+};
+
+// From the logged truth speeds: settling of the speed step (within 2 % until the load step) and
+// the dip and recovery after the load step.
+Analysis analyse(const std::vector<double>& t, const std::vector<double>& omega, const Step& speed, const Step& load) {
+  Analysis a;
+  const double band = 0.02 * std::fabs(speed.value);
+  const double loadTime = load.value != 0.0 ? load.time : 1e300;
+  double lastOutside = speed.time;
+  bool any = false;
+  for (std::size_t i = 0; i < t.size() && t[i] < loadTime; ++i) {
+    if (t[i] < speed.time) continue;
+    any = true;
+    if (std::fabs(omega[i] - speed.value) > band) lastOutside = t[i];
+  }
+  if (any) a.settlingTime = lastOutside - speed.time;
+  if (load.value != 0.0) {
+    double lastOutsideAfterLoad = load.time;
+    bool seen = false;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t[i] < load.time) continue;
+      seen = true;
+      a.dip = std::fmax(a.dip, speed.value - omega[i]);
+      if (std::fabs(omega[i] - speed.value) > band) lastOutsideAfterLoad = t[i];
+    }
+    if (seen) a.recoveryTime = lastOutsideAfterLoad - load.time;
+  }
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"beltctl: reference PI speed controller for the beltsim plant"};
+  std::string udp = "127.0.0.1:47800", tcp, logPath, tracePath, summaryPath, speedText = "0.05:12", loadText = "1.0:25";
+  bool lockstep = false, useTruth = false;
+  double duration = 2.0, stepSize = 1e-3, encoderCpr = 65536.0;
+  int window = 4, timeoutMs = 10000;
+  PiSettings pi;
+  app.add_option("--udp", udp, "plant address (beltsim hil)")->capture_default_str();
+  app.add_option("--tcp", tcp, "plant UART as a TCP stream (the firmware under QEMU); replaces --udp");
+  app.add_flag("--lockstep", lockstep, "wait for each output frame before the next command");
+  app.add_option("--duration", duration, "seconds to run")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--step", stepSize, "control period = the plant's step, s")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--speed-step", speedText, "TIME:VALUE speed reference step, rad/s")->capture_default_str();
+  app.add_option("--load-step", loadText, "TIME:VALUE load torque step on P2, N m")->capture_default_str();
+  app.add_option("--kp", pi.kp, "proportional gain, N m s/rad")->capture_default_str();
+  app.add_option("--ki", pi.ki, "integral gain, N m/rad")->capture_default_str();
+  app.add_option("--torque-limit", pi.torqueLimit, "N m")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--encoder-cpr", encoderCpr, "plant's encoder counts per revolution")->capture_default_str();
+  app.add_option("--window", window, "encoder speed estimate over this many periods")->capture_default_str();
+  app.add_flag("--use-truth", useTruth, "control on the ground-truth speed instead of the encoder");
+  app.add_option("--timeout-ms", timeoutMs, "lockstep: give up after this long without an answer")->capture_default_str();
+  app.add_option("--log", logPath, "CSV log: time, reference, speeds, torques, span forces");
+  app.add_option("--trace", tracePath, "binary file of every output frame received");
+  app.add_option("--summary", summaryPath, "JSON with settling time, dip and recovery");
+  CLI11_PARSE(app, argc, argv);
+
+  Step speed, load;
+  if (!parseStep(speedText, speed) || !parseStep(loadText, load)) {
+    std::fprintf(stderr, "error: --speed-step and --load-step take TIME:VALUE\n");
+    return 2;
+  }
+  Link link;
+  std::string error;
+  if (!link.open(udp, tcp, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 2;
+  }
+  std::ofstream log, trace;
+  if (!logPath.empty()) {
+    log.open(logPath);
+    log << "time,speed_reference,omega_p1,omega_p2,omega_p1_estimate,motor_torque_command,motor_torque,load_torque,"
+           "span_force_1,span_force_2,load_cell_1,load_cell_2,converged,safe_state,fault\n";
+  }
+  if (!tracePath.empty()) trace.open(tracePath, std::ios::binary);
+
+  PiSpeedController controller(pi);
+  EncoderSpeedEstimator estimator(encoderCpr, window);
+  const std::uint32_t steps = static_cast<std::uint32_t>(duration / stepSize + 0.5);
+  double torque = 0.0;
+  std::vector<double> times, speeds;
+  fw::OutputFrame out;
+  std::uint32_t received = 0, missing = 0;
+  std::uint64_t deadline = nowNs();
+  const std::uint64_t period = static_cast<std::uint64_t>(stepSize * 1e9 + 0.5);
+  for (std::uint32_t k = 1; k <= steps; ++k) {
+    const double t = k * stepSize;  // the command acts over the step that ends at t
+    fw::CommandFrame command;
+    command.sequence = k;
+    command.mode = 2;  // motor torque
+    command.motor = torque;
+    command.loadTorque = load.at(t);
+    std::uint8_t bytes[fw::kCommandFrameSize];
+    fw::encodeCommand(command, bytes);
+    if (!link.send(bytes)) {
+      std::fprintf(stderr, "error: sending to the plant failed\n");
+      return 3;
+    }
+    bool fresh = false;
+    if (lockstep) {
+      fresh = link.receive(out, timeoutMs);
+      if (!fresh) {
+        std::fprintf(stderr, "error: no answer from the plant within %d ms at step %u\n", timeoutMs, k);
+        return 3;
+      }
+    } else {
+      deadline += period;
+      for (;;) {  // newest output before the next period
+        const std::uint64_t now = nowNs();
+        if (now >= deadline) break;
+        fw::OutputFrame o;
+        if (!link.receive(o, static_cast<int>((deadline - now) / 1000000u))) break;
+        out = o;
+        fresh = true;
+      }
+      if (!fresh) ++missing;
+    }
+    if (fresh) {
+      ++received;
+      if (trace.is_open()) {
+        std::uint8_t b[fw::kOutputFrameSize];
+        fw::encodeOutput(out, b);
+        trace.write(reinterpret_cast<const char*>(b), sizeof b);
+      }
+    }
+    const double estimate = estimator.update(out.encoderCount[0], stepSize);
+    const double reference = speed.at(t);
+    torque = controller.update(reference, useTruth ? out.speed[0] : estimate, stepSize);
+    times.push_back(out.time);
+    speeds.push_back(out.speed[0]);
+    if (log.is_open()) {
+      char line[400];
+      std::snprintf(line, sizeof line, "%.6f,%.6g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%u,%u,%u\n", out.time,
+                    reference, out.speed[0], out.speed[1], estimate, torque, out.motorTorque, out.loadTorque,
+                    out.spanForce[0], out.spanForce[1], out.loadCell[0], out.loadCell[1], out.converged, out.safeState,
+                    static_cast<unsigned>(out.fault));
+      log << line;
+    }
+  }
+  const Analysis a = analyse(times, speeds, speed, load);
+  std::fprintf(stderr,
+               "beltctl: %u steps, %u frames received (%u periods without), final omega P1 %.4f rad/s; speed step "
+               "settles within 2 %% in %.3f s; load step %.1f N m: dip %.3f rad/s, back within 2 %% after %.3f s\n",
+               steps, received, missing, out.speed[0], a.settlingTime, load.value, a.dip, a.recoveryTime);
+  if (!summaryPath.empty()) {
+    std::ofstream j(summaryPath);
+    j << "{\"steps\": " << steps << ", \"frames_received\": " << received << ", \"final_omega_p1\": " << out.speed[0]
+      << ", \"settling_time_2pct\": " << a.settlingTime << ", \"load_dip\": " << a.dip
+      << ", \"load_recovery_time_2pct\": " << a.recoveryTime << ", \"safe_state\": " << static_cast<int>(out.safeState)
+      << ", \"fault\": " << static_cast<int>(out.fault) << "}\n";
+  }
+  return out.safeState ? 4 : 0;
+}

@@ -1,0 +1,439 @@
+// The plant side of hardware-in-the-loop runs on the host. The loop logic is the firmware's
+// (PlantLoop): validation, safe state, hold limit, sensors, frames. This file adds the
+// transport (UDP), the two timing modes, the recording, the output files and the replay.
+#include "hil.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "frames.hpp"
+#include "net.hpp"
+#include "plant_loop.hpp"
+#include "recording.hpp"
+#include "scenario.hpp"
+#include "timing_stats.hpp"
+
+namespace beltsim::host {
+namespace {
+
+using fw::CommandFrame;
+using fw::OutputFrame;
+
+std::uint64_t nowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+void sleepUntil(std::uint64_t deadline) {
+  timespec ts{static_cast<time_t>(deadline / 1000000000u), static_cast<long>(deadline % 1000000000u)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+// The plant configuration a scenario describes: pulley 1 is the motor (speed- or torque-driven),
+// pulley 2 the load (fixed axis). Profiles of the scenario are not used: commands come from the
+// controller.
+bool plantConfigFromScenario(const Scenario& s, PlantConfig& c, std::string& error) {
+  const std::string where = s.file + ": ";
+  if (s.pulleys.size() != 2) {
+    error = where + "key 'pulley': hil needs exactly two pulleys (motor, load)";
+    return false;
+  }
+  const CircleKind motor = s.pulleys[0].circle.kind;
+  if (motor != CircleKind::kSpeedDriven && motor != CircleKind::kTorqueDriven) {
+    error = where + "key 'pulley[0].kind': the motor pulley must be \"speed\" or \"torque\" for hil";
+    return false;
+  }
+  if (s.pulleys[1].circle.kind != CircleKind::kFixedAxis) {
+    error = where + "key 'pulley[1].kind': the load pulley must be \"fixed_axis\" for hil";
+    return false;
+  }
+  if (s.segmentsPerElement > BeltDrivePlant<24>::kSegments) {
+    error = where + "key 'contact.segments_per_element': hil supports at most 4";
+    return false;
+  }
+  c = PlantConfig{};
+  c.motorMode = motor == CircleKind::kSpeedDriven ? MotorMode::kSpeed : MotorMode::kTorque;
+  c.belt = s.belt;
+  c.contact.stiffness = s.contactStiffnessPerArea;
+  c.contact.damping = s.contactDampingPerArea;
+  c.contact.bristleStiffness = s.bristleStiffnessPerArea;
+  c.contact.velocityPenaltyDampingRatio = s.velocityPenaltyDampingRatio;
+  c.contact.frictionCoefficient = s.frictionCoefficient;
+  c.segmentsPerElement = s.segmentsPerElement;
+  for (int p = 0; p < 2; ++p) {
+    const CircleParameters& cp = s.pulleys[static_cast<std::size_t>(p)].circle;
+    c.pulleyRadius[p] = cp.radius;
+    c.pulleyCentre[p] = cp.centre;
+    c.pulleyInertia[p] = cp.inertia;
+    c.pulleyDamping[p] = cp.rotationalDamping;
+  }
+  c.integrator = s.integrator;
+  c.stepSize = s.stepSize;
+  c.statics = s.staticSettings;
+  return true;
+}
+
+bool prepareOutputDirectory(const std::string& dir, std::string& error) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
+    error = "output folder " + dir + " is not empty: refusing to mix runs";
+    return false;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) {
+    error = "cannot create output folder " + dir + ": " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+std::string histogramJson(const fw::TimingHistogram& h) {
+  std::ostringstream o;
+  o << "{\"count\": " << h.count() << ", \"min_us\": " << h.min() / 1e3 << ", \"median_us\": " << h.quantile(0.5) / 1e3
+    << ", \"p99_us\": " << h.quantile(0.99) / 1e3 << ", \"p999_us\": " << h.quantile(0.999) / 1e3
+    << ", \"max_us\": " << h.max() / 1e3 << ", \"mean_us\": " << h.mean() / 1e3 << "}";
+  return o.str();
+}
+
+// One plant session: the loop, its trace and time series, the recording.
+template <int NE>
+class Session {
+ public:
+  bool setUp(const PlantConfig& config, const fw::LoopOptions& loopOptions, const std::string& dir,
+             const RecordingHeader* header, std::string& error) {
+    loop_ = std::make_unique<fw::PlantLoop<NE>>();
+    const ParameterError e = loop_->setUp(config, loopOptions);
+    if (!e.ok()) {
+      error = std::string("invalid plant parameter '") + e.parameter + "'";
+      return false;
+    }
+    const StaticResult statics = loop_->start(true);
+    if (!statics.converged) {
+      error = "static equilibrium did not converge";
+      return false;
+    }
+    trace_.open(dir + "/trace.bin", std::ios::binary);
+    series_.open(dir + "/timeseries.csv");
+    series_ << "step,time,motor_command_sequence,angle_p1,angle_p2,omega_p1,omega_p2,motor_torque,load_torque,"
+               "span_force_1,span_force_2,encoder_p1,encoder_p2,load_cell_1,load_cell_2,converged,newton,pns,"
+               "fault,safe_state,rejected,late,overruns\n";
+    if (header != nullptr && !recording_.open(dir + "/recording.bin", *header, error)) return false;
+    record_ = header != nullptr;
+    return trace_.good() && series_.good();
+  }
+
+  void frame(std::uint32_t tick, const std::uint8_t* data, std::size_t length) {
+    if (record_) recording_.frame(tick, data, length);
+    CommandFrame f;
+    if (fw::decodeCommand(data, length, f) == fw::DecodeError::kNone) loop_->receive(f);
+    else loop_->countUndecodableFrame();
+  }
+
+  const std::uint8_t* tick(std::uint32_t tick, std::uint32_t elapsed) {
+    if (record_) recording_.tick(tick, elapsed);
+    const OutputFrame& o = loop_->tick(elapsed);
+    fw::encodeOutput(o, bytes_);
+    trace_.write(reinterpret_cast<const char*>(bytes_), sizeof bytes_);
+    hash_.add(bytes_);
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "%u,%.6f,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d,%.9g,%.9g,%u,%u,%u,%u,%u,%u,%u,%u\n", o.step,
+                  o.time, o.commandSequence, o.angle[0], o.angle[1], o.speed[0], o.speed[1], o.motorTorque, o.loadTorque,
+                  o.spanForce[0], o.spanForce[1], o.encoderCount[0], o.encoderCount[1], o.loadCell[0], o.loadCell[1],
+                  o.converged, o.newtonIterations, o.pnsIterations, static_cast<unsigned>(o.fault), o.safeState,
+                  o.rejectedFrames, o.lateFrames, o.overruns);
+    series_ << line;
+    last_ = o;
+    return bytes_;
+  }
+
+  bool finish() {
+    trace_.close();
+    series_.close();
+    return (!record_ || recording_.close()) && trace_.good() && series_.good();
+  }
+  const OutputFrame& last() const { return last_; }
+  const fw::TraceHash& hash() const { return hash_; }
+  double stepSize() const { return loop_->plant().config().stepSize; }
+
+ private:
+  std::unique_ptr<fw::PlantLoop<NE>> loop_;
+  std::ofstream trace_, series_;
+  RecordingWriter recording_;
+  bool record_ = false;
+  std::uint8_t bytes_[fw::kOutputFrameSize];
+  fw::TraceHash hash_;
+  OutputFrame last_;
+};
+
+struct RunReport {
+  std::string mode;
+  std::uint32_t steps = 0;
+  bool controllerSilent = false;
+  fw::LoopTiming timing;
+  std::uint64_t lateTicks = 0;
+};
+
+template <int NE>
+void writeSummary(const std::string& dir, const Session<NE>& s, const RunReport& r) {
+  const OutputFrame& o = s.last();
+  std::ofstream j(dir + "/summary.json");
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "0x%016llx", static_cast<unsigned long long>(s.hash().value));
+  j << "{\n  \"mode\": \"" << r.mode << "\",\n  \"elements\": " << NE << ",\n  \"step_size\": " << s.stepSize()
+    << ",\n  \"steps\": " << r.steps << ",\n  \"simulated_time\": " << o.time
+    << ",\n  \"controller_went_silent\": " << (r.controllerSilent ? "true" : "false")
+    << ",\n  \"safe_state\": " << static_cast<int>(o.safeState) << ",\n  \"fault\": " << static_cast<int>(o.fault)
+    << ",\n  \"rejected_frames\": " << o.rejectedFrames << ",\n  \"late_frames\": " << o.lateFrames
+    << ",\n  \"overruns\": " << o.overruns << ",\n  \"final_omega_p1\": " << o.speed[0]
+    << ",\n  \"final_omega_p2\": " << o.speed[1] << ",\n  \"trace_hash\": \"" << hash << "\""
+    << ",\n  \"step_time\": " << histogramJson(r.timing.stepTime) << ",\n  \"tick_jitter\": "
+    << histogramJson(r.timing.tickJitter) << "\n}\n";
+}
+
+std::string readFile(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  ok = in.good() || in.eof();
+  return s.str();
+}
+
+template <int NE>
+int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopOptions& loopOptions,
+               const RecordingHeader& header) {
+  std::string error;
+  sockaddr_in bind{};
+  if (!parseAddress(opt.address, bind, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 2;
+  }
+  UdpSocket socket;
+  if (!socket.open(bind, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 2;
+  }
+  Session<NE> session;
+  if (!session.setUp(config, loopOptions, opt.outputDirectory, &header, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 3;
+  }
+  if (!opt.quiet)
+    std::fprintf(stderr, "plant listening on %s (%s, %d elements, step %g s)\n", formatAddress(socket.localAddress()).c_str(),
+                 opt.lockstep ? "lockstep" : "real time", NE, config.stepSize);
+  const std::uint32_t totalSteps = static_cast<std::uint32_t>(opt.duration / config.stepSize + 0.5);
+  RunReport report;
+  report.mode = opt.lockstep ? "lockstep" : "realtime";
+  std::uint8_t buffer[2048];
+  sockaddr_in from{}, controller{};
+  bool haveController = false;
+  if (opt.lockstep) {
+    // Virtual time: every datagram (valid or not) advances the plant by exactly one step and is
+    // answered with that step's output frame.
+    for (std::uint32_t tick = 1; tick <= totalSteps; ++tick) {
+      const long n = socket.receive(buffer, sizeof buffer, from, opt.idleTimeoutMs);
+      if (n <= 0) {
+        report.controllerSilent = true;
+        std::fprintf(stderr, "controller silent for %d ms at step %u: run ended\n", opt.idleTimeoutMs, tick);
+        break;
+      }
+      const std::uint64_t t0 = nowNs();
+      // An oversized datagram keeps its (clamped) size > frame size: refused, never read past.
+      session.frame(tick, buffer, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buffer));
+      const std::uint8_t* out = session.tick(tick, 1);
+      socket.send(out, fw::kOutputFrameSize, from);
+      report.timing.stepTime.add(nowNs() - t0);
+      report.steps = tick;
+    }
+  } else {
+    // Real time: tick at the model rate on absolute deadlines; frames that arrived before a tick
+    // are applied to it (newest valid wins); the answer goes to the last sender.
+    const std::uint64_t period = static_cast<std::uint64_t>(config.stepSize * 1e9 + 0.5);
+    std::uint64_t deadline = nowNs() + period, previous = 0;
+    for (std::uint32_t tick = 1; tick <= totalSteps; ++tick) {
+      std::uint64_t now = nowNs();
+      std::uint32_t elapsed = 1;
+      if (now < deadline) {
+        sleepUntil(deadline);
+        deadline += period;
+      } else {
+        const std::uint64_t missed = (now - deadline) / period + 1;
+        elapsed = static_cast<std::uint32_t>(missed);
+        deadline += missed * period;
+      }
+      const std::uint64_t t0 = nowNs();
+      if (previous != 0) {
+        const std::uint64_t interval = t0 - previous, nominal = period * elapsed;
+        report.timing.tickJitter.add(interval > nominal ? interval - nominal : nominal - interval);
+      }
+      previous = t0;
+      for (int drained = 0; drained < 64; ++drained) {  // bounded: a flood cannot stall the tick
+        const long n = socket.receive(buffer, sizeof buffer, from, 0);
+        if (n <= 0) break;
+        session.frame(tick, buffer, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buffer));
+        controller = from;
+        haveController = true;
+      }
+      const std::uint8_t* out = session.tick(tick, elapsed);
+      if (haveController) socket.send(out, fw::kOutputFrameSize, controller);
+      report.timing.stepTime.add(nowNs() - t0);
+      report.steps = tick;
+    }
+  }
+  if (!session.finish()) {
+    std::fprintf(stderr, "error: writing the outputs in %s failed\n", opt.outputDirectory.c_str());
+    return 2;
+  }
+  report.timing.overruns = session.last().overruns;
+  writeSummary(opt.outputDirectory, session, report);
+  if (!opt.quiet) {
+    const OutputFrame& o = session.last();
+    std::fprintf(stderr,
+                 "hil %s: %u steps, t = %.4f s, omega P1 %.4f P2 %.4f rad/s, rejected %u, late %u, overruns %u, safe "
+                 "state %u (fault %u); step time median %.1f us, p99 %.1f us; tick jitter p99 %.1f us; trace hash "
+                 "0x%016llx\n",
+                 report.mode.c_str(), report.steps, o.time, o.speed[0], o.speed[1], o.rejectedFrames, o.lateFrames,
+                 o.overruns, o.safeState, static_cast<unsigned>(o.fault), report.timing.stepTime.quantile(0.5) / 1e3,
+                 report.timing.stepTime.quantile(0.99) / 1e3, report.timing.tickJitter.quantile(0.99) / 1e3,
+                 static_cast<unsigned long long>(session.hash().value));
+  }
+  return 0;
+}
+
+template <int NE>
+int replayWith(const PlantConfig& config, const fw::LoopOptions& loopOptions, const std::vector<RecordedEvent>& events,
+               const std::string& dir) {
+  Session<NE> session;
+  std::string error;
+  if (!session.setUp(config, loopOptions, dir, nullptr, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 3;
+  }
+  for (const RecordedEvent& e : events) {
+    if (e.kind == RecordedEvent::Kind::kFrame) session.frame(e.tick, e.data.data(), e.data.size());
+    else session.tick(e.tick, e.elapsed);
+  }
+  session.finish();
+  RunReport report;
+  report.mode = "replay";
+  report.steps = session.last().step;
+  writeSummary(dir, session, report);
+  std::fprintf(stderr, "replay: %u steps, trace hash 0x%016llx\n", report.steps,
+               static_cast<unsigned long long>(session.hash().value));
+  return 0;
+}
+
+// Options travel in the recording as "key=value" lines.
+std::string optionsText(const HilOptions& o) {
+  std::ostringstream s;
+  s.precision(17);
+  s << "lockstep=" << (o.lockstep ? 1 : 0) << "\nhold=" << o.hold << "\nencoder_cpr=" << o.encoderCountsPerRevolution
+    << "\nload_cell_resolution=" << o.loadCellResolution << "\n";
+  for (const std::string& set : o.overrides) s << "set=" << set << "\n";
+  return s.str();
+}
+
+bool optionsFromText(const std::string& text, HilOptions& o) {
+  std::istringstream in(text);
+  std::string line;
+  o.overrides.clear();
+  while (std::getline(in, line)) {
+    const std::size_t eq = line.find('=');
+    if (eq == std::string::npos) return false;
+    const std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+    if (key == "lockstep") o.lockstep = value == "1";
+    else if (key == "hold") o.hold = static_cast<unsigned>(std::stoul(value));
+    else if (key == "encoder_cpr") o.encoderCountsPerRevolution = std::stod(value);
+    else if (key == "load_cell_resolution") o.loadCellResolution = std::stod(value);
+    else if (key == "set") o.overrides.push_back(value);
+    else return false;
+  }
+  return true;
+}
+
+bool buildPlant(const HilOptions& opt, const std::string& scenarioPath, Scenario& scenario, PlantConfig& config,
+                fw::LoopOptions& loopOptions, std::string& error) {
+  const ParseResult parsed = loadScenario(scenarioPath, opt.overrides, scenario);
+  if (!parsed.ok) {
+    error = parsed.error;
+    return false;
+  }
+  if (scenario.elements != 24 && scenario.elements != 60) {
+    error = scenario.file + ": key 'belt.elements': hil supports 24 and 60 elements (got " +
+            std::to_string(scenario.elements) + ")";
+    return false;
+  }
+  if (!plantConfigFromScenario(scenario, config, error)) return false;
+  loopOptions = fw::LoopOptions{};
+  loopOptions.maxHeldTicks = opt.lockstep ? 0 : opt.hold;
+  loopOptions.encoderCountsPerRevolution = opt.encoderCountsPerRevolution;
+  loopOptions.loadCellResolution = opt.loadCellResolution;
+  return true;
+}
+
+}  // namespace
+
+int runHil(const HilOptions& opt) {
+  std::string error;
+  Scenario scenario;
+  PlantConfig config;
+  fw::LoopOptions loopOptions;
+  if (!buildPlant(opt, opt.scenarioPath, scenario, config, loopOptions, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 2;
+  }
+  if (!prepareOutputDirectory(opt.outputDirectory, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 2;
+  }
+  RecordingHeader header;
+  bool ok = false;
+  header.scenarioName = std::filesystem::path(opt.scenarioPath).filename().string();
+  header.scenarioText = readFile(opt.scenarioPath, ok);
+  header.options = optionsText(opt);
+  return scenario.elements == 24 ? runHilWith<24>(opt, config, loopOptions, header)
+                                 : runHilWith<60>(opt, config, loopOptions, header);
+}
+
+int runReplay(const std::string& recordingPath, const std::string& outputDirectory) {
+  std::string error;
+  RecordingHeader header;
+  std::vector<RecordedEvent> events;
+  if (!readRecording(recordingPath, header, events, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 2;
+  }
+  HilOptions opt;
+  if (!optionsFromText(header.options, opt)) {
+    std::fprintf(stderr, "error: %s: malformed options block\n", recordingPath.c_str());
+    return 2;
+  }
+  if (!prepareOutputDirectory(outputDirectory, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 2;
+  }
+  // The scenario travels inside the recording; it is parsed again from a copy in the output folder.
+  const std::string scenarioCopy = outputDirectory + "/" + header.scenarioName;
+  std::ofstream(scenarioCopy, std::ios::binary) << header.scenarioText;
+  Scenario scenario;
+  PlantConfig config;
+  fw::LoopOptions loopOptions;
+  if (!buildPlant(opt, scenarioCopy, scenario, config, loopOptions, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 2;
+  }
+  return scenario.elements == 24 ? replayWith<24>(config, loopOptions, events, outputDirectory)
+                                 : replayWith<60>(config, loopOptions, events, outputDirectory);
+}
+
+}  // namespace beltsim::host

@@ -1,0 +1,26 @@
+// `beltsim hil` and `beltsim replay`: the plant loop of the firmware (firmware/plant_loop.hpp)
+// on the host, driven by a controller over UDP (real time or lockstep), recorded, and replayed.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace beltsim::host {
+
+struct HilOptions {
+  std::string scenarioPath;
+  std::vector<std::string> overrides;
+  std::string address = "127.0.0.1:47800";  // where the plant listens
+  bool lockstep = false;       // one step per received frame (virtual time) instead of the clock
+  double duration = 10.0;      // s of simulated time; the run ends there (real time: also wall time)
+  unsigned hold = 50;          // real time: ticks a command is held without a valid frame, then safe state
+  double encoderCountsPerRevolution = 65536.0;
+  double loadCellResolution = 0.5;  // N
+  int idleTimeoutMs = 10000;   // lockstep: a controller silent this long ends the run
+  std::string outputDirectory;
+  bool quiet = false;
+};
+
+int runHil(const HilOptions& options);
+int runReplay(const std::string& recordingPath, const std::string& outputDirectory);
+
+}  // namespace beltsim::host

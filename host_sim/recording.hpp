@@ -1,0 +1,47 @@
+// Recordings of `beltsim hil`: everything the plant received, in order, with the tick it was
+// applied to, plus every tick's elapsed-period count. `beltsim replay` feeds them to the same
+// plant loop and reproduces the output trace bit for bit, without the controller.
+//
+// File: "BELTREC1", then three length-prefixed strings (u32 little-endian length + bytes): the
+// scenario file name, its full text, and the hil options ("key=value" lines); then records:
+//   u8 1 (frame), u32 tick, u16 length, bytes   -- a datagram/frame received before tick `tick`
+//   u8 2 (tick),  u32 tick, u32 elapsed          -- tick `tick` ran with `elapsed` periods
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace beltsim::host {
+
+struct RecordingHeader {
+  std::string scenarioName;
+  std::string scenarioText;
+  std::string options;
+};
+
+class RecordingWriter {
+ public:
+  ~RecordingWriter();
+  bool open(const std::string& path, const RecordingHeader& header, std::string& error);
+  void frame(std::uint32_t tick, const std::uint8_t* data, std::size_t length);
+  void tick(std::uint32_t tick, std::uint32_t elapsed);
+  bool close();
+
+ private:
+  std::FILE* f_ = nullptr;
+  bool ok_ = true;
+};
+
+struct RecordedEvent {
+  enum class Kind : std::uint8_t { kFrame = 1, kTick = 2 } kind = Kind::kTick;
+  std::uint32_t tick = 0;
+  std::uint32_t elapsed = 0;       // kTick
+  std::vector<std::uint8_t> data;  // kFrame
+};
+
+// Reads a whole recording; on a malformed file names the byte offset.
+bool readRecording(const std::string& path, RecordingHeader& header, std::vector<RecordedEvent>& events,
+                   std::string& error);
+
+}  // namespace beltsim::host

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (preset `fuzz`: clang, ASan + UBSan) and runs each for SECONDS
+# (default 60): fuzz_frames (firmware/frames.hpp: decoders, byte streams, round trip, command
+# validation) and fuzz_scenario (host_sim/scenario.cpp: TOML scenario parser).
+# Usage: scripts/fuzz.sh [SECONDS]
+# Corpus, seeds, logs and crash artifacts stay under build/fuzz/. Exits non-zero on any crash,
+# leak, timeout or sanitizer report (the log and the input that caused it are named).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "usage: scripts/fuzz.sh [SECONDS]   (a positive whole number, default 60)" >&2
+  exit 2
+fi
+
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz
+
+build=build/fuzz
+bin=${build}/tests/fuzz
+# Seeds are regenerated on every run; the corpus (what the fuzzer learnt) is kept between runs.
+rm -rf "${build}/seeds"
+mkdir -p "${build}/seeds/fuzz_frames" "${build}/seeds/fuzz_scenario" "${build}/logs"
+"${bin}/fuzz_frame_seeds" "${build}/seeds/fuzz_frames"
+cp host_sim/scenarios/*.toml "${build}/seeds/fuzz_scenario/"
+# A scenario followed by --set overrides (after a NUL byte, one per line: see fuzz_scenario.cpp).
+{ cat host_sim/scenarios/realtime_belt_drive.toml
+  printf '\0solver.step_size=1e-4\nbelt.elements=24\nfriction.law=continuous\noutput.plots=false'
+} > "${build}/seeds/fuzz_scenario/realtime_with_overrides.bin"
+# Regressions (host_sim/scenario.cpp): a table header "[" and a line break tripped toml++'s
+# assert(); a non-ASCII character outside strings reached __builtin_unreachable() in toml++.
+printf '[\n[pulley]]\n' > "${build}/seeds/fuzz_scenario/open_table_header.toml"
+printf '[belt]\nelements = 60 \303\251\n' > "${build}/seeds/fuzz_scenario/non_ascii.toml"
+
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:print_summary=1:quarantine_size_mb=64"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:print_summary=1"
+
+failed=()
+for target in fuzz_frames fuzz_scenario; do
+  corpus=${build}/corpus/${target}
+  artifacts=${build}/artifacts/${target}
+  log=${build}/logs/${target}.log
+  mkdir -p "$corpus" "$artifacts"
+  extra=()
+  [[ "$target" == fuzz_scenario ]] && extra+=("-dict=tests/fuzz/scenario.dict")
+  echo "=================== ${target}: ${seconds} s ==================="
+  status=0
+  "${bin}/${target}" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+    -artifact_prefix="${artifacts}/" "${extra[@]}" "$corpus" "${build}/seeds/${target}" >"$log" 2>&1 || status=$?
+  runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
+  secs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\2/p' "$log" | tail -n 1)
+  units=$(find "$corpus" -type f | wc -l)
+  if [[ $status -eq 0 && -n "$runs" ]] \
+     && ! grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:|SUMMARY: ' "$log"; then
+    echo "${target}: OK, ${runs} executions in ${secs} s ($(( runs / (secs > 0 ? secs : 1) )) exec/s), corpus ${units} inputs"
+  else
+    echo "${target}: FAILED (exit ${status}); log: ${log}"
+    grep -E 'ERROR:|runtime error:|SUMMARY:|property violated|Test unit written to|^==[0-9]+== ?ERROR' "$log" | head -n 20 || true
+    failed+=("$target")
+  fi
+done
+
+if [[ ${#failed[@]} -ne 0 ]]; then
+  echo "fuzz: FAILED targets: ${failed[*]} (reproduce: build/fuzz/tests/fuzz/TARGET ARTIFACT)"
+  exit 1
+fi
+echo "fuzz: all targets passed (${seconds} s each)"
