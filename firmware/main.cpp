@@ -47,6 +47,26 @@ bool modelSelfCheck() {
   return bits == 0x400616b466d73d60ull;  // atan2(0.5, -1.25) = 2.7610862764774282
 }
 
+// Command frames from the plant I/O (UART on the board): a byte stream, resynchronised by
+// FrameStream. A stretch of bytes that belonged to no valid frame counts as one rejected frame.
+CommandStream g_commands;
+std::uint32_t g_garbageSeen = 0;
+
+void pullPlantBytes() {
+  std::uint8_t chunk[64];
+  const std::size_t n = hal::plantRead(chunk, sizeof chunk);
+  if (n > 0) g_commands.push(chunk, n);
+}
+
+void receiveFrame(const std::uint8_t (&wire)[kCommandFrameSize]) {
+  if (g_commands.garbageBytes() != g_garbageSeen) {
+    g_garbageSeen = g_commands.garbageBytes();
+    g_loop.countUndecodableFrame();
+  }
+  CommandFrame command;
+  if (decodeCommand(wire, kCommandFrameSize, command) == DecodeError::kNone) g_loop.receive(command);
+}
+
 void traceFrame(const std::uint8_t (&frame)[kOutputFrameSize], bool flush) {
   if (!g_traceOk) return;
   std::memcpy(g_traceBuffer + g_traceFill * kOutputFrameSize, frame, kOutputFrameSize);
@@ -81,13 +101,14 @@ int main() {
   }
 
   // ---- configuration and start-up ------------------------------------------------------------------
-  const MotorMode mode = MotorMode::kSpeed;
-  PlantConfig config = BELTSIM_FW_PC_CONFIG ? pcPlantConfig(mode) : microcontrollerPlantConfig(mode);
   const FirmwareOptions& opt = kFirmwareOptions;
+  const MotorMode mode = opt.motorMode == 2 ? MotorMode::kTorque : MotorMode::kSpeed;
+  PlantConfig config = BELTSIM_FW_PC_CONFIG ? pcPlantConfig(mode) : microcontrollerPlantConfig(mode);
   const std::uint32_t ticks = opt.ticks;
   if (opt.maxNewtonIterations > 0) config.integrator.maxNewtonIterations = opt.maxNewtonIterations;
   LoopOptions options;
   options.overrunPolicy = opt.overrunEntersSafeState ? OverrunPolicy::kSafeState : OverrunPolicy::kCountAndContinue;
+  options.maxHeldTicks = opt.lockstep ? 0 : opt.holdTicks;
   const ParameterError setup = g_loop.setUp(config, options);
   const bool selfCheck = hal::floatingPointConfigured() && modelSelfCheck() && setup.ok();
   const std::uint64_t startBegin = hal::monotonicNanoseconds();
@@ -104,43 +125,50 @@ int main() {
   print(line);
 
   // ---- the loop ------------------------------------------------------------------------------------------
-  const std::uint32_t tickPeriod = opt.tickNanoseconds;
-  if (!hal::startTick(tickPeriod)) {
-    line.text("tick period ").u64(tickPeriod).text(" ns not supported by this platform");
+  if (!opt.lockstep && !hal::startTick(opt.tickNanoseconds)) {
+    line.text("tick period ").u64(opt.tickNanoseconds).text(" ns not supported by this platform");
     print(line);
     return 2;
   }
   TraceHash hash;
   CommandFrame command;
   std::uint8_t wire[kCommandFrameSize];
+  const std::uint32_t tickPeriod = opt.lockstep ? 0 : opt.tickNanoseconds;
   std::uint8_t frame[kOutputFrameSize];
   std::uint64_t previousTick = hal::monotonicNanoseconds();
   for (std::uint32_t tick = 1; ticks == 0 || tick <= ticks; ++tick) {
-    const std::uint32_t elapsed = hal::waitForTick();
+    std::uint32_t elapsed = 1;
+    if (opt.scripted) {
+      elapsed = hal::waitForTick();
+      const std::size_t length = scriptedCommandBytes(tick, config.stepSize, static_cast<std::uint8_t>(mode), true, wire);
+      if (decodeCommand(wire, length, command) == DecodeError::kNone) g_loop.receive(command);
+      else g_loop.countUndecodableFrame();
+    } else if (opt.lockstep) {
+      // Virtual time: wait for the controller's next frame; the wait is the controller's, so the
+      // watchdog is fed while it lasts.
+      while (!g_commands.pop(wire)) {
+        pullPlantBytes();
+        hal::watchdogFeed();
+      }
+      receiveFrame(wire);
+    } else {
+      elapsed = hal::waitForTick();
+      pullPlantBytes();
+      while (g_commands.pop(wire)) receiveFrame(wire);
+    }
     const std::uint64_t tickTime = hal::monotonicNanoseconds();
-    if (tickPeriod > 0 && tick > 1) {
+    if (tickPeriod > 0 && tick > 1 && !opt.lockstep) {
       const std::uint64_t interval = tickTime - previousTick, nominal = std::uint64_t{tickPeriod} * elapsed;
       g_timing.tickJitter.add(interval > nominal ? interval - nominal : nominal - interval);
     }
     previousTick = tickTime;
 
-    const CommandFrame* received = nullptr;
-    std::size_t length = 0;
-    if (opt.scripted) {
-      length = scriptedCommandBytes(tick, config.stepSize, static_cast<std::uint8_t>(mode), true, wire);
-    } else {
-      length = hal::plantRead(wire, sizeof wire);
-    }
-    if (length > 0) {
-      if (decodeCommand(wire, length, command) == DecodeError::kNone) received = &command;
-      else g_loop.countUndecodableFrame();
-    }
     if (opt.delayTick != 0 && tick == opt.delayTick) {
       const std::uint64_t until = hal::monotonicNanoseconds() + opt.delayNanoseconds;
       while (hal::monotonicNanoseconds() < until) {
       }
     }
-    const OutputFrame& out = g_loop.tick(received, elapsed);
+    const OutputFrame& out = g_loop.tick(elapsed);
     encodeOutput(out, frame);
     hal::plantWrite(frame, kOutputFrameSize);
     hash.add(frame);
@@ -152,7 +180,7 @@ int main() {
   hal::traceClose();
 
   // ---- report ----------------------------------------------------------------------------------------------
-  const OutputFrame& last = g_loop.tick(nullptr, 1);  // one more frame: the state after the run
+  const OutputFrame& last = g_loop.tick(1);  // one more frame: the state after the run
   line.text("final: t ").fixed(last.time, 4).text(" s, omega P1 ").fixed(last.speed[0], 6).text(" omega P2 ")
       .fixed(last.speed[1], 6).text(" rad/s, motor torque ").fixed(last.motorTorque, 4).text(" N m, spans ")
       .fixed(last.spanForce[0], 3).text(" / ").fixed(last.spanForce[1], 3).text(" N");

@@ -36,7 +36,7 @@ struct LoopOptions {
   // late) before the safe state; 0 = hold for ever.
   std::uint32_t maxHeldTicks = 0;
   // Emulated sensors.
-  double encoderCountsPerRevolution = 4096.0;  // incremental encoder on each pulley
+  double encoderCountsPerRevolution = 65536.0;  // incremental encoder on each pulley (16 bit)
   double loadCellResolution = 0.5;             // N, span-force load cells
 };
 

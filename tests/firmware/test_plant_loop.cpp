@@ -198,14 +198,14 @@ TEST(PlantLoop, SilentControllerEntersTheSafeStateAfterTheHoldLimit) {
 }
 
 // Sensors are derived from the ground truth of the same frame: encoder counts
-// floor(angle / 2 pi * 4096), load cells the span force rounded to 0.5 N.
+// floor(angle / 2 pi * 65536), load cells the span force rounded to 0.5 N.
 TEST(PlantLoop, EmulatedSensorsQuantizeTheGroundTruth) {
   auto loop = startedLoop(microcontrollerPlantConfig(MotorMode::kSpeed));
   OutputFrame o;
   for (std::uint32_t tick = 1; tick <= 150; ++tick) o = scriptedTick(*loop, tick, false);
   ASSERT_GT(o.angle[0], 0.1);  // the ramp has turned the pulleys
   for (int i = 0; i < 2; ++i) {
-    const double counts = o.angle[i] * 4096.0 / (2.0 * 3.141592653589793);
+    const double counts = o.angle[i] * 65536.0 / (2.0 * 3.141592653589793);
     EXPECT_LE(o.encoderCount[i], counts);
     EXPECT_GT(o.encoderCount[i] + 1, counts);
     EXPECT_LE(std::fabs(o.loadCell[i] - o.spanForce[i]), 0.25);
