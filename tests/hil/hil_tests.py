@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Controller-in-the-loop tests (issue 7), one mode per CTest test:
+
+  closed_loop   host plant (beltsim hil --lockstep) + beltctl: the speed step settles within 2 %,
+                the 25 N m load step is rejected (dip and recovery reported); a second run and a
+                replay of the recording give byte-identical traces.
+  bad_input     lockstep plant and a raw UDP client: truncated, oversized, wrong magic, version,
+                type, bad CRC, reserved bits, duplicate, out-of-order, NaN, Inf, out-of-range,
+                wrong mode, unknown flags: each is answered, counted once, and leaves the model's
+                state exactly as a run that sent the held command instead; a silent controller
+                ends a lockstep run cleanly.
+  realtime      real-time plant at 1 kHz: a flood of frames, then silence: the plant keeps ticking,
+                counts the superseded frames and enters the safe state (fault 6) after the hold.
+  cortex_m7     the same closed loop against the Cortex-M7 firmware under qemu-system-arm over
+                the UART (TCP bridge): the output trace equals the host plant's byte for byte.
+Usage: hil_tests.py MODE BELTSIM BELTCTL SCENARIO WORKDIR [M7_IMAGE]
+"""
+import json
+import math
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+SKIP = 77
+
+
+def fail(msg):
+    print('FAIL: ' + msg)
+    sys.exit(1)
+
+
+def command_frame(seq, motor, load, mode=2, flags=0, magic=b'BD', version=1, ftype=1, reserved=0):
+    body = magic + struct.pack('<BBIBBHdd', version, ftype, seq, mode, flags, reserved, motor, load)
+    return body + struct.pack('<I', zlib.crc32(body) & 0xFFFFFFFF)
+
+
+OUT = struct.Struct('<2sBBIII d 2d 2d d d 2d 2i 2d BBBBBBBB III I')
+
+
+def decode_output(b):
+    if len(b) != 136:
+        fail('output frame of %d bytes' % len(b))
+    if zlib.crc32(b[:132]) & 0xFFFFFFFF != struct.unpack_from('<I', b, 132)[0]:
+        fail('output frame with a bad CRC')
+    v = OUT.unpack(b)
+    return dict(seq=v[3], step=v[4], cmdseq=v[5], time=v[6], angle=v[7:9], speed=v[9:11], motor_torque=v[11],
+                load_torque=v[12], span=v[13:15], encoder=v[15:17], load_cell=v[17:19], converged=v[19],
+                newton=v[20], pns=v[21], status=v[22], fault=v[23], safe=v[24], mode=v[25],
+                overruns=v[27], rejected=v[28], late=v[29], raw=b)
+
+
+def physics(frame):
+    """The frame without counters and CRC: what the model computed."""
+    b = bytearray(frame['raw'])
+    b[12:16] = b'\0' * 4   # command sequence in use
+    b[120:136] = b'\0' * 16
+    return bytes(b)
+
+
+def start_plant(beltsim, scenario, port, out, extra=()):
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [beltsim, 'hil', scenario, '--udp', '127.0.0.1:%d' % port, '--out', out, '--quiet'] + list(extra)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(0.5)  # static equilibrium and bind
+    if p.poll() is not None:
+        fail('plant did not start: ' + p.stdout.read())
+    return p
+
+
+def finish(p, timeout=60):
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        fail('process did not end: %s' % p.args)
+    print(out, end='')
+    if p.returncode != 0:
+        fail('%s exited with %d' % (p.args[0], p.returncode))
+    return out
+
+
+def run_controller(beltctl, target, work, name, duration=2.0):
+    log, trace, summary = (os.path.join(work, name + ext) for ext in ('.csv', '.bin', '.json'))
+    p = subprocess.run([beltctl] + target + ['--lockstep', '--duration', str(duration), '--log', log, '--trace', trace,
+                                            '--summary', summary], capture_output=True, text=True, timeout=900)
+    print(p.stdout + p.stderr, end='')
+    if p.returncode != 0:
+        fail('beltctl exited with %d' % p.returncode)
+    return json.load(open(summary)), open(trace, 'rb').read()
+
+
+def closed_loop(beltsim, beltctl, scenario, work):
+    traces = []
+    for run in (1, 2):
+        plant = start_plant(beltsim, scenario, 47821, os.path.join(work, 'plant%d' % run), ['--lockstep', '--duration', '2'])
+        s, _ = run_controller(beltctl, ['--udp', '127.0.0.1:47821'], work, 'ctl%d' % run)
+        finish(plant)
+        traces.append(open(os.path.join(work, 'plant%d' % run, 'trace.bin'), 'rb').read())
+        # Speed step 0 -> 12 rad/s at 0.05 s, 25 N m load step at 1.0 s (beltctl defaults).
+        if not (0.0 < s['settling_time_2pct'] < 0.5):
+            fail('speed step settling time %.3f s (expected within 2 %% in < 0.5 s)' % s['settling_time_2pct'])
+        if not (0.5 < s['load_dip'] < 5.0):
+            fail('load step dip %.3f rad/s (expected a visible dip < 5 rad/s)' % s['load_dip'])
+        if not (0.0 < s['load_recovery_time_2pct'] < 0.9):
+            fail('load step recovery %.3f s (expected back within 2 %% before the run ends)' % s['load_recovery_time_2pct'])
+        print('run %d: settling %.3f s, dip %.3f rad/s, recovery %.3f s' %
+              (run, s['settling_time_2pct'], s['load_dip'], s['load_recovery_time_2pct']))
+    if traces[0] != traces[1]:
+        fail('two closed-loop runs gave different traces')
+    replay_dir = os.path.join(work, 'replay')
+    shutil.rmtree(replay_dir, ignore_errors=True)
+    p = subprocess.run([beltsim, 'replay', os.path.join(work, 'plant1', 'recording.bin'), '--out', replay_dir],
+                       capture_output=True, text=True, timeout=300)
+    print(p.stdout + p.stderr, end='')
+    if p.returncode != 0:
+        fail('replay exited with %d' % p.returncode)
+    if open(os.path.join(replay_dir, 'trace.bin'), 'rb').read() != traces[0]:
+        fail('the replay trace differs from the recorded run')
+    print('closed loop: 2 runs and the replay give identical traces (%d bytes)' % len(traces[0]))
+
+
+class Client:
+    def __init__(self, port):
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.s.settimeout(10.0)
+        self.addr = ('127.0.0.1', port)
+
+    def exchange(self, data):
+        self.s.sendto(data, self.addr)
+        b, _ = self.s.recvfrom(4096)
+        return decode_output(b)
+
+
+def bad_input(beltsim, scenario, work):
+    nan, inf = float('nan'), float('inf')
+    bad = [
+        ('truncated', lambda seq: command_frame(seq, 5.0, 0.0)[:31]),
+        ('oversized', lambda seq: command_frame(seq, 5.0, 0.0) + b'\0'),
+        ('wrong magic', lambda seq: command_frame(seq, 5.0, 0.0, magic=b'XD')),
+        ('wrong version', lambda seq: command_frame(seq, 5.0, 0.0, version=2)),
+        ('wrong type', lambda seq: command_frame(seq, 5.0, 0.0, ftype=2)),
+        ('bad CRC', lambda seq: command_frame(seq, 5.0, 0.0)[:-1] + b'\x00'),
+        ('reserved bits', lambda seq: command_frame(seq, 5.0, 0.0, reserved=1)),
+        ('duplicate', lambda seq: command_frame(seq - 1, 30.0, 0.0)),
+        ('out of order', lambda seq: command_frame(seq - 5, 30.0, 0.0)),
+        ('NaN', lambda seq: command_frame(seq, nan, 0.0)),
+        ('Inf', lambda seq: command_frame(seq, 5.0, inf)),
+        ('out of range', lambda seq: command_frame(seq, 1e3, 0.0)),
+        ('wrong mode', lambda seq: command_frame(seq, 5.0, 0.0, mode=1)),
+        ('unknown flags', lambda seq: command_frame(seq, 5.0, 0.0, flags=4)),
+    ]
+    test = start_plant(beltsim, scenario, 47831, os.path.join(work, 'bad'), ['--lockstep', '--idle-timeout-ms', '1500'])
+    ref = start_plant(beltsim, scenario, 47832, os.path.join(work, 'ref'), ['--lockstep', '--idle-timeout-ms', '1500'])
+    a, b = Client(47831), Client(47832)
+    seq_a = seq_b = 0
+    rejected = 0
+    for k in range(1, 46):
+        motor = 10.0 if k > 5 else 0.0
+        seq_a += 1
+        seq_b += 1
+        fa = a.exchange(command_frame(seq_a, motor, 2.0))
+        fb = b.exchange(command_frame(seq_b, motor, 2.0))
+        if physics(fa) != physics(fb):
+            fail('warm-up step %d differs between identical plants' % k)
+        if k % 3 == 0 and bad:
+            name, make = bad.pop(0)
+            held = fa['cmdseq']
+            seq_b += 1
+            fa = a.exchange(make(seq_a + 1))
+            fb = b.exchange(command_frame(seq_b, motor, 2.0))  # the held command, sent properly
+            rejected += 1
+            if fa['rejected'] != rejected:
+                fail('%s: rejected count %d, expected %d' % (name, fa['rejected'], rejected))
+            if fa['cmdseq'] != held:
+                fail('%s: the command in use changed' % name)
+            if physics(fa) != physics(fb):
+                fail('%s: the model state differs from the run that held the command' % name)
+            print('%-14s answered, counted (%d), state as with the held command' % (name, fa['rejected']))
+    if bad:
+        fail('not all bad frames were sent')
+    if not math.isfinite(fa['speed'][0]) or fa['speed'][0] <= 0.0:
+        fail('the motor did not turn under the valid commands')
+    # Silence: the lockstep plant ends after its idle timeout, cleanly.
+    for p, d in ((test, 'bad'), (ref, 'ref')):
+        finish(p, timeout=30)
+    s = json.load(open(os.path.join(work, 'bad', 'summary.json')))
+    if not s['controller_went_silent'] or s['safe_state'] != 0:
+        fail('silent controller: %s' % s)
+    print('bad input: %d kinds rejected without effect on the model; silent controller ends the run' % rejected)
+
+
+def realtime(beltsim, scenario, work):
+    plant = start_plant(beltsim, scenario, 47841, os.path.join(work, 'rt'), ['--duration', '1.5', '--hold', '50'])
+    c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    addr = ('127.0.0.1', 47841)
+    t0 = time.monotonic()
+    seq = 0
+    while time.monotonic() - t0 < 0.3:  # a controller at ~1 kHz
+        seq += 1
+        c.sendto(command_frame(seq, 5.0, 0.0), addr)
+        time.sleep(0.001)
+    for _ in range(3000):  # a flood, far faster than the tick
+        seq += 1
+        c.sendto(command_frame(seq, 5.0, 0.0), addr)
+    c.settimeout(0.2)
+    last = None
+    deadline = time.monotonic() + 0.8  # then silence; keep reading answers
+    while time.monotonic() < deadline:
+        try:
+            b, _ = c.recvfrom(4096)
+            last = decode_output(b)
+        except socket.timeout:
+            pass
+    finish(plant, timeout=30)
+    s = json.load(open(os.path.join(work, 'rt', 'summary.json')))
+    print('realtime summary: %s' % json.dumps(s))
+    if s['steps'] != 1500:
+        fail('the plant did not complete its 1500 ticks (%d)' % s['steps'])
+    if s['safe_state'] != 1 or s['fault'] != 6:
+        fail('a silent controller must put the plant in the safe state with fault 6')
+    if s['rejected_frames'] < 100:
+        fail('the flood was not counted (%d rejected)' % s['rejected_frames'])
+    if last is None or last['safe'] != 1:
+        fail('the plant stopped answering in the safe state')
+    print('realtime: flood counted (%d rejected), silence -> safe state, plant answered to the end' % s['rejected_frames'])
+
+
+def cortex_m7(beltsim, beltctl, scenario, work, image):
+    if not os.path.exists(image):
+        print('BELTSIM_SKIP: %s not built (cortex-m7 preset)' % image)
+        return SKIP if os.environ.get('BELTSIM_REQUIRE_ALL_TARGETS') != '1' else 1
+    plant = start_plant(beltsim, scenario, 47851, os.path.join(work, 'host'), ['--lockstep', '--duration', '2'])
+    _, host_trace = run_controller(beltctl, ['--udp', '127.0.0.1:47851'], work, 'ctl_host')
+    finish(plant)
+    qemu = subprocess.Popen(['qemu-system-arm', '-M', 'mps2-an500', '-nographic', '-monitor', 'none',
+                             '-semihosting-config', 'enable=on,target=native',
+                             '-serial', 'tcp:127.0.0.1:47852,server=on,wait=on', '-kernel', image],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(0.5)
+    _, m7_trace = run_controller(beltctl, ['--tcp', '127.0.0.1:47852'], work, 'ctl_m7')
+    finish(qemu, timeout=120)
+    if m7_trace != host_trace:
+        n = min(len(m7_trace), len(host_trace))
+        first = next((i for i in range(n) if m7_trace[i] != host_trace[i]), n)
+        fail('Cortex-M7 trace differs from the host plant at byte %d (frame %d)' % (first, first // 136))
+    print('closed loop: Cortex-M7 firmware under QEMU == host plant, %d frames bit for bit' % (len(host_trace) // 136))
+
+
+def main():
+    mode, beltsim, beltctl, scenario, work = sys.argv[1:6]
+    os.makedirs(work, exist_ok=True)
+    if mode == 'closed_loop':
+        closed_loop(beltsim, beltctl, scenario, work)
+    elif mode == 'bad_input':
+        bad_input(beltsim, scenario, work)
+    elif mode == 'realtime':
+        realtime(beltsim, scenario, work)
+    elif mode == 'cortex_m7':
+        return cortex_m7(beltsim, beltctl, scenario, work, sys.argv[6])
+    else:
+        fail('unknown mode ' + mode)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
