@@ -11,8 +11,9 @@
 //   `maxConsecutiveNonConverged` flagged steps in a row the loop enters the safe state.
 // - Any model fault (non-finite state, singular matrix, implausible speeds or span forces) enters
 //   the safe state at once.
-// - No valid command for more than `maxHeldTicks` ticks (controller silent, late or sending only
-//   bad frames): safe state (0 = hold for ever). A tick without any frame counts as late.
+// - No valid command for more than `maxHeldTicks` ticks after the first one (controller silent,
+//   late or sending only bad frames): safe state (0 = hold for ever). A tick without any frame
+//   counts as late.
 // - Overrun (the tick came late: ticksElapsed > 1): counted; with OverrunPolicy::kSafeState it
 //   also enters the safe state.
 // - Safe state (latched until restart): the model is no longer stepped; every tick still answers
@@ -120,7 +121,9 @@ class PlantLoop {
     if (!anyFrameThisTick_) ++late_;
     heldTicks_ = validThisTick_ ? 0 : heldTicks_ + 1;
     anyFrameThisTick_ = validThisTick_ = false;
-    if (options_.maxHeldTicks > 0 && heldTicks_ > options_.maxHeldTicks) enterSafeState(FaultCode::kControllerSilent);
+    // The hold limit runs from the first valid command on (before it, the plant waits at rest).
+    if (options_.maxHeldTicks > 0 && haveCommand_ && heldTicks_ > options_.maxHeldTicks)
+      enterSafeState(FaultCode::kControllerSilent);
     ++step_;
     OutputFrame& o = output_;
     o = OutputFrame{};

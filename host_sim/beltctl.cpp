@@ -60,13 +60,12 @@ class Link {
   bool send(const std::uint8_t (&frame)[fw::kCommandFrameSize]) {
     return useTcp_ ? stream_.send(frame, sizeof frame) : udp_.send(frame, sizeof frame, plant_);
   }
-  // Next output frame within timeoutMs; false on timeout.
-  bool receive(fw::OutputFrame& out, int timeoutMs) {
+  // Next output frame before `deadline` (CLOCK_MONOTONIC ns); false if none came.
+  bool receiveUntil(fw::OutputFrame& out, std::uint64_t deadline) {
     std::uint8_t bytes[fw::kOutputFrameSize];
-    const std::uint64_t deadline = nowNs() + static_cast<std::uint64_t>(timeoutMs) * 1000000u;
     for (;;) {
       const std::uint64_t now = nowNs();
-      const int left = now >= deadline ? 0 : static_cast<int>((deadline - now) / 1000000u);
+      const long long left = now >= deadline ? 0 : static_cast<long long>((deadline - now) / 1000u);
       if (useTcp_) {
         if (frames_.pop(bytes)) return fw::decodeOutput(bytes, sizeof bytes, out) == fw::DecodeError::kNone;
         std::uint8_t chunk[512];
@@ -197,18 +196,18 @@ int main(int argc, char** argv) {
     }
     bool fresh = false;
     if (lockstep) {
-      fresh = link.receive(out, timeoutMs);
+      fresh = link.receiveUntil(out, nowNs() + static_cast<std::uint64_t>(timeoutMs) * 1000000u);
       if (!fresh) {
         std::fprintf(stderr, "error: no answer from the plant within %d ms at step %u\n", timeoutMs, k);
         return 3;
       }
     } else {
+      // Real time: one command per period; the newest output frame that arrives before the next
+      // period is the measurement.
       deadline += period;
-      for (;;) {  // newest output before the next period
-        const std::uint64_t now = nowNs();
-        if (now >= deadline) break;
+      for (;;) {
         fw::OutputFrame o;
-        if (!link.receive(o, static_cast<int>((deadline - now) / 1000000u))) break;
+        if (!link.receiveUntil(o, deadline)) break;  // only at the deadline
         out = o;
         fresh = true;
       }

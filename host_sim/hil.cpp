@@ -13,6 +13,9 @@
 #include <memory>
 #include <sstream>
 
+#include <sched.h>
+#include <sys/mman.h>
+
 #include "frames.hpp"
 #include "net.hpp"
 #include "plant_loop.hpp"
@@ -241,7 +244,7 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
     // Virtual time: every datagram (valid or not) advances the plant by exactly one step and is
     // answered with that step's output frame.
     for (std::uint32_t tick = 1; tick <= totalSteps; ++tick) {
-      const long n = socket.receive(buffer, sizeof buffer, from, opt.idleTimeoutMs);
+      const long n = socket.receive(buffer, sizeof buffer, from, 1000LL * opt.idleTimeoutMs);
       if (n <= 0) {
         report.controllerSilent = true;
         std::fprintf(stderr, "controller silent for %d ms at step %u: run ended\n", opt.idleTimeoutMs, tick);
@@ -259,6 +262,24 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
     // Real time: tick at the model rate on absolute deadlines; frames that arrived before a tick
     // are applied to it (newest valid wins); the answer goes to the last sender.
     const std::uint64_t period = static_cast<std::uint64_t>(config.stepSize * 1e9 + 0.5);
+    if (opt.realtimePriority > 0) {
+      // The usual real-time set-up of a Linux HIL process: no page faults, a fixed priority.
+      sched_param sp{};
+      sp.sched_priority = opt.realtimePriority;
+      if (::mlockall(MCL_CURRENT | MCL_FUTURE) != 0 || ::sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+        std::fprintf(stderr, "warning: real-time priority %d not granted (%s): running as a normal process\n",
+                     opt.realtimePriority, std::strerror(errno));
+    }
+    // The clock starts with the controller's first datagram (applied to tick 1).
+    const long first = socket.receive(buffer, sizeof buffer, from, 1000LL * opt.idleTimeoutMs);
+    if (first > 0) {
+      session.frame(1, buffer, std::min<std::size_t>(static_cast<std::size_t>(first), sizeof buffer));
+      controller = from;
+      haveController = true;
+    } else {
+      report.controllerSilent = true;
+      std::fprintf(stderr, "no controller within %d ms: ticking without one\n", opt.idleTimeoutMs);
+    }
     std::uint64_t deadline = nowNs() + period, previous = 0;
     for (std::uint32_t tick = 1; tick <= totalSteps; ++tick) {
       std::uint64_t now = nowNs();

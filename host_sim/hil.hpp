@@ -15,7 +15,8 @@ struct HilOptions {
   unsigned hold = 50;          // real time: ticks a command is held without a valid frame, then safe state
   double encoderCountsPerRevolution = 65536.0;
   double loadCellResolution = 0.5;  // N
-  int idleTimeoutMs = 10000;   // lockstep: a controller silent this long ends the run
+  int idleTimeoutMs = 10000;
+  int realtimePriority = 0;    // real time: SCHED_FIFO priority and locked memory (needs root); 0 = off   // lockstep: a controller silent this long ends the run
   std::string outputDirectory;
   bool quiet = false;
 };

@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   hilCommand->add_option("--idle-timeout-ms", hil.idleTimeoutMs, "lockstep: end the run after this much controller silence")
       ->capture_default_str();
+  hilCommand->add_option("--rt-priority", hil.realtimePriority, "real time: SCHED_FIFO priority 1..99 and mlockall (root)")
+      ->check(CLI::Range(0, 99));
   hilCommand->add_option("--out", hil.outputDirectory, "output folder (must not exist or be empty)")->required();
   hilCommand->add_flag("--quiet", hil.quiet, "no progress lines");
 

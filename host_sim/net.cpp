@@ -11,10 +11,11 @@
 namespace beltsim::host {
 namespace {
 
-int waitReadable(int fd, int timeoutMs) {
+int waitReadable(int fd, long long timeoutUs) {
   pollfd p{fd, POLLIN, 0};
+  timespec ts{static_cast<time_t>(timeoutUs / 1000000), static_cast<long>(timeoutUs % 1000000) * 1000};
   for (;;) {
-    const int r = ::poll(&p, 1, timeoutMs);
+    const int r = ::ppoll(&p, 1, timeoutUs < 0 ? nullptr : &ts, nullptr);
     if (r < 0 && errno == EINTR) continue;
     return r;
   }
@@ -77,8 +78,8 @@ sockaddr_in UdpSocket::localAddress() const {
   return a;
 }
 
-long UdpSocket::receive(std::uint8_t* buffer, std::size_t capacity, sockaddr_in& from, int timeoutMs) {
-  const int r = waitReadable(fd_, timeoutMs);
+long UdpSocket::receive(std::uint8_t* buffer, std::size_t capacity, sockaddr_in& from, long long timeoutUs) {
+  const int r = waitReadable(fd_, timeoutUs);
   if (r <= 0) return r;
   socklen_t n = sizeof from;
   // MSG_TRUNC: the return value is the datagram's real length, so oversized frames are seen.
@@ -115,8 +116,8 @@ bool TcpStream::connect(const sockaddr_in& remote, int retryMs, std::string& err
   }
 }
 
-long TcpStream::receive(std::uint8_t* buffer, std::size_t capacity, int timeoutMs) {
-  const int r = waitReadable(fd_, timeoutMs);
+long TcpStream::receive(std::uint8_t* buffer, std::size_t capacity, long long timeoutUs) {
+  const int r = waitReadable(fd_, timeoutUs);
   if (r <= 0) return r;
   const ssize_t got = ::recv(fd_, buffer, capacity, 0);
   return got <= 0 ? -1 : static_cast<long>(got);

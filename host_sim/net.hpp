@@ -23,10 +23,10 @@ class UdpSocket {
   // Bind to `local` (port 0: any free port).
   bool open(const sockaddr_in& local, std::string& error);
   sockaddr_in localAddress() const;
-  // Waits up to timeoutMs (0: just look, < 0: forever) for one datagram; returns its length, 0 on
-  // timeout, -1 on error. A datagram longer than `capacity` is truncated and reported with its
-  // real length (> capacity).
-  long receive(std::uint8_t* buffer, std::size_t capacity, sockaddr_in& from, int timeoutMs);
+  // Waits up to timeoutUs microseconds (0: just look, < 0: forever) for one datagram; returns its
+  // length, 0 on timeout, -1 on error. A datagram longer than `capacity` is truncated and
+  // reported with its real length (> capacity).
+  long receive(std::uint8_t* buffer, std::size_t capacity, sockaddr_in& from, long long timeoutUs);
   bool send(const std::uint8_t* data, std::size_t length, const sockaddr_in& to);
 
  private:
@@ -42,8 +42,9 @@ class TcpStream {
   ~TcpStream();
   // Connects, retrying for up to retryMs (QEMU opens its socket a moment after it starts).
   bool connect(const sockaddr_in& remote, int retryMs, std::string& error);
-  // Waits up to timeoutMs for bytes; returns how many were read, 0 on timeout, -1 on error/EOF.
-  long receive(std::uint8_t* buffer, std::size_t capacity, int timeoutMs);
+  // Waits up to timeoutUs microseconds for bytes; returns how many were read, 0 on timeout, -1 on
+  // error/EOF.
+  long receive(std::uint8_t* buffer, std::size_t capacity, long long timeoutUs);
   bool send(const std::uint8_t* data, std::size_t length);
 
  private:
