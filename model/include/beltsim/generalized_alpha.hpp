@@ -32,6 +32,11 @@ struct IntegratorSettings {
   double absoluteTolerance = 1e-10;
   double pnsTolerance = 1e-3;    // N (paper: 1e-3)
   double contractivityLimit = 0.5;  // rebuild the Jacobian if res_j / res_{j-1} exceeds this
+  // false (spec §7.3, the reference): every post-Newton pass restarts Newton from the predictor.
+  // true: passes 2.. continue from the previous pass's solution (the equations are the same, only
+  // the friction history changed), which needs fewer iterations; results agree to the Newton
+  // tolerance, not bit for bit with the reference behaviour.
+  bool warmStartPns = false;
 };
 
 inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
@@ -154,7 +159,7 @@ class GeneralizedAlpha {
     system.beginStep();
     for (int k = 1; k <= settings_.maxPnsIterations; ++k) {
       stats.pnsIterations = k;
-      predictor(q0, v0, a0, aBar0);
+      if (k == 1 || !settings_.warmStartPns) predictor(q0, v0, a0, aBar0);
       const bool newtonConverged = newton(system, tNext, stats);
       if (stats.status != Status::kOk) {
         // Fault: keep the start-of-step state, so the outputs stay finite and meaningful.
