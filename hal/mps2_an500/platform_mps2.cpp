@@ -4,7 +4,7 @@
 //   clock and tick         SysTick on the processor clock (25 MHz on this board), interrupt per tick
 //   plant I/O              CMSDK APB UART0 at 0x40004000, polled
 //   watchdog               CMSDK APB watchdog at 0x40008000 (NMI on the first expiry)
-//   fault record           a .noinit RAM block that the start-up code neither loads nor clears
+//   fault record           the last 64 bytes of data RAM, outside every section (survives a reset)
 // Exit uses SYS_EXIT_EXTENDED, whose parameter block carries the status: on AArch32 the plain
 // SYS_EXIT can only say "success" or "error". The test `exit_status_reaches_test_runner` pins it.
 #include "hal/platform.hpp"
@@ -42,14 +42,17 @@ std::uint32_t g_reload = kProcessorClockHz / 1000u - 1u;  // counts per tick - 1
 bool g_watchdog = false;
 int g_traceHandle = -1;
 
-// The fault record lives outside .data/.bss: a warm reset keeps it.
+// The fault record lives outside every section (linker symbol __fault_record__): a warm reset keeps it.
 struct PersistentRecord {
   std::uint32_t magic;
   std::uint32_t check;  // ~magic ^ fields: detects a record left half-written
   hal::FaultRecord record;
 };
 constexpr std::uint32_t kRecordMagic = 0xB17DFA17u;
-__attribute__((section(".noinit"))) PersistentRecord g_persistent;
+}  // namespace
+extern "C" char __fault_record__[];  // linker script: 64 bytes at the top of the data RAM
+namespace {
+PersistentRecord& g_persistent = *reinterpret_cast<PersistentRecord*>(__fault_record__);
 
 std::uint32_t recordCheck(const PersistentRecord& r) {
   return ~r.magic ^ r.record.resets ^ (r.record.faultCode * 2654435761u) ^ (r.record.step * 40503u);

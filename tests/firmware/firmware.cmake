@@ -62,3 +62,17 @@ if(NOT BELTSIM_BARE_METAL)
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/run_twice_compare.cmake)
   set_tests_properties(firmware_runs_are_identical PROPERTIES TIMEOUT 600 LABELS firmware)
 endif()
+
+# The watchdog (board only): tick 5 hangs for 500 ms, longer than the 200 ms watchdog. Its NMI
+# records the fault in the .noinit record and resets the board; the image boots again, finds the
+# record (one warm reset, fault 0xD06) and stops with status 3.
+if(BELTSIM_BARE_METAL)
+  beltsim_add_firmware(firmware_watchdog_resets_a_hung_loop mcu BELTSIM_FW_TRACE="" BELTSIM_FW_TICKS=20
+                       BELTSIM_FW_TICK_NS=20000000 BELTSIM_FW_DELAY_TICK=5 BELTSIM_FW_DELAY_NS=500000000)
+  set(BELTSIM_FIRMWARE_TEST_IMAGES ${BELTSIM_FIRMWARE_TEST_IMAGES} firmware_watchdog_resets_a_hung_loop CACHE INTERNAL "")
+  add_test(NAME firmware_watchdog_resets_a_hung_loop
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:firmware_watchdog_resets_a_hung_loop> "-DEMULATOR=${_fw_emulator}"
+                   -DEXPECTED=3 -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_exit_status.cmake)
+  set_tests_properties(firmware_watchdog_resets_a_hung_loop PROPERTIES TIMEOUT 120 LABELS firmware
+                       PASS_REGULAR_EXPRESSION "resets 1, last fault 3334")
+endif()
