@@ -80,14 +80,8 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   }
 
   // ---- static equilibrium (spec §8.3-8.4) ------------------------------------------------------
-  Vector q = Vector::Zero();
-  Eigen::Matrix<double, 4 * NE, 1> nodes;
-  placeBeltNodes(path, NE, nodes);
-  q.template head<4 * NE>() = nodes;
-  for (int p = 0; p < kPulleys; ++p) {
-    q(Drive::circleDof(p, 0)) = circleParameters[p].centre(0);
-    q(Drive::circleDof(p, 1)) = circleParameters[p].centre(1);
-  }
+  Vector q;
+  placeOnPath(*drive, path, q);
   const auto wallStart = std::chrono::steady_clock::now();
   const StaticResult statics = solveStaticEquilibrium(*drive, q, sc.staticSettings, contact.friction);
   if (statics.status != Status::kOk) {

@@ -120,14 +120,7 @@ class BeltDrivePlant {
   // (bounded: StaticSettings), then the dynamic run starts at rest at t = 0.
   StaticResult start() {
     Vector& q = scratch_;
-    q.setZero();
-    Eigen::Matrix<double, 4 * NE, 1> nodes;
-    placeBeltNodes(path_, NE, nodes);
-    q.template head<4 * NE>() = nodes;
-    for (int p = 0; p < kPulleys; ++p) {
-      q(Drive::circleDof(p, 0)) = circle_[p].centre(0);
-      q(Drive::circleDof(p, 1)) = circle_[p].centre(1);
-    }
+    placeOnPath(drive_, path_, q);
     const StaticResult statics = solveStaticEquilibrium(drive_, q, config_.statics, friction_);
     if (statics.status == Status::kOk && statics.converged) {
       integrator_.initialize(q, Vector::Zero(), Vector::Zero(), 0.0);

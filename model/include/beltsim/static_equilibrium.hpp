@@ -5,6 +5,7 @@
 // at most loadSteps x maxPns x maxNewton iterations.
 #pragma once
 #include "beltsim/belt_drive.hpp"
+#include "beltsim/belt_geometry.hpp"
 
 namespace beltsim {
 
@@ -28,6 +29,20 @@ struct StaticResult {
   int newtonIterations = 0;     // total
   double residualNorm = 0.0;    // at full load without stabilizer, N
 };
+
+// The starting point of the static solve (spec §8.1): belt nodes on the path, circle centres at
+// their rest positions, rotations and everything else 0.
+template <typename Drive, int MaxCircles>
+void placeOnPath(const Drive& drive, const BeltPath<MaxCircles>& path, typename Drive::Vector& q) {
+  q.setZero();
+  Eigen::Matrix<double, 4 * Drive::kElements, 1> nodes;
+  placeBeltNodes(path, Drive::kElements, nodes);
+  q.template head<4 * Drive::kElements>() = nodes;
+  for (int p = 0; p < Drive::kCircles; ++p) {
+    q(Drive::circleDof(p, 0)) = drive.circle(p).centre(0);
+    q(Drive::circleDof(p, 1)) = drive.circle(p).centre(1);
+  }
+}
 
 template <typename Drive>
 StaticResult solveStaticEquilibrium(Drive& drive, typename Drive::Vector& q, const StaticSettings& settings,
