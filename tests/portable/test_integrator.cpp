@@ -32,7 +32,7 @@ struct OscillatorSystem {
     }
     return Status::kOk;
   }
-  Status factorize(const IterationPoint<Vector>& p) {
+  Status factorize(const IterationPoint<Vector>& p, beltsim::MatrixUpdate = beltsim::MatrixUpdate::kFull) {
     const beltsim::SchemeCoefficients& c = *p.scheme;
     Matrix m = Matrix::Zero();
     for (int i = 0; i < kSize; ++i) {

@@ -3,3 +3,4 @@
 beltsim_add_gtest(host_quasi_static_circle host/test_quasi_static_circle.cpp)
 beltsim_add_gtest(host_belt_topologies host/test_belt_topologies.cpp)
 beltsim_add_gtest(host_belt_three_pulleys host/test_belt_three_pulleys.cpp)
+beltsim_add_gtest(host_newton_matrix_update host/test_newton_matrix_update.cpp)

@@ -261,7 +261,12 @@ class BeltDrive {
     return Status::kOk;
   }
 
-  Status factorize(const IterationPoint<Vector>& point) {
+  // Builds and factors the Newton matrix massFactor M + stiffnessFactor K + dampingFactor D.
+  // kFull evaluates every element and contact-pair block at the current point and keeps them;
+  // kChangedContacts (a later post-Newton pass of the same step) re-evaluates only the pairs
+  // whose flags or stick/slip states the PNS changed and takes every other block from the last
+  // kFull build: an approximate Newton matrix, which only changes the convergence rate.
+  Status factorize(const IterationPoint<Vector>& point, MatrixUpdate update = MatrixUpdate::kFull) {
     const Vector& q = *point.q;
     const Vector& v = *point.v;
     const SchemeCoefficients& c = *point.scheme;
@@ -270,23 +275,45 @@ class BeltDrive {
     const double massFactor = isStatic ? stabilizer_ : c.massFactor;
     const double stiffnessFactor = isStatic ? 1.0 : c.stiffnessFactor;
     const double dampingFactor = isStatic ? 0.0 : c.dampingFactor;
-    solver_.setZero();
-    for (int e = 0; e < NE; ++e) {
-      Vector8 re;
-      Matrix8 k, d;
-      const Status s = element_.internalForceAndJacobian(gatherElement(q, e), gatherElement(v, e), re, k, d);
-      if (s != Status::kOk) return s;
-      addElementMatrix(e, massFactor, stiffnessFactor, k, dampingFactor, d);
+    const bool full = update == MatrixUpdate::kFull || !blocksValid_ || isStatic ||
+                      blockFactors_[0] != massFactor || blockFactors_[1] != stiffnessFactor ||
+                      blockFactors_[2] != dampingFactor;
+    blocksValid_ = false;
+    if (full) {
+      for (int e = 0; e < NE; ++e) {
+        Vector8 re;
+        Matrix8 k, d;
+        const Status s = element_.internalForceAndJacobian(gatherElement(q, e), gatherElement(v, e), re, k, d);
+        if (s != Status::kOk) return s;
+        combineElementMatrix(massFactor, stiffnessFactor, k, dampingFactor, d, elementBlock_[e]);
+      }
     }
     for (int p = 0; p < NP; ++p) {
       const CircleState cs = circleState(q, v, p);
       for (int e = 0; e < NE; ++e) {
-        if (!pair_[e][p].anyFlagged()) continue;
+        const std::uint32_t signature = pair_[e][p].jacobianSignature();
+        if (!full && signature == pairSignature_[e][p]) continue;
+        pairSignature_[e][p] = signature;
+        if (!pair_[e][p].anyFlagged()) continue;  // its block is never read
         const Status s = contactPairJacobian(pair_[e][p], gatherElement(q, e), gatherElement(v, e), shapeTable(), cs,
                                              contactStiffness_, contactDamping_);
         if (s != Status::kOk) return s;
-        addPairMatrix(e, p, stiffnessFactor, dampingFactor);
+        Matrix11& m = pairBlock_[e][p];
+        for (int j = 0; j < 11; ++j)
+          for (int i = 0; i < 11; ++i)
+            m(i, j) = stiffnessFactor * contactStiffness_(i, j) + dampingFactor * contactDamping_(i, j);
       }
+    }
+    blockFactors_[0] = massFactor;
+    blockFactors_[1] = stiffnessFactor;
+    blockFactors_[2] = dampingFactor;
+    blocksValid_ = !isStatic;
+    // Assembly from the blocks.
+    solver_.setZero();
+    for (int e = 0; e < NE; ++e) addElementMatrix(e, elementBlock_[e]);
+    for (int p = 0; p < NP; ++p) {
+      for (int e = 0; e < NE; ++e)
+        if (pair_[e][p].anyFlagged()) addPairMatrix(e, p, pairBlock_[e][p]);
       circleMatrix(p, massFactor, stiffnessFactor, dampingFactor);
     }
     applyPrescribedMatrixRows();
@@ -574,13 +601,16 @@ class BeltDrive {
       for (int i = 0; i < 4; ++i) target[j * stride + i] += values[j * sourceStride + i];
   }
 
-  // Element e's Newton matrix massFactor M + stiffnessFactor K + dampingFactor D, block by block.
-  void addElementMatrix(int e, double massFactor, double stiffnessFactor, const Matrix8& k, double dampingFactor,
-                        const Matrix8& d) {
-    Matrix8 m;
+  // Element Newton matrix massFactor M + stiffnessFactor K + dampingFactor D.
+  void combineElementMatrix(double massFactor, double stiffnessFactor, const Matrix8& k, double dampingFactor,
+                            const Matrix8& d, Matrix8& m) const {
     for (int j = 0; j < 8; ++j)
       for (int i = 0; i < 8; ++i)
         m(i, j) = (massFactor * massElement_(i, j) + stiffnessFactor * k(i, j)) + dampingFactor * d(i, j);
+  }
+
+  // Adds element e's Newton matrix, block by block.
+  void addElementMatrix(int e, const Matrix8& m) {
     const int a = e, b = nextNode(e);
     addNodeBlock(a, a, &m(0, 0), 8);
     addNodeBlock(a, b, &m(0, 4), 8);
@@ -588,11 +618,9 @@ class BeltDrive {
     addNodeBlock(b, b, &m(4, 4), 8);
   }
 
-  // Pair (e, p): stiffnessFactor K_c + dampingFactor D_c over [node e, node e+1, circle p].
-  void addPairMatrix(int e, int p, double stiffnessFactor, double dampingFactor) {
-    Matrix11 m;
-    for (int j = 0; j < 11; ++j)
-      for (int i = 0; i < 11; ++i) m(i, j) = stiffnessFactor * contactStiffness_(i, j) + dampingFactor * contactDamping_(i, j);
+  // Pair (e, p): its Newton matrix m = stiffnessFactor K_c + dampingFactor D_c over
+  // [node e, node e+1, circle p].
+  void addPairMatrix(int e, int p, const Matrix11& m) {
     const int nodes[2] = {e, nextNode(e)};
     const int circleBorder = 4 + kCircleDofs * p;  // border index of circle p's first unknown
     for (int r = 0; r < 2; ++r)
@@ -640,6 +668,13 @@ class BeltDrive {
   SegmentShapeTable<NCS> shapeTable_;
   Solver solver_;
   Matrix11 contactStiffness_, contactDamping_;
+  // Newton-matrix blocks of the last build (factorize), the factors they were built with, and
+  // each pair's jacobianSignature at its build.
+  Matrix8 elementBlock_[NE];
+  Matrix11 pairBlock_[NE][NP];
+  std::uint32_t pairSignature_[NE][NP] = {};
+  double blockFactors_[3] = {0.0, 0.0, 0.0};
+  bool blocksValid_ = false;
   double scale_ = 1.0;
   double reaction_[NP] = {};
   double beltTorque_[NP] = {};

@@ -9,6 +9,7 @@
 //   postNewtonStep()             updates D from the converged state, returns e_PNS (N)
 #pragma once
 #include <cmath>
+#include <cstdint>
 
 #include "beltsim/bounding_box.hpp"
 #include "beltsim/bristle_friction.hpp"
@@ -230,6 +231,20 @@ class ContactPair {
     for (int i = 0; i < MaxSegments; ++i)
       if (i < p_.segmentCount && current_[i].gap <= 0.0) return true;
     return false;
+  }
+
+  // What the pair's Newton-phase Jacobian depends on besides the coordinates: per segment
+  // whether it is flagged (gap <= 0) and its stick/slip state, 4 bits each. Two equal signatures
+  // give Jacobians that differ only through the coordinates (and the friction force's size).
+  std::uint32_t jacobianSignature() const {
+    static_assert(MaxSegments <= 8, "4 bits per segment in 32 bits");
+    std::uint32_t signature = 0;
+    for (int i = 0; i < MaxSegments; ++i) {
+      if (i >= p_.segmentCount) break;
+      const std::uint32_t flagged = current_[i].gap <= 0.0 ? 8u : 0u;
+      signature |= (flagged | (static_cast<std::uint32_t>(current_[i].state) & 7u)) << (4 * i);
+    }
+    return signature;
   }
 
   // Newton-phase LHS forces with the history frozen (spec §4.6, §4.8).

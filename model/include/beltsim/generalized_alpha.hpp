@@ -7,8 +7,9 @@
 // The System supplies (all fixed-size, no heap):
 //   static constexpr int kSize;  using Vector = Eigen::Matrix<double, kSize, 1>;
 //   Status residual(const IterationPoint&, Vector& r)     r = M a + Q(q, v; D) - Q_ext(t)  (LHS, N)
-//   Status factorize(const IterationPoint&)               builds and factors the Newton matrix
-//        massFactor M + stiffnessFactor dQ/dq + dampingFactor dQ/dv (its own prescribed rows too)
+//   Status factorize(const IterationPoint&, MatrixUpdate)  builds and factors the Newton matrix
+//        massFactor M + stiffnessFactor dQ/dq + dampingFactor dQ/dv (its own prescribed rows too);
+//        MatrixUpdate::kChangedContacts allows it to re-evaluate only what the last PNS changed
 //   Status solve(const Vector& r, Vector& delta)          delta = matrix^-1 (stiffnessFactor r)
 //   void beginStep()                                      history: D0 := D
 //   Status postNewtonStep(const IterationPoint&, double& error)   updates D, returns e_PNS (N)
@@ -20,6 +21,12 @@
 #include "beltsim/status.hpp"
 
 namespace beltsim {
+
+// How much of the Newton matrix a factorization must re-evaluate. kChangedContacts is only
+// requested for a later post-Newton pass of a step whose first pass built the full matrix: the
+// System may then re-evaluate only the parts the PNS changed (the contact pairs whose stick/slip
+// states changed) and keep the rest from that build.
+enum class MatrixUpdate : std::uint8_t { kFull, kChangedContacts };
 
 struct IntegratorSettings {
   bool newmark = false;          // true: Newmark with beta, gamma below; false: generalized-alpha
@@ -37,6 +44,18 @@ struct IntegratorSettings {
   // the friction history changed), which needs fewer iterations; results agree to the Newton
   // tolerance, not bit for bit with the reference behaviour.
   bool warmStartPns = false;
+  // false (spec §7.11, the reference): the Newton matrix is rebuilt at the first iteration of
+  // every Newton solve. true: the last factorization is kept across post-Newton passes and steps
+  // (modified Newton) and rebuilt only when the contraction res_j / res_{j-1} exceeds
+  // contractivityLimit or the previous solve did not converge. The step size is fixed, so the
+  // scheme's factors in the matrix do not change; only the state it was built at is older.
+  bool reuseJacobian = false;
+  // false: every post-Newton pass builds the whole Newton matrix (spec §7.11). true (with
+  // warmStartPns): passes 2.. ask the System for MatrixUpdate::kChangedContacts, so only the
+  // contact pairs whose stick/slip states the PNS changed are re-evaluated; the other blocks are
+  // from pass 1 at a slightly different state (a modified Newton; the converged solution meets
+  // the same tolerances).
+  bool updateChangedContactsOnly = false;
 };
 
 inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
@@ -127,6 +146,7 @@ class GeneralizedAlpha {
     settings_ = settings;
     h_ = stepSize;
     scheme_ = SchemeCoefficients::make(settings, stepSize);
+    haveFactorization_ = false;
     return e;
   }
 
@@ -140,6 +160,7 @@ class GeneralizedAlpha {
     time_ = time;
     startTime_ = time;
     steps_ = 0;
+    haveFactorization_ = false;  // the System may have changed mode or parameters since
   }
 
   const Vector& positions() const { return q_; }
@@ -160,11 +181,17 @@ class GeneralizedAlpha {
     for (int k = 1; k <= settings_.maxPnsIterations; ++k) {
       stats.pnsIterations = k;
       if (k == 1 || !settings_.warmStartPns) predictor(q0, v0, a0, aBar0);
-      const bool newtonConverged = newton(system, tNext, stats);
+      // A later pass may update the pass-1 matrix only where the PNS changed the contacts.
+      const MatrixUpdate firstBuild =
+          k > 1 && settings_.warmStartPns && settings_.updateChangedContactsOnly && stats.jacobianUpdates > 0
+              ? MatrixUpdate::kChangedContacts
+              : MatrixUpdate::kFull;
+      const bool newtonConverged = newton(system, tNext, firstBuild, stats);
       if (stats.status != Status::kOk) {
         // Fault: keep the start-of-step state, so the outputs stay finite and meaningful.
         q_ = q0; v_ = v0; a_ = a0; aBar_ = aBar0;
         stats.flags |= kStepFault;
+        haveFactorization_ = false;
         return stats;
       }
       if (!newtonConverged) stats.flags |= kStepNewtonNotConverged;
@@ -201,9 +228,9 @@ class GeneralizedAlpha {
   }
 
   // Newton with at most maxNewtonIterations updates. Jacobian at the first iteration of every
-  // Newton solve (the contact set may have changed in the PNS, spec §7.11) and again whenever
-  // the contraction is poor. Returns true if converged.
-  bool newton(System& system, double t, StepStatistics& stats) {
+  // Newton solve (the contact set may have changed in the PNS, spec §7.11) unless reuseJacobian
+  // keeps the last one, and again whenever the contraction is poor. Returns true if converged.
+  bool newton(System& system, double t, MatrixUpdate firstBuild, StepStatistics& stats) {
     const IterationPoint<Vector> point{&q_, &v_, &a_, t, &scheme_};
     Vector r;
     Status s = system.residual(point, r);
@@ -216,14 +243,16 @@ class GeneralizedAlpha {
     double last = res;
     stats.residualNorm = res;
     if (res <= settings_.absoluteTolerance) return true;
-    bool rebuild = true;
+    bool rebuild = !(settings_.reuseJacobian && haveFactorization_);
     for (int j = 1; j <= settings_.maxNewtonIterations; ++j) {
       if (rebuild) {
-        s = system.factorize(point);
+        haveFactorization_ = false;
+        s = system.factorize(point, j == 1 ? firstBuild : MatrixUpdate::kFull);
         if (s != Status::kOk) {
           stats.status = s;
           return false;
         }
+        haveFactorization_ = true;
         ++stats.jacobianUpdates;
         rebuild = false;
       }
@@ -253,6 +282,7 @@ class GeneralizedAlpha {
       if (res / last > settings_.contractivityLimit) rebuild = true;
       last = res;
     }
+    haveFactorization_ = false;  // not converged: the next solve starts with a fresh matrix
     return false;
   }
 
@@ -268,6 +298,7 @@ class GeneralizedAlpha {
   double time_ = 0.0;
   double startTime_ = 0.0;
   long long steps_ = 0;
+  bool haveFactorization_ = false;  // the System holds a factorization valid for this scheme
   Vector q_ = Vector::Zero(), v_ = Vector::Zero(), a_ = Vector::Zero();
   Vector aBar_ = Vector::Zero(), aBarStar_ = Vector::Zero();
 };

@@ -74,6 +74,7 @@ struct PlantOutput {
   bool converged = false;          // Newton and PNS both met their tolerances
   std::uint8_t newtonIterations = 0;  // total over the PNS loop
   std::uint8_t pnsIterations = 0;
+  std::uint8_t jacobianUpdates = 0;   // Newton-matrix builds and factorizations in this step
   Status status = Status::kOk;
   PlantFault fault = PlantFault::kNone;
 };
@@ -148,6 +149,7 @@ class BeltDrivePlant {
     out.converged = (st.flags & (kStepNewtonNotConverged | kStepPnsNotConverged)) == 0;
     out.newtonIterations = static_cast<std::uint8_t>(st.newtonIterations > 255 ? 255 : st.newtonIterations);
     out.pnsIterations = static_cast<std::uint8_t>(st.pnsIterations > 255 ? 255 : st.pnsIterations);
+    out.jacobianUpdates = static_cast<std::uint8_t>(st.jacobianUpdates > 255 ? 255 : st.jacobianUpdates);
     out.status = st.status;
     if (st.flags & kStepFault) {
       out.fault = PlantFault::kModelStatus;
