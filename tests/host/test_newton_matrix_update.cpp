@@ -2,9 +2,9 @@
 // updateChangedContactsOnly, BeltDrive::factorize with MatrixUpdate::kChangedContacts).
 //
 // What must hold: a kChangedContacts build re-evaluates exactly the contact pairs whose flags or
-// stick/slip states changed since the last full build. At an unchanged state it therefore gives
-// the full build's matrix bit for bit, and after a state change it gives what a full build at the
-// same point gives, bit for bit. In a run, the approximation (element and unchanged pair blocks
+// stick/slip states changed since the last build. With no change it keeps the last factorization
+// (re-evaluates nothing), and after a state change it gives what a full build at the same point
+// gives, bit for bit. In a run, the approximation (element and unchanged pair blocks
 // from pass 1) only changes the Newton iterates, so the results agree with full builds to the
 // Newton tolerance.
 #include <gtest/gtest.h>
@@ -23,7 +23,7 @@ using Vector = Drive::Vector;
 
 // The microcontroller-sized drive: 24 elements at 1 ms, trapezoidal rule, a tenth of the paper's
 // contact and bristle stiffness (firmware/plant_config.hpp explains why).
-PlantConfig smallDriveConfig(bool changedContactsOnly) {
+PlantConfig smallDriveConfig(bool changedContactsOnly, bool reuse = false) {
   PlantConfig c;
   c.motorMode = MotorMode::kSpeed;
   c.contact.stiffness = 4e8;
@@ -36,6 +36,7 @@ PlantConfig smallDriveConfig(bool changedContactsOnly) {
   c.integrator.absoluteTolerance = 1e-7;
   c.integrator.warmStartPns = true;
   c.integrator.updateChangedContactsOnly = changedContactsOnly;
+  c.integrator.reuseJacobian = reuse;
   return c;
 }
 
@@ -100,15 +101,23 @@ Point pointOf(const Plant& plant) {
   return p;
 }
 
-TEST(NewtonMatrixUpdate, WithNothingChangedTheUpdateReproducesTheFullMatrixBitForBit) {
+TEST(NewtonMatrixUpdate, WithNothingChangedTheUpdateKeepsTheLastFactorization) {
   static Drive drive;
   drive = runningPlant().drive();
   const Point point = pointOf(runningPlant());
-  ASSERT_EQ(drive.factorize(point.at(0.2), MatrixUpdate::kFull), Status::kOk);
+  ASSERT_EQ(drive.factorize(point.at(0.2)), Status::kOk);
   const Vector full = solveWith(drive);
-  ASSERT_EQ(drive.factorize(point.at(0.2), MatrixUpdate::kChangedContacts), Status::kOk);
+  // Even at another point: nothing is re-evaluated while no contact pair changed its state.
+  Point moved = point;
+  moved.q *= 1.001;
+  bool built = true;
+  ASSERT_EQ(drive.factorize(moved.at(0.2), MatrixUpdate::kChangedContacts, built), Status::kOk);
+  EXPECT_FALSE(built);
   const Vector updated = solveWith(drive);
   for (int i = 0; i < Drive::kSize; ++i) EXPECT_EQ(full(i), updated(i)) << "unknown " << i;
+  // A full build at the moved point does change the matrix.
+  ASSERT_EQ(drive.factorize(moved.at(0.2)), Status::kOk);
+  EXPECT_NE(solveWith(drive), full);
 }
 
 TEST(NewtonMatrixUpdate, AChangedStickSlipStateIsReEvaluatedLikeAFullBuild) {
@@ -117,16 +126,18 @@ TEST(NewtonMatrixUpdate, AChangedStickSlipStateIsReEvaluatedLikeAFullBuild) {
   const Point point = pointOf(runningPlant());
   int e = 0, p = 0, i = 0;
   ASSERT_TRUE(findStickingSegment(partial, e, p, i)) << "the ramp should leave sticking contacts";
-  ASSERT_EQ(partial.factorize(point.at(0.2), MatrixUpdate::kFull), Status::kOk);
+  ASSERT_EQ(partial.factorize(point.at(0.2)), Status::kOk);
   const Vector before = solveWith(partial);
   // What a post-Newton step does to one segment: stick -> slip.
   SegmentHistory h = partial.pair(e, p).history(i);
   h.state = StickSlip::kSlipPositive;
   partial.pair(e, p).setHistory(i, h);
-  ASSERT_EQ(partial.factorize(point.at(0.2), MatrixUpdate::kChangedContacts), Status::kOk);
+  bool built = false;
+  ASSERT_EQ(partial.factorize(point.at(0.2), MatrixUpdate::kChangedContacts, built), Status::kOk);
+  EXPECT_TRUE(built);
   const Vector updated = solveWith(partial);
   reference = partial;
-  ASSERT_EQ(reference.factorize(point.at(0.2), MatrixUpdate::kFull), Status::kOk);
+  ASSERT_EQ(reference.factorize(point.at(0.2)), Status::kOk);
   const Vector full = solveWith(reference);
   double change = 0.0;
   for (int k = 0; k < Drive::kSize; ++k) {
@@ -161,6 +172,30 @@ TEST(NewtonMatrixUpdate, RunsWithPartialUpdatesAgreeWithFullBuildsToTheNewtonTol
   }
   EXPECT_GT(fullBuilds, 300);  // later post-Newton passes happened, so the option was exercised
   EXPECT_GT(partialRunBuilds, 300);
+}
+
+TEST(NewtonMatrixUpdate, MatricesReusedAcrossStepsAgreeWithFullBuildsToTheNewtonTolerance) {
+  // Same, with the matrix kept from step to step and updated where the contacts changed (the
+  // PC configuration's setting).
+  static Plant full, partial;
+  ASSERT_TRUE(full.setUp(smallDriveConfig(false)).ok());
+  ASSERT_TRUE(partial.setUp(smallDriveConfig(true, true)).ok());
+  ASSERT_TRUE(full.start().converged);
+  ASSERT_TRUE(partial.start().converged);
+  int fullBuilds = 0, partialRunBuilds = 0;
+  for (int k = 1; k <= 300; ++k) {
+    const PlantOutput a = full.step(rampCommand(k));
+    const PlantOutput b = partial.step(rampCommand(k));
+    fullBuilds += a.jacobianUpdates;
+    partialRunBuilds += b.jacobianUpdates;
+    ASSERT_EQ(a.fault, PlantFault::kNone);
+    ASSERT_EQ(b.fault, PlantFault::kNone);
+    EXPECT_NEAR(b.speed[1], a.speed[1], 1e-6 * (1.0 + std::fabs(a.speed[1]))) << "step " << k;
+    EXPECT_NEAR(b.motorTorque, a.motorTorque, 1e-6 * (1.0 + std::fabs(a.motorTorque))) << "step " << k;
+    for (int s = 0; s < 2; ++s)
+      EXPECT_NEAR(b.spanForce[s], a.spanForce[s], 1e-6 * std::fabs(a.spanForce[s])) << "step " << k;
+  }
+  EXPECT_LT(partialRunBuilds, fullBuilds);  // matrices were kept
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ struct OscillatorSystem {
     }
     return Status::kOk;
   }
-  Status factorize(const IterationPoint<Vector>& p, beltsim::MatrixUpdate = beltsim::MatrixUpdate::kFull) {
+  Status factorize(const IterationPoint<Vector>& p, beltsim::MatrixUpdate, bool& built) {
+    built = true;
     const beltsim::SchemeCoefficients& c = *p.scheme;
     Matrix m = Matrix::Zero();
     for (int i = 0; i < kSize; ++i) {

@@ -266,7 +266,9 @@ class BeltDrive {
   // kChangedContacts (a later post-Newton pass of the same step) re-evaluates only the pairs
   // whose flags or stick/slip states the PNS changed and takes every other block from the last
   // kFull build: an approximate Newton matrix, which only changes the convergence rate.
-  Status factorize(const IterationPoint<Vector>& point, MatrixUpdate update = MatrixUpdate::kFull) {
+  // `built` tells whether anything was re-evaluated (false: the last factorization still holds).
+  Status factorize(const IterationPoint<Vector>& point, MatrixUpdate update, bool& built) {
+    built = false;
     const Vector& q = *point.q;
     const Vector& v = *point.v;
     const SchemeCoefficients& c = *point.scheme;
@@ -278,7 +280,20 @@ class BeltDrive {
     const bool full = update == MatrixUpdate::kFull || !blocksValid_ || isStatic ||
                       blockFactors_[0] != massFactor || blockFactors_[1] != stiffnessFactor ||
                       blockFactors_[2] != dampingFactor;
+    if (!full && factorized_) {
+      // The factorization of the last build stays valid if no contact pair changed since.
+      bool changed = false;
+      for (int p = 0; p < NP && !changed; ++p)
+        for (int e = 0; e < NE; ++e)
+          if (pair_[e][p].jacobianSignature() != pairSignature_[e][p]) {
+            changed = true;
+            break;
+          }
+      if (!changed) return Status::kOk;
+    }
+    built = true;
     blocksValid_ = false;
+    factorized_ = false;
     if (full) {
       for (int e = 0; e < NE; ++e) {
         Vector8 re;
@@ -318,7 +333,14 @@ class BeltDrive {
     }
     applyPrescribedMatrixRows();
     scale_ = stiffnessFactor;
-    return solver_.factorize();
+    const Status s = solver_.factorize();
+    factorized_ = s == Status::kOk && !isStatic;
+    return s;
+  }
+
+  Status factorize(const IterationPoint<Vector>& point) {
+    bool built = false;
+    return factorize(point, MatrixUpdate::kFull, built);
   }
 
   Status solve(const Vector& r, Vector& delta) const {
@@ -675,6 +697,7 @@ class BeltDrive {
   std::uint32_t pairSignature_[NE][NP] = {};
   double blockFactors_[3] = {0.0, 0.0, 0.0};
   bool blocksValid_ = false;
+  bool factorized_ = false;  // the solver holds the factorization of exactly these blocks
   double scale_ = 1.0;
   double reaction_[NP] = {};
   double beltTorque_[NP] = {};

@@ -7,9 +7,10 @@
 // The System supplies (all fixed-size, no heap):
 //   static constexpr int kSize;  using Vector = Eigen::Matrix<double, kSize, 1>;
 //   Status residual(const IterationPoint&, Vector& r)     r = M a + Q(q, v; D) - Q_ext(t)  (LHS, N)
-//   Status factorize(const IterationPoint&, MatrixUpdate)  builds and factors the Newton matrix
+//   Status factorize(const IterationPoint&, MatrixUpdate, bool& built)  builds and factors the Newton matrix
 //        massFactor M + stiffnessFactor dQ/dq + dampingFactor dQ/dv (its own prescribed rows too);
 //        MatrixUpdate::kChangedContacts allows it to re-evaluate only what the last PNS changed
+//        (built = false: nothing changed, the last factorization holds)
 //   Status solve(const Vector& r, Vector& delta)          delta = matrix^-1 (stiffnessFactor r)
 //   void beginStep()                                      history: D0 := D
 //   Status postNewtonStep(const IterationPoint&, double& error)   updates D, returns e_PNS (N)
@@ -54,7 +55,8 @@ struct IntegratorSettings {
   // warmStartPns): passes 2.. ask the System for MatrixUpdate::kChangedContacts, so only the
   // contact pairs whose stick/slip states the PNS changed are re-evaluated; the other blocks are
   // from pass 1 at a slightly different state (a modified Newton; the converged solution meets
-  // the same tolerances).
+  // the same tolerances). With reuseJacobian too, every Newton solve starts with such an update
+  // of the last matrix (which the System skips if no contact changed).
   bool updateChangedContactsOnly = false;
 };
 
@@ -182,10 +184,12 @@ class GeneralizedAlpha {
       stats.pnsIterations = k;
       if (k == 1 || !settings_.warmStartPns) predictor(q0, v0, a0, aBar0);
       // A later pass may update the pass-1 matrix only where the PNS changed the contacts.
-      const MatrixUpdate firstBuild =
-          k > 1 && settings_.warmStartPns && settings_.updateChangedContactsOnly && stats.jacobianUpdates > 0
-              ? MatrixUpdate::kChangedContacts
-              : MatrixUpdate::kFull;
+      // With reuseJacobian, so may the first pass, relative to the last build of an earlier step.
+      const bool laterPass = k > 1 && settings_.warmStartPns && stats.jacobianUpdates > 0;
+      const bool reused = settings_.reuseJacobian && haveFactorization_;
+      const MatrixUpdate firstBuild = settings_.updateChangedContactsOnly && (laterPass || reused)
+                                          ? MatrixUpdate::kChangedContacts
+                                          : MatrixUpdate::kFull;
       const bool newtonConverged = newton(system, tNext, firstBuild, stats);
       if (stats.status != Status::kOk) {
         // Fault: keep the start-of-step state, so the outputs stay finite and meaningful.
@@ -243,17 +247,19 @@ class GeneralizedAlpha {
     double last = res;
     stats.residualNorm = res;
     if (res <= settings_.absoluteTolerance) return true;
-    bool rebuild = !(settings_.reuseJacobian && haveFactorization_);
+    // Reused matrices are still brought up to date where the contacts changed, if so configured.
+    bool rebuild = !(settings_.reuseJacobian && haveFactorization_) || firstBuild == MatrixUpdate::kChangedContacts;
     for (int j = 1; j <= settings_.maxNewtonIterations; ++j) {
       if (rebuild) {
         haveFactorization_ = false;
-        s = system.factorize(point, j == 1 ? firstBuild : MatrixUpdate::kFull);
+        bool built = false;
+        s = system.factorize(point, j == 1 ? firstBuild : MatrixUpdate::kFull, built);
         if (s != Status::kOk) {
           stats.status = s;
           return false;
         }
         haveFactorization_ = true;
-        ++stats.jacobianUpdates;
+        if (built) ++stats.jacobianUpdates;
         rebuild = false;
       }
       Vector delta;
