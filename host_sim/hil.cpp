@@ -66,11 +66,7 @@ bool plantConfigFromScenario(const Scenario& s, PlantConfig& c, std::string& err
   c = PlantConfig{};
   c.motorMode = motor == CircleKind::kSpeedDriven ? MotorMode::kSpeed : MotorMode::kTorque;
   c.belt = s.belt;
-  c.contact.stiffness = s.contactStiffnessPerArea;
-  c.contact.damping = s.contactDampingPerArea;
-  c.contact.bristleStiffness = s.bristleStiffnessPerArea;
-  c.contact.velocityPenaltyDampingRatio = s.velocityPenaltyDampingRatio;
-  c.contact.frictionCoefficient = s.frictionCoefficient;
+  c.contact = s.contactPerArea;  // the plant maps it per segment as `beltsim run` does
   c.segmentsPerElement = s.segmentsPerElement;
   for (int p = 0; p < 2; ++p) {
     const CircleParameters& cp = s.pulleys[static_cast<std::size_t>(p)].circle;

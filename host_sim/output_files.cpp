@@ -71,7 +71,7 @@ struct CapstanCheck {
 
 CapstanCheck capstanCheck(const RunInfo& info, const std::vector<ProfileRow>& profile, double tight, double slack) {
   CapstanCheck c;
-  const double mu = info.scenario->frictionCoefficient;
+  const double mu = info.scenario->contactPerArea.frictionCoefficient;
   if (!(mu > 0.0 && slack > 0.0 && tight > slack)) return c;
   c.wrapAngle = std::log(tight / slack) / mu;
   for (const ProfileRow& row : profile) {
@@ -204,7 +204,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
   // --- plots (gnuplot) ---
   {
     std::ofstream g(directory_ + "/plots.gp");
-    const double s0 = info.driverArcStart, R = info.driverRadius, mu = sc.frictionCoefficient;
+    const double s0 = info.driverArcStart, R = info.driverRadius, mu = sc.contactPerArea.frictionCoefficient;
     g << "set datafile separator ','\nset terminal pngcairo size 1000,600\nset grid\nset key inside top center opaque box\n";
     g << "set output 'pulley_speeds.png'\nset title 'Pulley speeds'\nset xlabel 't [s]'\nset ylabel 'omega [rad/s]'\n"
          "plot 'timeseries.csv' every ::1 using 1:4 with lines title 'P1', '' every ::1 using 1:5 with lines title 'P2'\n";

@@ -257,8 +257,8 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
   if (const toml::table* t = top.subtable("contact")) {
     TableReader r(file, *t, "contact");
     r.integer("segments_per_element", s.segmentsPerElement, 1, 8);
-    r.number("stiffness_per_area", s.contactStiffnessPerArea, 0.0, 1e15, true);
-    r.number("damping_per_area", s.contactDampingPerArea, 0.0, 1e15);
+    r.number("stiffness_per_area", s.contactPerArea.stiffness, 0.0, 1e15, true);
+    r.number("damping_per_area", s.contactPerArea.damping, 0.0, 1e15);
     r.number("normal_exponent", s.normalExponent, 1.0, 4.0);
     r.boolean("segment_normals", s.useSegmentNormals);
     r.boolean("bounding_box", s.useBoundingBox);
@@ -266,9 +266,9 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
   }
   if (const toml::table* t = top.subtable("friction")) {
     TableReader r(file, *t, "friction");
-    r.number("coefficient", s.frictionCoefficient, 0.0, 10.0);
-    r.number("bristle_stiffness_per_area", s.bristleStiffnessPerArea, 0.0, 1e15);
-    r.number("velocity_penalty_damping_ratio", s.velocityPenaltyDampingRatio, 0.0, 100.0);
+    r.number("coefficient", s.contactPerArea.frictionCoefficient, 0.0, 10.0);
+    r.number("bristle_stiffness_per_area", s.contactPerArea.bristleStiffness, 0.0, 1e15);
+    r.number("velocity_penalty_damping_ratio", s.contactPerArea.velocityPenaltyDampingRatio, 0.0, 100.0);
     const std::string law = r.text("law", "bristle", {"bristle", "continuous"});
     s.law = law == "continuous" ? TangentialLaw::kContinuous : TangentialLaw::kBristle;
     r.number("characteristic_velocity", s.characteristicVelocity, 0.0, 100.0, true);

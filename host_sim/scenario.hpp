@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "beltsim/belt_drive.hpp"
+#include "beltsim/paper_parameters.hpp"
 #include "beltsim/static_equilibrium.hpp"
 
 namespace beltsim::host {
@@ -23,19 +24,19 @@ struct Scenario {
   int elements = 60;
   BeltParameters belt;  // belt.element.length comes from the geometry
 
-  // [contact] (per-area values; per-segment = per-area x width x L / segments, spec §9.1)
+  // Per-area values of [contact] (stiffness_per_area, damping_per_area) and [friction]
+  // (coefficient, bristle_stiffness_per_area, velocity_penalty_damping_ratio), kept in the model's
+  // own type: `beltsim run` and `beltsim hil` both hand this to contactFromPerArea (per-segment =
+  // per-area x width x L / segments, spec §9.1), so the two cannot map them differently.
+  ContactPerArea contactPerArea;
+
+  // [contact] (the per-area values are in contactPerArea)
   int segmentsPerElement = 4;
-  double contactStiffnessPerArea = 4e9;  // N/m^3
-  double contactDampingPerArea = 8e4;    // N s/m^3
   double normalExponent = 1.0;
   bool useSegmentNormals = true;
   bool useBoundingBox = true;
 
-  // [friction]
-  double frictionCoefficient = 0.5;
-  double bristleStiffnessPerArea = 5e9;  // N/m^3
-  // mu_v per segment = 2 zeta sqrt(mu_k m_seg); zeta = 1/sqrt(2) is what the paper's data used.
-  double velocityPenaltyDampingRatio = 0.7071067811865476;
+  // [friction] (coefficient, bristle stiffness and damping ratio are in contactPerArea)
   TangentialLaw law = TangentialLaw::kBristle;
   double characteristicVelocity = 1e-3;
 

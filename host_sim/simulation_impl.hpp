@@ -48,13 +48,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   const double length = path.totalLength / NE;
   const int segments = sc.segmentsPerElement;
   // Per-segment contact values from per-area values (spec §9.1): c_F = b L / n_cs.
-  ContactPerArea perArea;
-  perArea.stiffness = sc.contactStiffnessPerArea;
-  perArea.damping = sc.contactDampingPerArea;
-  perArea.bristleStiffness = sc.bristleStiffnessPerArea;
-  perArea.velocityPenaltyDampingRatio = sc.velocityPenaltyDampingRatio;
-  perArea.frictionCoefficient = sc.frictionCoefficient;
-  ContactParameters contact = contactFromPerArea(perArea, sc.belt, length, segments);
+  ContactParameters contact = contactFromPerArea(sc.contactPerArea, sc.belt, length, segments);
   contact.normalExponent = sc.normalExponent;
   contact.useSegmentNormals = sc.useSegmentNormals;
   contact.useBoundingBox = sc.useBoundingBox;

@@ -73,7 +73,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::to_string(s.stepSize) + " " + std::to_string(s.endTime));
   check(s.sampleInterval >= s.stepSize && std::isfinite(s.sampleInterval), "sample interval below the step",
         std::to_string(s.sampleInterval));
-  check(in(s.frictionCoefficient, 0.0, 10.0) && in(s.belt.width, 1e-300, 10.0), "friction or width out of range",
-        std::to_string(s.frictionCoefficient) + " " + std::to_string(s.belt.width));
+  const double mu = s.contactPerArea.frictionCoefficient;
+  check(in(mu, 0.0, 10.0) && in(s.belt.width, 1e-300, 10.0), "friction or width out of range",
+        std::to_string(mu) + " " + std::to_string(s.belt.width));
   return 0;
 }
