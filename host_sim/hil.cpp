@@ -138,25 +138,45 @@ class Session {
     else loop_->countUndecodableFrame();
   }
 
+  // Steps the plant; the returned frame is valid until the next tick. The tick's trace and
+  // time-series records are only kept in memory: writePending() writes them.
   const std::uint8_t* tick(std::uint32_t tick, std::uint32_t elapsed) {
     if (record_) recording_.tick(tick, elapsed);
     const OutputFrame& o = loop_->tick(elapsed);
     fw::encodeOutput(o, bytes_);
-    trace_.write(reinterpret_cast<const char*>(bytes_), sizeof bytes_);
     hash_.add(bytes_);
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "%u,%.6f,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d,%.9g,%.9g,%u,%u,%u,%u,%u,%u,%u,%u\n", o.step,
-                  o.time, o.commandSequence, o.angle[0], o.angle[1], o.speed[0], o.speed[1], o.motorTorque, o.loadTorque,
-                  o.spanForce[0], o.spanForce[1], o.encoderCount[0], o.encoderCount[1], o.loadCell[0], o.loadCell[1],
-                  o.converged, o.newtonIterations, o.pnsIterations, static_cast<unsigned>(o.fault), o.safeState,
-                  o.rejectedFrames, o.lateFrames, o.overruns);
-    series_ << line;
+    if (pendingCount_ == kPendingCapacity) writePending();  // a caller that writes rarely (replay)
+    Pending& p = pending_[pendingCount_++];
+    p.frame = o;
+    std::memcpy(p.bytes, bytes_, sizeof bytes_);
     last_ = o;
     return bytes_;
   }
 
+  // Writes the records of the ticks since the last call to trace.bin and timeseries.csv. The run
+  // loops call it after a tick's timing measurement: the CSV formatting (23 fields) and a stream
+  // buffer that fills and goes to the kernel would otherwise be counted as step time and show up
+  // as tick jitter, although they are no part of the plant.
+  void writePending() {
+    for (std::size_t i = 0; i < pendingCount_; ++i) {
+      const OutputFrame& o = pending_[i].frame;
+      trace_.write(reinterpret_cast<const char*>(pending_[i].bytes), sizeof pending_[i].bytes);
+      char line[512];
+      std::snprintf(line, sizeof line,
+                    "%u,%.6f,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d,%.9g,%.9g,%u,%u,%u,%u,%u,%u,%u,%u\n",
+                    o.step, o.time, o.commandSequence, o.angle[0], o.angle[1], o.speed[0], o.speed[1], o.motorTorque,
+                    o.loadTorque, o.spanForce[0], o.spanForce[1], o.encoderCount[0], o.encoderCount[1], o.loadCell[0],
+                    o.loadCell[1], o.converged, o.newtonIterations, o.pnsIterations, static_cast<unsigned>(o.fault),
+                    o.safeState, o.rejectedFrames, o.lateFrames, o.overruns);
+      series_ << line;
+    }
+    pendingCount_ = 0;
+  }
+
+  // Every path that ends a run (end time, silent controller, end of a replay) comes here:
+  // the records still in memory are written before the files are closed.
   bool finish() {
+    writePending();
     trace_.close();
     series_.close();
     return (!record_ || recording_.close()) && trace_.good() && series_.good();
@@ -171,6 +191,14 @@ class Session {
   RecordingWriter recording_;
   bool record_ = false;
   std::uint8_t bytes_[fw::kOutputFrameSize];
+  // Records of the ticks not yet written (a fixed buffer: no allocation in the tick).
+  struct Pending {
+    OutputFrame frame;                         // for the timeseries.csv line
+    std::uint8_t bytes[fw::kOutputFrameSize];  // for trace.bin
+  };
+  static constexpr std::size_t kPendingCapacity = 64;
+  Pending pending_[kPendingCapacity];
+  std::size_t pendingCount_ = 0;
   fw::TraceHash hash_;
   OutputFrame last_;
 };
@@ -253,6 +281,7 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
       socket.send(out, fw::kOutputFrameSize, from);
       report.timing.stepTime.add(nowNs() - t0);
       report.steps = tick;
+      session.writePending();  // untimed: while the controller works on the answer
     }
   } else {
     // Real time: tick at the model rate on absolute deadlines; frames that arrived before a tick
@@ -305,6 +334,7 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
       if (haveController) socket.send(out, fw::kOutputFrameSize, controller);
       report.timing.stepTime.add(nowNs() - t0);
       report.steps = tick;
+      session.writePending();  // untimed: in the slack before the next deadline
     }
   }
   if (!session.finish()) {
