@@ -16,7 +16,8 @@ struct FirmwareOptions {
   bool overrunEntersSafeState;   // overrun policy
   std::uint32_t delayTick;       // test hook: stretch this tick's step ...
   std::uint32_t delayNanoseconds;  // ... by this much
-  int maxNewtonIterations;       // test hook: > 0 overrides the configuration's Newton bound
+  int maxNewtonIterations;       // test hook: > 0 overrides the configuration's Newton bound and
+                                 // sets the reference tolerances 1e-8 / 1e-7 N (main.cpp)
   std::uint8_t expectedFault;    // the fault code the run must end with (0: none)
   const char* traceFile;         // binary trace of the output frames ("" = none)
 };

@@ -105,7 +105,13 @@ int main() {
   const MotorMode mode = opt.motorMode == 2 ? MotorMode::kTorque : MotorMode::kSpeed;
   PlantConfig config = BELTSIM_FW_PC_CONFIG ? pcPlantConfig(mode) : microcontrollerPlantConfig(mode);
   const std::uint32_t ticks = opt.ticks;
-  if (opt.maxNewtonIterations > 0) config.integrator.maxNewtonIterations = opt.maxNewtonIterations;
+  if (opt.maxNewtonIterations > 0) {
+    // Forced non-convergence (test hook): a tight Newton bound with the reference tolerances,
+    // which one iteration cannot meet once the belt moves (the configuration's 1e-4 it can).
+    config.integrator.maxNewtonIterations = opt.maxNewtonIterations;
+    config.integrator.relativeTolerance = 1e-8;
+    config.integrator.absoluteTolerance = 1e-7;
+  }
   LoopOptions options;
   options.overrunPolicy = opt.overrunEntersSafeState ? OverrunPolicy::kSafeState : OverrunPolicy::kCountAndContinue;
   options.maxHeldTicks = opt.lockstep ? 0 : opt.holdTicks;

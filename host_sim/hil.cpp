@@ -41,6 +41,8 @@ void sleepUntil(std::uint64_t deadline) {
   }
 }
 
+}  // namespace
+
 // The plant configuration a scenario describes: pulley 1 is the motor (speed- or torque-driven),
 // pulley 2 the load (fixed axis). Profiles of the scenario are not used: commands come from the
 // controller.
@@ -80,6 +82,8 @@ bool plantConfigFromScenario(const Scenario& s, PlantConfig& c, std::string& err
   c.statics = s.staticSettings;
   return true;
 }
+
+namespace {
 
 bool prepareOutputDirectory(const std::string& dir, std::string& error) {
   namespace fs = std::filesystem;

@@ -4,7 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "beltsim/plant.hpp"
+#include "scenario.hpp"
+
 namespace beltsim::host {
+
+// The plant configuration a two-pulley scenario describes (false + error if it does not fit).
+bool plantConfigFromScenario(const Scenario& s, PlantConfig& c, std::string& error);
 
 struct HilOptions {
   std::string scenarioPath;
@@ -15,8 +21,8 @@ struct HilOptions {
   unsigned hold = 50;          // real time: ticks a command is held without a valid frame, then safe state
   double encoderCountsPerRevolution = 65536.0;
   double loadCellResolution = 0.5;  // N
-  int idleTimeoutMs = 10000;
-  int realtimePriority = 0;    // real time: SCHED_FIFO priority and locked memory (needs root); 0 = off   // lockstep: a controller silent this long ends the run
+  int idleTimeoutMs = 10000;   // lockstep: a controller silent this long ends the run
+  int realtimePriority = 0;    // real time: SCHED_FIFO priority and locked memory (needs root); 0 = off
   std::string outputDirectory;
   bool quiet = false;
 };

@@ -323,6 +323,8 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.number("absolute_tolerance", s.integrator.absoluteTolerance, 0.0, 1e6, true);
     r.number("pns_tolerance", s.integrator.pnsTolerance, 0.0, 1e6, true);
     r.boolean("warm_start_pns", s.integrator.warmStartPns);
+    r.boolean("update_changed_contacts_only", s.integrator.updateChangedContactsOnly);
+    r.boolean("reuse_jacobian", s.integrator.reuseJacobian);
     r.finish();
   }
   if (const toml::table* t = top.subtable("static")) {

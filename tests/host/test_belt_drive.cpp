@@ -47,10 +47,7 @@ struct PaperDrive {
     const ContactParameters cp = contactFromPerArea(ContactPerArea{}, belt, length, kNCS);
     friction = cp.friction;
     EXPECT_TRUE(drive.setUp(belt, length, c, cp).ok());
-    Eigen::Matrix<double, 4 * kNE, 1> nodes;
-    placeBeltNodes(path, kNE, nodes);
-    q.head<4 * kNE>() = nodes;
-    q(Drive::circleDof(1, 0)) = d;
+    placeOnPath(drive, path, q);
   }
 
   double axialForceAt(const Drive::Vector& x, int e) const {

@@ -44,13 +44,7 @@ struct ThreePulleyDrive {
     const ContactParameters cp = contactFromPerArea(ContactPerArea{}, belt, length, kNCS);
     friction = cp.friction;
     EXPECT_TRUE(drive.setUp(belt, length, c, cp).ok());
-    Eigen::Matrix<double, 4 * kNE, 1> nodes;
-    placeBeltNodes(path, kNE, nodes);
-    q.head<4 * kNE>() = nodes;
-    for (int p = 0; p < 3; ++p) {
-      q(Drive::circleDof(p, 0)) = centres[p](0);
-      q(Drive::circleDof(p, 1)) = centres[p](1);
-    }
+    placeOnPath(drive, path, q);
   }
 };
 

@@ -182,14 +182,7 @@ struct TwoPulleyBelt {
     friction = cp.friction;
     const CircleParameters c[2] = {p1, p2};
     ASSERT_TRUE(drive.setUp(belt, length, c, cp).ok());
-    Eigen::Matrix<double, 4 * kBeltNE, 1> nodes;
-    placeBeltNodes(path, kBeltNE, nodes);
-    q.setZero();
-    q.head<4 * kBeltNE>() = nodes;
-    for (int p = 0; p < kBeltNP; ++p) {
-      q(Drive::circleDof(p, 0)) = c[p].centre(0);
-      q(Drive::circleDof(p, 1)) = c[p].centre(1);
-    }
+    placeOnPath(drive, path, q);
   }
 };
 

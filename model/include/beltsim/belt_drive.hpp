@@ -306,7 +306,7 @@ class BeltDrive {
     for (int p = 0; p < NP; ++p) {
       const CircleState cs = circleState(q, v, p);
       for (int e = 0; e < NE; ++e) {
-        const std::uint32_t signature = pair_[e][p].jacobianSignature();
+        const std::uint64_t signature = pair_[e][p].jacobianSignature();
         if (!full && signature == pairSignature_[e][p]) continue;
         pairSignature_[e][p] = signature;
         if (!pair_[e][p].anyFlagged()) continue;  // its block is never read
@@ -694,7 +694,7 @@ class BeltDrive {
   // each pair's jacobianSignature at its build.
   Matrix8 elementBlock_[NE];
   Matrix11 pairBlock_[NE][NP];
-  std::uint32_t pairSignature_[NE][NP] = {};
+  std::uint64_t pairSignature_[NE][NP] = {};
   double blockFactors_[3] = {0.0, 0.0, 0.0};
   bool blocksValid_ = false;
   bool factorized_ = false;  // the solver holds the factorization of exactly these blocks

@@ -236,13 +236,13 @@ class ContactPair {
   // What the pair's Newton-phase Jacobian depends on besides the coordinates: per segment
   // whether it is flagged (gap <= 0) and its stick/slip state, 4 bits each. Two equal signatures
   // give Jacobians that differ only through the coordinates (and the friction force's size).
-  std::uint32_t jacobianSignature() const {
-    static_assert(MaxSegments <= 8, "4 bits per segment in 32 bits");
-    std::uint32_t signature = 0;
+  std::uint64_t jacobianSignature() const {
+    static_assert(MaxSegments <= 16, "4 bits per segment in 64 bits");
+    std::uint64_t signature = 0;
     for (int i = 0; i < MaxSegments; ++i) {
       if (i >= p_.segmentCount) break;
-      const std::uint32_t flagged = current_[i].gap <= 0.0 ? 8u : 0u;
-      signature |= (flagged | (static_cast<std::uint32_t>(current_[i].state) & 7u)) << (4 * i);
+      const std::uint64_t flagged = current_[i].gap <= 0.0 ? 8u : 0u;
+      signature |= (flagged | (static_cast<std::uint64_t>(static_cast<std::uint8_t>(current_[i].state)) & 7u)) << (4 * i);
     }
     return signature;
   }
