@@ -180,7 +180,6 @@ int main() {
     hash.add(frame);
     traceFrame(frame, ticks != 0 && tick == ticks);
     g_timing.stepTime.add(hal::monotonicNanoseconds() - tickTime);
-    g_timing.overruns = g_loop.overruns();
     hal::watchdogFeed();
   }
   hal::traceClose();

@@ -65,7 +65,7 @@ class TimingHistogram {
 struct LoopTiming {
   TimingHistogram stepTime;   // ns from the tick to the end of the output write
   TimingHistogram tickJitter; // |actual tick period - nominal| in ns
-  std::uint32_t overruns = 0; // ticks missed because a step ran past its period
+  // Overruns are counted once, by PlantLoop (overruns(), and in every output frame).
 };
 
 }  // namespace beltsim::fw

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -211,6 +212,7 @@ struct RunReport {
   std::string mode;
   std::uint32_t steps = 0;
   bool controllerSilent = false;
+  int stopSignal = 0;  // SIGINT/SIGTERM that ended the run early (0: none)
   fw::LoopTiming timing;
   std::uint64_t lateTicks = 0;
 };
@@ -224,6 +226,7 @@ void writeSummary(const std::string& dir, const Session<NE>& s, const RunReport&
   j << "{\n  \"mode\": \"" << r.mode << "\",\n  \"elements\": " << NE << ",\n  \"step_size\": " << s.stepSize()
     << ",\n  \"steps\": " << r.steps << ",\n  \"simulated_time\": " << o.time
     << ",\n  \"controller_went_silent\": " << (r.controllerSilent ? "true" : "false")
+    << ",\n  \"stopped_by_signal\": " << r.stopSignal
     << ",\n  \"safe_state\": " << static_cast<int>(o.safeState) << ",\n  \"fault\": " << static_cast<int>(o.fault)
     << ",\n  \"rejected_frames\": " << o.rejectedFrames << ",\n  \"late_frames\": " << o.lateFrames
     << ",\n  \"overruns\": " << o.overruns << ",\n  \"final_omega_p1\": " << o.speed[0]
@@ -238,6 +241,47 @@ std::string readFile(const std::string& path, bool& ok) {
   s << in.rdbuf();
   ok = in.good() || in.eof();
   return s.str();
+}
+
+// Ctrl-C (SIGINT) or SIGTERM end a hil run between two ticks; the outputs are then written as at
+// any other end of the run, nothing recorded is lost. The handler only sets a flag.
+volatile std::sig_atomic_t g_stopSignal = 0;
+extern "C" void onStopSignal(int signal) { g_stopSignal = signal; }
+
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stopSignal = 0;
+    struct sigaction action {};
+    action.sa_handler = onStopSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;  // no SA_RESTART: a blocking wait returns early
+    ::sigaction(SIGINT, &action, &previousInt_);
+    ::sigaction(SIGTERM, &action, &previousTerm_);
+  }
+  ~StopSignals() {
+    ::sigaction(SIGINT, &previousInt_, nullptr);
+    ::sigaction(SIGTERM, &previousTerm_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  static int received() { return g_stopSignal; }
+
+ private:
+  struct sigaction previousInt_ {};
+  struct sigaction previousTerm_ {};
+};
+
+// Waits up to timeoutMs for a datagram, in slices of at most 100 ms so that a stop signal ends
+// the wait. Returns the datagram's size, 0 after the timeout or a stop signal, < 0 on error.
+long receiveUnlessStopped(UdpSocket& socket, std::uint8_t* buffer, std::size_t capacity, sockaddr_in& from,
+                          int timeoutMs) {
+  for (int waited = 0; waited < timeoutMs; waited += 100) {
+    const int slice = std::min(100, timeoutMs - waited);
+    const long n = socket.receive(buffer, capacity, from, 1000LL * slice);
+    if (n != 0 || StopSignals::received() != 0) return n;
+  }
+  return 0;
 }
 
 template <int NE>
@@ -268,11 +312,13 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
   std::uint8_t buffer[2048];
   sockaddr_in from{}, controller{};
   bool haveController = false;
+  const StopSignals stopSignals;
   if (opt.lockstep) {
     // Virtual time: every datagram (valid or not) advances the plant by exactly one step and is
     // answered with that step's output frame.
     for (std::uint32_t tick = 1; tick <= totalSteps; ++tick) {
-      const long n = socket.receive(buffer, sizeof buffer, from, 1000LL * opt.idleTimeoutMs);
+      const long n = receiveUnlessStopped(socket, buffer, sizeof buffer, from, opt.idleTimeoutMs);
+      if (StopSignals::received() != 0) break;
       if (n <= 0) {
         report.controllerSilent = true;
         std::fprintf(stderr, "controller silent for %d ms at step %u: run ended\n", opt.idleTimeoutMs, tick);
@@ -300,17 +346,17 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
                      opt.realtimePriority, std::strerror(errno));
     }
     // The clock starts with the controller's first datagram (applied to tick 1).
-    const long first = socket.receive(buffer, sizeof buffer, from, 1000LL * opt.idleTimeoutMs);
+    const long first = receiveUnlessStopped(socket, buffer, sizeof buffer, from, opt.idleTimeoutMs);
     if (first > 0) {
       session.frame(1, buffer, std::min<std::size_t>(static_cast<std::size_t>(first), sizeof buffer));
       controller = from;
       haveController = true;
-    } else {
+    } else if (StopSignals::received() == 0) {
       report.controllerSilent = true;
       std::fprintf(stderr, "no controller within %d ms: ticking without one\n", opt.idleTimeoutMs);
     }
     std::uint64_t deadline = nowNs() + period, previous = 0;
-    for (std::uint32_t tick = 1; tick <= totalSteps; ++tick) {
+    for (std::uint32_t tick = 1; tick <= totalSteps && StopSignals::received() == 0; ++tick) {
       std::uint64_t now = nowNs();
       std::uint32_t elapsed = 1;
       if (now < deadline) {
@@ -345,8 +391,13 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
     std::fprintf(stderr, "error: writing the outputs in %s failed\n", opt.outputDirectory.c_str());
     return 2;
   }
-  report.timing.overruns = session.last().overruns;
+  report.stopSignal = StopSignals::received();
   writeSummary(opt.outputDirectory, session, report);
+  if (report.stopSignal != 0) {
+    std::fprintf(stderr, "hil: stopped by signal %d after %u steps; outputs written to %s\n", report.stopSignal,
+                 report.steps, opt.outputDirectory.c_str());
+    return 128 + report.stopSignal;  // the shell's convention for a run ended by a signal
+  }
   if (!opt.quiet) {
     const OutputFrame& o = session.last();
     std::fprintf(stderr,

@@ -11,6 +11,8 @@
                 ends a lockstep run cleanly.
   realtime      real-time plant at 1 kHz: a flood of frames, then silence: the plant keeps ticking,
                 counts the superseded frames and enters the safe state (fault 6) after the hold.
+  interrupt     SIGINT during a lockstep run and SIGTERM while a real-time run waits for its
+                controller: the run ends between ticks with all outputs written and exit 128 + sig.
   cortex_m7     the same closed loop against the Cortex-M7 firmware under qemu-system-arm over
                 the UART (TCP bridge): the output trace equals the host plant's byte for byte.
 Usage: hil_tests.py MODE BELTSIM BELTCTL SCENARIO WORKDIR [M7_IMAGE]
@@ -19,6 +21,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -230,6 +233,51 @@ def realtime(beltsim, scenario, work):
     print('realtime: flood counted (%d rejected), silence -> safe state, plant answered to the end' % s['rejected_frames'])
 
 
+def interrupt(beltsim, scenario, work):
+    """Ctrl-C (SIGINT) and SIGTERM end a hil run between ticks with every output written: the
+    answered steps are all in the trace and the time series, the summary names the signal, and the
+    exit status is 128 + the signal number."""
+    out = os.path.join(work, 'int')
+    plant = start_plant(beltsim, scenario, 47851, out, ['--lockstep', '--duration', '100'])
+    client = Client(47851)
+    for k in range(1, 21):
+        client.exchange(command_frame(k, 10.0, 0.0))
+    plant.send_signal(signal.SIGINT)  # the plant is waiting for frame 21 (idle timeout 10 s)
+    started = time.monotonic()
+    try:
+        text, _ = plant.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        plant.kill()
+        fail('SIGINT did not end the lockstep run')
+    print(text, end='')
+    if plant.returncode != 128 + signal.SIGINT:
+        fail('exit status %d after SIGINT, expected %d' % (plant.returncode, 128 + signal.SIGINT))
+    s = json.load(open(os.path.join(out, 'summary.json')))
+    if s['stopped_by_signal'] != signal.SIGINT or s['steps'] != 20:
+        fail('summary after SIGINT: %s' % s)
+    trace = os.path.getsize(os.path.join(out, 'trace.bin'))
+    rows = len(open(os.path.join(out, 'timeseries.csv')).read().splitlines()) - 1
+    if trace != 20 * 136 or rows != 20:
+        fail('after SIGINT: trace %d bytes, %d time-series rows; expected 20 frames' % (trace, rows))
+    print('SIGINT: ended in %.2f s, 20 answered steps written (trace, time series, summary)'
+          % (time.monotonic() - started))
+    # Real time, still waiting for its first controller frame: SIGTERM ends that wait too.
+    plant = start_plant(beltsim, scenario, 47852, os.path.join(work, 'term'), ['--duration', '100'])
+    plant.send_signal(signal.SIGTERM)
+    try:
+        text, _ = plant.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        plant.kill()
+        fail('SIGTERM did not end the real-time run')
+    print(text, end='')
+    if plant.returncode != 128 + signal.SIGTERM:
+        fail('exit status %d after SIGTERM, expected %d' % (plant.returncode, 128 + signal.SIGTERM))
+    s = json.load(open(os.path.join(work, 'term', 'summary.json')))
+    if s['stopped_by_signal'] != signal.SIGTERM or s['controller_went_silent']:
+        fail('summary after SIGTERM: %s' % s)
+    print('SIGTERM: the real-time run waiting for its controller ended with its summary written')
+
+
 def cortex_m7(beltsim, beltctl, scenario, work, image):
     if not os.path.exists(image):
         print('BELTSIM_SKIP: %s not built (cortex-m7 preset)' % image)
@@ -260,6 +308,8 @@ def main():
         bad_input(beltsim, scenario, work)
     elif mode == 'realtime':
         realtime(beltsim, scenario, work)
+    elif mode == 'interrupt':
+        interrupt(beltsim, scenario, work)
     elif mode == 'cortex_m7':
         return cortex_m7(beltsim, beltctl, scenario, work, sys.argv[6])
     else:
