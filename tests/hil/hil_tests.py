@@ -233,6 +233,19 @@ def realtime(beltsim, scenario, work):
     print('realtime: flood counted (%d rejected), silence -> safe state, plant answered to the end' % s['rejected_frames'])
 
 
+def stop_with(plant, sig, what):
+    """Sends `sig` to the plant; it must end within 5 s with exit status 128 + sig."""
+    plant.send_signal(sig)
+    try:
+        text, _ = plant.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        plant.kill()
+        fail('%s did not end the %s' % (sig.name, what))
+    print(text, end='')
+    if plant.returncode != 128 + sig:
+        fail('exit status %d after %s, expected %d' % (plant.returncode, sig.name, 128 + sig))
+
+
 def interrupt(beltsim, scenario, work):
     """Ctrl-C (SIGINT) and SIGTERM end a hil run between ticks with every output written: the
     answered steps are all in the trace and the time series, the summary names the signal, and the
@@ -242,16 +255,8 @@ def interrupt(beltsim, scenario, work):
     client = Client(47851)
     for k in range(1, 21):
         client.exchange(command_frame(k, 10.0, 0.0))
-    plant.send_signal(signal.SIGINT)  # the plant is waiting for frame 21 (idle timeout 10 s)
     started = time.monotonic()
-    try:
-        text, _ = plant.communicate(timeout=5)
-    except subprocess.TimeoutExpired:
-        plant.kill()
-        fail('SIGINT did not end the lockstep run')
-    print(text, end='')
-    if plant.returncode != 128 + signal.SIGINT:
-        fail('exit status %d after SIGINT, expected %d' % (plant.returncode, 128 + signal.SIGINT))
+    stop_with(plant, signal.SIGINT, 'lockstep run')  # waiting for frame 21 (idle timeout 10 s)
     s = json.load(open(os.path.join(out, 'summary.json')))
     if s['stopped_by_signal'] != signal.SIGINT or s['steps'] != 20:
         fail('summary after SIGINT: %s' % s)
@@ -263,15 +268,7 @@ def interrupt(beltsim, scenario, work):
           % (time.monotonic() - started))
     # Real time, still waiting for its first controller frame: SIGTERM ends that wait too.
     plant = start_plant(beltsim, scenario, 47852, os.path.join(work, 'term'), ['--duration', '100'])
-    plant.send_signal(signal.SIGTERM)
-    try:
-        text, _ = plant.communicate(timeout=5)
-    except subprocess.TimeoutExpired:
-        plant.kill()
-        fail('SIGTERM did not end the real-time run')
-    print(text, end='')
-    if plant.returncode != 128 + signal.SIGTERM:
-        fail('exit status %d after SIGTERM, expected %d' % (plant.returncode, 128 + signal.SIGTERM))
+    stop_with(plant, signal.SIGTERM, 'real-time run')
     s = json.load(open(os.path.join(work, 'term', 'summary.json')))
     if s['stopped_by_signal'] != signal.SIGTERM or s['controller_went_silent']:
         fail('summary after SIGTERM: %s' % s)
