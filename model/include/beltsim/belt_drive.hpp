@@ -263,9 +263,9 @@ class BeltDrive {
 
   // Builds and factors the Newton matrix massFactor M + stiffnessFactor K + dampingFactor D.
   // kFull evaluates every element and contact-pair block at the current point and keeps them;
-  // kChangedContacts (a later post-Newton pass of the same step) re-evaluates only the pairs
-  // whose flags or stick/slip states the PNS changed and takes every other block from the last
-  // kFull build: an approximate Newton matrix, which only changes the convergence rate.
+  // kChangedContacts re-evaluates only the pairs whose flags or stick/slip states changed since
+  // their last evaluation and keeps every other block as it was built (elements at the last
+  // kFull): an approximate Newton matrix, which only changes the convergence rate.
   // `built` tells whether anything was re-evaluated (false: the last factorization still holds).
   Status factorize(const IterationPoint<Vector>& point, MatrixUpdate update, bool& built) {
     built = false;

@@ -23,10 +23,11 @@
 
 namespace beltsim {
 
-// How much of the Newton matrix a factorization must re-evaluate. kChangedContacts is only
-// requested for a later post-Newton pass of a step whose first pass built the full matrix: the
-// System may then re-evaluate only the parts the PNS changed (the contact pairs whose stick/slip
-// states changed) and keep the rest from that build.
+// How much of the Newton matrix a factorization must re-evaluate. kChangedContacts is requested
+// for a later post-Newton pass of a step that already built a matrix, and (reuseJacobian) at the
+// start of a step that reuses an earlier step's: the System may then re-evaluate only the parts
+// the PNS changed since its last build (the contact pairs whose stick/slip states changed) and
+// keep the rest.
 enum class MatrixUpdate : std::uint8_t { kFull, kChangedContacts };
 
 struct IntegratorSettings {

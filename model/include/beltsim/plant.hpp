@@ -74,7 +74,7 @@ struct PlantOutput {
   bool converged = false;          // Newton and PNS both met their tolerances
   std::uint8_t newtonIterations = 0;  // total over the PNS loop
   std::uint8_t pnsIterations = 0;
-  std::uint8_t jacobianUpdates = 0;   // Newton-matrix builds and factorizations in this step
+  std::uint8_t jacobianUpdates = 0;   // Newton-matrix builds (full or partial) and factorizations in this step
   Status status = Status::kOk;
   PlantFault fault = PlantFault::kNone;
 };
