@@ -9,7 +9,13 @@
   host       the same image for Linux, and the PC configuration (60 elements, 1e-4 s, 6000 ticks):
              wall time per step from the firmware's clock (native run), and x86-64 instructions
              per tick from callgrind (--toggle-collect on PlantLoop::tick: mean only).
-Usage: scripts/instruction_budget.py [--skip-callgrind]   (after the host and cortex-m7 presets are built)
+  --primitives  per call of the step's building blocks (callgrind, x86-64, both configurations):
+             residual, Newton-matrix build, block factorization, solve, post-Newton pass; and the
+             least a step can cost with them (the floor of any scheme built from these calls).
+  --meshes     accuracy and time per step of the microcontroller configuration with 8 to 24
+             elements (builds and runs tests/bench/bench_mesh_floor.cpp).
+Usage: scripts/instruction_budget.py [--skip-callgrind] [--primitives] [--meshes]
+       (after the host and cortex-m7 presets are built)
 """
 import os
 import re
@@ -51,10 +57,90 @@ def callgrind_per_tick(exe, ticks, workdir):
     return total / (ticks + 1)  # + the report's final tick
 
 
+def call_costs(path):
+    """Calls and inclusive instructions per function, summed over its call sites, from a callgrind
+    output file (name compression as written by valgrind 3.19: '(id) name' on first use)."""
+    names, totals = {}, {}
+    callee, calls = None, None
+    for line in open(path):
+        if line.startswith('fn=') or line.startswith('cfn='):
+            key, rest = line.rstrip('\n').split('=', 1)
+            m = re.match(r'\((\d+)\)(?: (.*))?$', rest)
+            ident = m.group(1) if m else rest
+            if m and m.group(2):
+                names[ident] = m.group(2)
+            elif not m:
+                names[ident] = rest
+            if key == 'cfn':
+                callee = ident
+        elif line.startswith('calls='):
+            calls = int(line[6:].split()[0])
+        elif calls is not None:
+            total = totals.setdefault(callee, [0, 0])
+            total[0] += calls
+            total[1] += int(line.split()[1])  # positions: line, then Ir
+            calls = None
+    return {names[k]: v for k, v in totals.items()}
+
+
+# The step's building blocks, matched by the start of the demangled name (NE: element count).
+PRIMITIVES = (
+    ('residual', 'beltsim::BeltDrive<{ne}, 2, 4>::residual('),
+    ('Newton-matrix build + factorization (full or partial)', 'beltsim::BeltDrive<{ne}, 2, 4>::factorize(beltsim::IterationPoint'),
+    ('  contact-pair Jacobian', 'beltsim::Status beltsim::contactPairJacobian<4>('),
+    ('  element Jacobian', 'beltsim::Status beltsim::AncfCable2D<double>::evaluate<3, 2, true>('),
+    ('  block factorization', 'beltsim::BorderedBlockTridiagonal<{ne}, 4, 10>::factorize()'),
+    ('solve', 'beltsim::Status beltsim::BorderedBlockTridiagonal<{ne}, 4, 10>::solve<'),
+    ('post-Newton pass', 'beltsim::BeltDrive<{ne}, 2, 4>::postNewtonStep('),
+    ('step', 'beltsim::BeltDrivePlant<{ne}>::step('),
+)
+
+
+def primitives(name, exe, elements, workdir):
+    out_file = os.path.join(workdir, 'callgrind_primitives.out')
+    run(['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out_file, exe], workdir)
+    costs = call_costs(out_file)
+    per_call = {}
+    steps = None
+    print('%s, x86-64 instructions (callgrind):' % name)
+    for label, prefix in PRIMITIVES:
+        prefix = prefix.format(ne=elements)
+        calls = sum(v[0] for k, v in costs.items() if k.startswith(prefix))
+        total = sum(v[1] for k, v in costs.items() if k.startswith(prefix))
+        if calls == 0:
+            print('  %-55s not found' % label)
+            continue
+        if label == 'step':
+            steps = calls
+        per_call[label] = total / calls
+        print('  %-55s %8d calls  %9.0f per call' % (label, calls, total / calls))
+    if steps and all(k in per_call for k in ('residual', 'solve', 'post-Newton pass')):
+        for label, prefix in PRIMITIVES[:-1]:
+            prefix = prefix.format(ne=elements)
+            calls = sum(v[0] for k, v in costs.items() if k.startswith(prefix))
+            print('  %-55s %6.2f per step' % (label, calls / steps))
+        floor = 2 * per_call['residual'] + per_call['solve'] + per_call['post-Newton pass']
+        print('  floor of a converged step with a kept Newton matrix (2 residuals, 1 solve, 1 post-Newton pass): %.0f'
+              % floor)
+        print('  mean step: %.0f' % per_call['step'])
+
+
+def meshes():
+    run(['cmake', '--build', os.path.join(ROOT, 'build/host'), '--target', 'bench_mesh_floor', '-j2'], ROOT)
+    print(run([os.path.join(ROOT, 'build/host/tests/bench_mesh_floor')], ROOT), end='')
+
+
 def main():
     skip_callgrind = '--skip-callgrind' in sys.argv
     work = os.path.join(ROOT, 'build/instruction_budget')
     os.makedirs(work, exist_ok=True)
+    if '--primitives' in sys.argv:
+        for name, exe, elements in (('microcontroller (24 el, 1e-3 s)', HOST_MCU, 24), ('PC (60 el, 1e-4 s)', HOST_PC, 60)):
+            primitives(name, exe, elements, work)
+        return 0
+    if '--meshes' in sys.argv:
+        meshes()
+        return 0
     print('machine: %s' % subprocess.run(['sh', '-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
                                           capture_output=True, text=True).stdout.strip())
     if os.path.exists(M7_IMAGE):
