@@ -100,29 +100,25 @@ def primitives(name, exe, elements, workdir):
     out_file = os.path.join(workdir, 'callgrind_primitives.out')
     run(['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out_file, exe], workdir)
     costs = call_costs(out_file)
-    per_call = {}
-    steps = None
+    calls, per_call = {}, {}
     print('%s, x86-64 instructions (callgrind):' % name)
     for label, prefix in PRIMITIVES:
         prefix = prefix.format(ne=elements)
-        calls = sum(v[0] for k, v in costs.items() if k.startswith(prefix))
-        total = sum(v[1] for k, v in costs.items() if k.startswith(prefix))
-        if calls == 0:
+        matching = [v for k, v in costs.items() if k.startswith(prefix)]
+        calls[label] = sum(v[0] for v in matching)
+        if calls[label] == 0:
             print('  %-55s not found' % label)
             continue
-        if label == 'step':
-            steps = calls
-        per_call[label] = total / calls
-        print('  %-55s %8d calls  %9.0f per call' % (label, calls, total / calls))
-    if steps and all(k in per_call for k in ('residual', 'solve', 'post-Newton pass')):
-        for label, prefix in PRIMITIVES[:-1]:
-            prefix = prefix.format(ne=elements)
-            calls = sum(v[0] for k, v in costs.items() if k.startswith(prefix))
-            print('  %-55s %6.2f per step' % (label, calls / steps))
-        floor = 2 * per_call['residual'] + per_call['solve'] + per_call['post-Newton pass']
-        print('  floor of a converged step with a kept Newton matrix (2 residuals, 1 solve, 1 post-Newton pass): %.0f'
-              % floor)
-        print('  mean step: %.0f' % per_call['step'])
+        per_call[label] = sum(v[1] for v in matching) / calls[label]
+        print('  %-55s %8d calls  %9.0f per call' % (label, calls[label], per_call[label]))
+    if not all(k in per_call for k in ('step', 'residual', 'solve', 'post-Newton pass')):
+        return
+    for label, _ in PRIMITIVES[:-1]:
+        print('  %-55s %6.2f per step' % (label, calls[label] / calls['step']))
+    floor = 2 * per_call['residual'] + per_call['solve'] + per_call['post-Newton pass']
+    print('  floor of a converged step with a kept Newton matrix (2 residuals, 1 solve, 1 post-Newton pass): %.0f'
+          % floor)
+    print('  mean step: %.0f' % per_call['step'])
 
 
 def meshes():
