@@ -408,6 +408,36 @@ MT_TEST(undamped_stiffness_is_symmetric_and_damping_force_is_linear_in_velocity)
   }
 }
 
+// The combined Newton matrix cq K + cv D (the belt drive's element block without the mass
+// term) applies the factors inside the integration-point loop; it must equal the same
+// combination of the separate Jacobians to rounding, for every scheme, with prestress and both
+// dampings, and return the same force bit for bit. Factors: trapezoidal rule at h = 1e-3 s.
+MT_TEST(combined_jacobian_is_the_factor_weighted_sum_of_stiffness_and_damping) {
+  const double cq = 0.25 * 1e-6, cv = 0.5 * 1e-3;
+  Lcg rng{777};
+  for (int s = 0; s < 3; ++s) {
+    Parameters p = beltParameters(kSchemes[s]);
+    p.referenceAxialStrain = -0.05;
+    p.referenceCurvature = 2.5;
+    p.axialDamping = 40.0;
+    p.bendingDamping = 2e-4;
+    Element e;
+    MT_EXPECT(e.setUp(p).ok());
+    for (int trial = 0; trial < 3; ++trial) {
+      Vector8 q, qDot, force, combinedForce;
+      randomState(rng, p.length, q, qDot);
+      Matrix8 stiffness, damping, combined;
+      MT_EXPECT(e.internalForceAndJacobian(q, qDot, force, stiffness, damping) == Status::kOk);
+      MT_EXPECT(e.internalForceAndCombinedJacobian(q, qDot, cq, cv, combinedForce, combined) == Status::kOk);
+      const Matrix8 expected = cq * stiffness + cv * damping;
+      // Both parts must count: the damping part is not negligible at these factors.
+      MT_EXPECT(frobenius(cv * damping) > 1e-3 * frobenius(expected));
+      MT_EXPECT(frobenius(combined - expected) < 1e-13 * frobenius(expected));
+      MT_EXPECT((combinedForce - force).cwiseAbs().maxCoeff() == 0.0);
+    }
+  }
+}
+
 // Objectivity: rotating and translating the state rotates the force; a stress-free straight
 // element (eps0 = 0, K0 = 0, |r'| = 1) in any rigid position has Q = 0.
 MT_TEST(internal_force_is_objective_and_vanishes_for_rigid_placements) {

@@ -149,3 +149,48 @@ MT_TEST(analytic_pair_jacobian_matches_finite_differences_continuous_friction) {
   p.friction.characteristicVelocity = 0.5;  // smooth on the scale of the random velocities
   MT_CHECK_JACOBIAN(p, 15);
 }
+
+// The Newton block stiffnessFactor K + dampingFactor D that the belt drive assembles
+// (contactPairNewtonMatrix applies the factors before mapping to the pair coordinates) against
+// the same combination of the finite-difference K and D, with the microcontroller
+// configuration's factors (trapezoidal rule, h = 1e-3 s: beta h^2 = 2.5e-7, gamma h = 5e-4),
+// under which stiffness and damping terms are of similar size.
+MT_TEST(newton_block_is_the_factor_weighted_sum_of_finite_difference_stiffness_and_damping) {
+  const double stiffnessFactor = 0.25 * 1e-6, dampingFactor = 0.5 * 1e-3;
+  Lcg rng{16};
+  static Case c;  // static: keeps the Cortex-M stack small
+  const StickSlip states[3] = {StickSlip::kStick, StickSlip::kSlipPositive, StickSlip::kSlipNegative};
+  double worst = 0.0;
+  int checked = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    makeCase(rng, beltContact(), states[trial % 3], c);
+    SegmentShapeTable<kSegments> table;
+    table.build(c.length, kSegments);
+    Matrix11 kFd, dFd, block;
+    if (c.pair.jacobian(c.q, c.qDot, c.length, c.circle, kFd, dFd) != Status::kOk) continue;
+    if (contactPairNewtonMatrix(c.pair, c.q, c.qDot, table, c.circle, stiffnessFactor, dampingFactor, block) !=
+        Status::kOk)
+      continue;
+    const Matrix11 expected = stiffnessFactor * kFd + dampingFactor * dFd;
+    const double e = relativeError(block, expected);
+    if (e > worst) worst = e;
+    ++checked;
+  }
+  MT_EXPECT(checked == 6);
+  MT_EXPECT(worst < 1e-6);
+}
+
+// Point-wise normals have no combined form: the function refuses them instead of returning a
+// wrong block (the belt drive takes contactPairJacobianGeneral for them).
+MT_TEST(newton_block_refuses_point_wise_normals) {
+  ContactParameters p = beltContact();
+  p.useSegmentNormals = false;
+  Lcg rng{17};
+  static Case c;
+  makeCase(rng, p, StickSlip::kStick, c);
+  SegmentShapeTable<kSegments> table;
+  table.build(c.length, kSegments);
+  Matrix11 block;
+  MT_EXPECT(contactPairNewtonMatrix(c.pair, c.q, c.qDot, table, c.circle, 1.0, 1.0, block) ==
+            Status::kInvalidParameter);
+}

@@ -147,24 +147,15 @@ class AncfCable2D {
   // damping = dQ/dqDot [N s/m, ...]. On error all outputs are zero.
   Status internalForceAndJacobian(const Vector8& q, const Vector8& qDot, Vector8& Q,
                                   Matrix8& stiffness, Matrix8& damping) const {
-    return dispatch<true>(q, qDot, Q, &stiffness, &damping);
+    return dispatch<true>(q, qDot, Q, &stiffness, &damping, Scalar(1), Scalar(1));
   }
 
-  // Q_int and the combined Newton matrix  cq dQ/dq + cv dQ/dqDot  (spec §2.8). Note that the
-  // mass term (c_a M) is not included. On error all outputs are zero.
+  // Q_int and the combined Newton matrix  cq dQ/dq + cv dQ/dqDot  (spec §2.8), assembled in one
+  // matrix: the factors scale each integration point's 2x2 blocks before they are spread over
+  // the 8x8 matrix. Note that the mass term (c_a M) is not included. On error all outputs are zero.
   Status internalForceAndCombinedJacobian(const Vector8& q, const Vector8& qDot, Scalar cq,
                                           Scalar cv, Vector8& Q, Matrix8& jacobian) const {
-    Matrix8 damping;
-    const Status s = dispatch<true>(q, qDot, Q, &jacobian, &damping);
-    if (s != Status::kOk) return s;
-    for (int c = 0; c < 8; ++c)
-      for (int r = 0; r < 8; ++r) jacobian(r, c) = cq * jacobian(r, c) + cv * damping(r, c);
-    if (!allFinite(jacobian)) {
-      jacobian.setZero();
-      Q.setZero();
-      return Status::kNonFiniteValue;
-    }
-    return Status::kOk;
+    return dispatch<true>(q, qDot, Q, &jacobian, nullptr, cq, cv);
   }
 
   // Elastic strain energy with the same quadrature as Q_int, so that Q_int(q, 0) = dU/dq [J]:
@@ -400,26 +391,28 @@ class AncfCable2D {
     return Status::kOk;
   }
 
+  // damping == nullptr: stiffness receives cq dQ/dq + cv dQ/dqDot; otherwise cq = cv = 1 and the
+  // two Jacobians are kept apart.
   template <bool kJacobian>
   Status dispatch(const Vector8& q, const Vector8& qDot, Vector8& Q, Matrix8* stiffness,
-                  Matrix8* damping) const {
+                  Matrix8* damping, Scalar cq = Scalar(1), Scalar cv = Scalar(1)) const {
     Status s = Status::kInvalidParameter;
     if (ready_) {
       switch (params_.scheme) {
         case IntegrationScheme::kA:
           s = evaluate<axialPointCount(IntegrationScheme::kA),
                        bendingPointCount(IntegrationScheme::kA), kJacobian>(q, qDot, Q, stiffness,
-                                                                             damping);
+                                                                             damping, cq, cv);
           break;
         case IntegrationScheme::kB:
           s = evaluate<axialPointCount(IntegrationScheme::kB),
                        bendingPointCount(IntegrationScheme::kB), kJacobian>(q, qDot, Q, stiffness,
-                                                                             damping);
+                                                                             damping, cq, cv);
           break;
         case IntegrationScheme::kC:
           s = evaluate<axialPointCount(IntegrationScheme::kC),
                        bendingPointCount(IntegrationScheme::kC), kJacobian>(q, qDot, Q, stiffness,
-                                                                             damping);
+                                                                             damping, cq, cv);
           break;
       }
     }
@@ -427,21 +420,25 @@ class AncfCable2D {
       Q.setZero();
       if constexpr (kJacobian) {
         stiffness->setZero();
-        damping->setZero();
+        if (damping != nullptr) damping->setZero();
       }
     }
     return s;
   }
 
   // One pass over the integration points. NA/NB: point counts of the axial/bending rules.
+  // Jacobians: dQ/dq scaled by cq goes to *stiffness, dQ/dqDot scaled by cv to *damping, or to
+  // *stiffness as well when damping is null (the combined Newton matrix).
   template <int NA, int NB, bool kJacobian>
   Status evaluate(const Vector8& q, const Vector8& qDot, Vector8& Q, Matrix8* stiffness,
-                  Matrix8* damping) const {
+                  Matrix8* damping, Scalar cq, Scalar cv) const {
     Scalar force[8] = {Scalar(0), Scalar(0), Scalar(0), Scalar(0),
                        Scalar(0), Scalar(0), Scalar(0), Scalar(0)};
+    const bool combined = damping == nullptr;
+    Matrix8* dampingTarget = combined ? stiffness : damping;
     if constexpr (kJacobian) {
       stiffness->setZero();
-      damping->setZero();
+      if (!combined) damping->setZero();
     }
     const Scalar EA = params_.EA;
     const Scalar EI = params_.EI;
@@ -474,21 +471,26 @@ class AncfCable2D {
         const Scalar nx = -a.ty, ny = a.tx;
         const Scalar cTN = dEps * (nx * vx + ny * vy) * a.invL;
         const Scalar cNN = a.N * a.invL;
-        const Scalar B[2][2] = {
-            {w * (EA * a.tx * a.tx + cTN * a.tx * nx + cNN * nx * nx),
-             w * (EA * a.tx * a.ty + cTN * a.tx * ny + cNN * nx * ny)},
-            {w * (EA * a.ty * a.tx + cTN * a.ty * nx + cNN * ny * nx),
-             w * (EA * a.ty * a.ty + cTN * a.ty * ny + cNN * ny * ny)}};
-        const Scalar wd = w * dEps;
+        const Scalar wk = w * cq;
+        Scalar B[2][2] = {
+            {wk * (EA * a.tx * a.tx + cTN * a.tx * nx + cNN * nx * nx),
+             wk * (EA * a.tx * a.ty + cTN * a.tx * ny + cNN * nx * ny)},
+            {wk * (EA * a.ty * a.tx + cTN * a.ty * nx + cNN * ny * nx),
+             wk * (EA * a.ty * a.ty + cTN * a.ty * ny + cNN * ny * ny)}};
+        const Scalar wd = w * dEps * cv;
         const Scalar Dm[2][2] = {{wd * a.tx * a.tx, wd * a.tx * a.ty},
                                  {wd * a.ty * a.tx, wd * a.ty * a.ty}};
+        if (combined) {
+          for (int k = 0; k < 2; ++k)
+            for (int m = 0; m < 2; ++m) B[k][m] += Dm[k][m];
+        }
         for (int bi = 0; bi < 4; ++bi)
           for (int bj = 0; bj < 4; ++bj) {
             const Scalar ss = ds[bi] * ds[bj];
             for (int k = 0; k < 2; ++k)
               for (int m = 0; m < 2; ++m) {
                 (*stiffness)(2 * bi + k, 2 * bj + m) += ss * B[k][m];
-                (*damping)(2 * bi + k, 2 * bj + m) += ss * Dm[k][m];
+                if (!combined) (*damping)(2 * bi + k, 2 * bj + m) += ss * Dm[k][m];
               }
           }
       }
@@ -543,18 +545,19 @@ class AncfCable2D {
             EI * b.ay + dK * ((A11xy * vx + A11yy * vy) + (A12yx * vvx + A12yy * vvy));
         const Scalar g2x = EI * b.bx + dK * (A21xx * vx + A21xy * vy);
         const Scalar g2y = EI * b.by + dK * (A21yx * vx + A21yy * vy);
-        const Scalar wdK = w * dK;
+        const Scalar wdK = w * dK * cv;
         // Node quantities: k_i = ds_i alpha + dds_i beta; h_i = w (ds_i gamma1 + dds_i gamma2);
         // P_i = w M_b (ds_i A11 + dds_i A21); R_i = w M_b ds_i A12.
         Scalar kx[4], ky[4], hx[4], hy[4];
         for (int j = 0; j < 4; ++j) {
           kx[j] = ds[j] * b.ax + dds[j] * b.bx;
           ky[j] = ds[j] * b.ay + dds[j] * b.by;
-          hx[j] = w * (ds[j] * g1x + dds[j] * g2x);
-          hy[j] = w * (ds[j] * g1y + dds[j] * g2y);
+          hx[j] = w * cq * (ds[j] * g1x + dds[j] * g2x);
+          hy[j] = w * cq * (ds[j] * g1y + dds[j] * g2y);
         }
+        const Scalar wMk = wM * cq;
         for (int bi = 0; bi < 4; ++bi) {
-          const Scalar p1 = wM * ds[bi], p2 = wM * dds[bi];
+          const Scalar p1 = wMk * ds[bi], p2 = wMk * dds[bi];
           const Scalar Pxx = p1 * A11xx + p2 * A21xx, Pxy = p1 * A11xy + p2 * A21xy;
           const Scalar Pyx = p1 * A11xy + p2 * A21yx, Pyy = p1 * A11yy + p2 * A21yy;
           const Scalar Rxx = p1 * A12xx, Rxy = p1 * A12xy, Ryx = p1 * A12yx, Ryy = p1 * A12yy;
@@ -566,10 +569,10 @@ class AncfCable2D {
             (*stiffness)(r0 + 1, c0) += ky[bi] * hx[bj] + (ds[bj] * Pyx + dds[bj] * Ryx);
             (*stiffness)(r0 + 1, c0 + 1) += ky[bi] * hy[bj] + (ds[bj] * Pyy + dds[bj] * Ryy);
             if (dK != Scalar(0)) {  // without bending damping these terms are all zero
-              (*damping)(r0, c0) += dkx * kx[bj];
-              (*damping)(r0, c0 + 1) += dkx * ky[bj];
-              (*damping)(r0 + 1, c0) += dky * kx[bj];
-              (*damping)(r0 + 1, c0 + 1) += dky * ky[bj];
+              (*dampingTarget)(r0, c0) += dkx * kx[bj];
+              (*dampingTarget)(r0, c0 + 1) += dkx * ky[bj];
+              (*dampingTarget)(r0 + 1, c0) += dky * kx[bj];
+              (*dampingTarget)(r0 + 1, c0 + 1) += dky * ky[bj];
             }
           }
         }
@@ -583,7 +586,7 @@ class AncfCable2D {
     }
     if (!(probe == Scalar(0))) return Status::kNonFiniteValue;
     if constexpr (kJacobian) {
-      if (!(allFinite(*stiffness) && allFinite(*damping))) return Status::kNonFiniteValue;
+      if (!(allFinite(*stiffness) && (combined || allFinite(*damping)))) return Status::kNonFiniteValue;
     }
     return Status::kOk;
   }

@@ -297,10 +297,11 @@ class BeltDrive {
     if (full) {
       for (int e = 0; e < NE; ++e) {
         Vector8 re;
-        Matrix8 k, d;
-        const Status s = element_.internalForceAndJacobian(gatherElement(q, e), gatherElement(v, e), re, k, d);
+        Matrix8& m = elementBlock_[e];
+        const Status s = element_.internalForceAndCombinedJacobian(gatherElement(q, e), gatherElement(v, e),
+                                                                   stiffnessFactor, dampingFactor, re, m);
         if (s != Status::kOk) return s;
-        combineElementMatrix(massFactor, stiffnessFactor, k, dampingFactor, d, elementBlock_[e]);
+        addMassMatrix(massFactor, m);
       }
     }
     for (int p = 0; p < NP; ++p) {
@@ -310,10 +311,16 @@ class BeltDrive {
         if (!full && signature == pairSignature_[e][p]) continue;
         pairSignature_[e][p] = signature;
         if (!pair_[e][p].anyFlagged()) continue;  // its block is never read
+        Matrix11& m = pairBlock_[e][p];
+        if (segmentNormalPath(pair_[e][p], shapeTable())) {
+          const Status s = contactPairNewtonMatrix(pair_[e][p], gatherElement(q, e), gatherElement(v, e), shapeTable(),
+                                                   cs, stiffnessFactor, dampingFactor, m);
+          if (s != Status::kOk) return s;
+          continue;
+        }
         const Status s = contactPairJacobian(pair_[e][p], gatherElement(q, e), gatherElement(v, e), shapeTable(), cs,
                                              contactStiffness_, contactDamping_);
         if (s != Status::kOk) return s;
-        Matrix11& m = pairBlock_[e][p];
         for (int j = 0; j < 11; ++j)
           for (int i = 0; i < 11; ++i)
             m(i, j) = stiffnessFactor * contactStiffness_(i, j) + dampingFactor * contactDamping_(i, j);
@@ -624,11 +631,11 @@ class BeltDrive {
   }
 
   // Element Newton matrix massFactor M + stiffnessFactor K + dampingFactor D.
-  void combineElementMatrix(double massFactor, double stiffnessFactor, const Matrix8& k, double dampingFactor,
-                            const Matrix8& d, Matrix8& m) const {
+  // m += massFactor M_e: the element's block of the Newton matrix from its stiffnessFactor K +
+  // dampingFactor D.
+  void addMassMatrix(double massFactor, Matrix8& m) const {
     for (int j = 0; j < 8; ++j)
-      for (int i = 0; i < 8; ++i)
-        m(i, j) = (massFactor * massElement_(i, j) + stiffnessFactor * k(i, j)) + dampingFactor * d(i, j);
+      for (int i = 0; i < 8; ++i) m(i, j) += massFactor * massElement_(i, j);
   }
 
   // Adds element e's Newton matrix, block by block.

@@ -294,23 +294,31 @@ constexpr int kBand = 9;
 
 }  // namespace contact_jacobian_detail
 
-// Analytic stiffness and damping of a pair; same value as ContactPair::jacobian (which uses
-// central differences) up to truncation error, at a fraction of the cost. Shape functions from a
-// table built for this element length and the pair's segment count.
-//
-// Segment normals: the chain runs in the pair's local inputs (segment points P_k, V_k and the
-// circle) and is mapped to the 11 pair coordinates once per point, dF_k/dx = sum_j dF_k/dP_j J_j
-// + dF_k/dV_j dV_j/dq, instead of once per segment and term.
+// Whether a pair takes the fast analytic path below (segment normals, table of its segment count).
 template <int MaxSegments>
-Status contactPairJacobian(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
-                           const SegmentShapeTable<MaxSegments>& table, const CircleState& circle,
-                           Eigen::Matrix<double, 11, 11>& stiffness, Eigen::Matrix<double, 11, 11>& damping) {
+bool segmentNormalPath(const ContactPair<MaxSegments>& pair, const SegmentShapeTable<MaxSegments>& table) {
+  return pair.parameters().useSegmentNormals && table.segmentCount == pair.parameters().segmentCount;
+}
+
+// The pair's block of the Newton matrix, stiffnessFactor dLHS/dx + dampingFactor dLHS/dx_dot, of
+// the analytic stiffness and damping; same value as ContactPair::jacobian (which uses central
+// differences) up to truncation error, at a fraction of the cost. Shape functions from a table
+// built for this element length and the pair's segment count; segment normals only (see
+// segmentNormalPath; contactPairJacobianGeneral covers point-wise normals).
+//
+// The chain runs in the pair's local inputs (segment points P_k, V_k and the circle) and is mapped
+// to the 11 pair coordinates once per point, dF_k/dx = sum_j dF_k/dP_j J_j + dF_k/dV_j dV_j/dq,
+// instead of once per segment and term. The two factors are applied to the local derivatives
+// before that map, so the map runs once for the Newton block instead of once each for stiffness
+// and damping (spec §7.6: the Newton matrix needs only the weighted sum).
+template <int MaxSegments>
+Status contactPairNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
+                               const SegmentShapeTable<MaxSegments>& table, const CircleState& circle,
+                               double stiffnessFactor, double dampingFactor, Eigen::Matrix<double, 11, 11>& block) {
   using namespace contact_jacobian_detail;
   const ContactParameters& p = pair.parameters();
-  if (!p.useSegmentNormals || table.segmentCount != p.segmentCount)
-    return contactPairJacobianGeneral(pair, q, qDot, table.length, circle, stiffness, damping);
-  stiffness.setZero();
-  damping.setZero();
+  block.setZero();
+  if (!segmentNormalPath(pair, table)) return Status::kInvalidParameter;
   if (!pair.anyFlagged()) return Status::kOk;
   constexpr int kPoints = MaxSegments + 1;
   const int n = p.segmentCount;
@@ -524,56 +532,49 @@ Status contactPairJacobian(const ContactPair<MaxSegments>& pair, const Vector8& 
     }
   }
 
-  // Element rows: sum_k J_k^T dF_k (+ the offset's geometric term); circle rows: -F_sum, -T_sum.
-  double sumK[2][11], sumD[2][11];
+  // Element rows: sum_k J_k^T dA_k (+ the offset's geometric term); circle rows: -A_sum, -T_sum,
+  // with dA_k = stiffnessFactor dF_k/dx + dampingFactor dF_k/dx_dot.
+  const double kf = stiffnessFactor, df = dampingFactor;
+  double sum[2][11];
   for (int a = 0; a < 2; ++a)
-    for (int c = 0; c < 11; ++c) sumK[a][c] = sumD[a][c] = 0.0;
+    for (int c = 0; c < 11; ++c) sum[a][c] = 0.0;
   for (int k = 0; k < kPoints; ++k) {
     if (k > n) break;
     if (!touched[k]) continue;
-    double fk[2][11], fd[2][11];  // dF_k/dx, dF_k/dx_dot
+    double fa[2][11];  // dA_k/dx
     for (int a = 0; a < 2; ++a) {
-      for (int c = 0; c < 8; ++c) fk[a][c] = fd[a][c] = 0.0;
-      for (int c = 0; c < 3; ++c) {
-        fk[a][8 + c] = gz[k][a][6 + c];
-        fd[a][8 + c] = gw[k][a][6 + c];
-      }
+      for (int c = 0; c < 8; ++c) fa[a][c] = 0.0;
+      for (int c = 0; c < 3; ++c) fa[a][8 + c] = kf * gz[k][a][6 + c] + df * gw[k][a][6 + c];
     }
     for (int nb = 0; nb < 3; ++nb) {
       const int j = k - 1 + nb;
       if (j < 0 || j > n) continue;
       const int o = 2 * nb;
       for (int a = 0; a < 2; ++a) {
-        const double z0 = gz[k][a][o], z1 = gz[k][a][o + 1];
-        const double w0 = gw[k][a][o], w1 = gw[k][a][o + 1];
-        for (int c = 0; c < 8; ++c) {
-          fk[a][c] += z0 * jac[j][0][c] + z1 * jac[j][1][c];
-          fd[a][c] += w0 * jac[j][0][c] + w1 * jac[j][1][c];
+        // P_j and V_j share the map J_j; V_j also moves with q through the offset (vByQ).
+        const double c0 = kf * gz[k][a][o] + df * gw[k][a][o];
+        const double c1 = kf * gz[k][a][o + 1] + df * gw[k][a][o + 1];
+        for (int c = 0; c < 8; ++c) fa[a][c] += c0 * jac[j][0][c] + c1 * jac[j][1][c];
+        if (offset != 0.0) {
+          const double w0 = kf * gw[k][a][o], w1 = kf * gw[k][a][o + 1];
+          for (int c = 0; c < 8; ++c) fa[a][c] += w0 * vByQ[j][0][c] + w1 * vByQ[j][1][c];
         }
-        if (offset != 0.0)
-          for (int c = 0; c < 8; ++c) fk[a][c] += w0 * vByQ[j][0][c] + w1 * vByQ[j][1][c];
       }
     }
     for (int row = 0; row < 8; ++row) {
       const double j0 = jac[k][0][row], j1 = jac[k][1][row];
-      for (int c = 0; c < 11; ++c) {
-        stiffness(row, c) += j0 * fk[0][c] + j1 * fk[1][c];
-        damping(row, c) += j0 * fd[0][c] + j1 * fd[1][c];
-      }
+      for (int c = 0; c < 11; ++c) block(row, c) += j0 * fa[0][c] + j1 * fa[1][c];
     }
     for (int a = 0; a < 2; ++a)
-      for (int c = 0; c < 11; ++c) {
-        sumK[a][c] += fk[a][c];
-        sumD[a][c] += fd[a][c];
-      }
-    if (offset != 0.0 && (pointForce[k][0] != 0.0 || pointForce[k][1] != 0.0)) {
+      for (int c = 0; c < 11; ++c) sum[a][c] += fa[a][c];
+    if (offset != 0.0 && kf != 0.0 && (pointForce[k][0] != 0.0 || pointForce[k][1] != 0.0)) {
       // d(J^T F)/dq at fixed F: -S'^T db S', db = (h_o/|r'|^2) [-(t n^T + n t^T)(t.F) + n n^T (n.F)].
       const double l2 = sp.slopeSquared[k];
       const double tx = sp.tangent[k](0), ty = sp.tangent[k](1);
       const double hx = -ty, hy = tx;
       const double tF = tx * pointForce[k][0] + ty * pointForce[k][1];
       const double nF = hx * pointForce[k][0] + hy * pointForce[k][1];
-      const double scale = offset / l2;
+      const double scale = kf * (offset / l2);
       const double db[2][2] = {{scale * (-(2.0 * tx * hx) * tF + hx * hx * nF), scale * (-(tx * hy + hx * ty) * tF + hx * hy * nF)},
                                {scale * (-(ty * hx + hy * tx) * tF + hy * hx * nF), scale * (-(2.0 * ty * hy) * tF + hy * hy * nF)}};
       const HermiteShape<double>& shape = table.shape[k];
@@ -581,37 +582,42 @@ Status contactPairJacobian(const ContactPair<MaxSegments>& pair, const Vector8& 
         for (int bl = 0; bl < 4; ++bl) {
           const double dd = shape.ds(bj) * shape.ds(bl);
           for (int a = 0; a < 2; ++a)
-            for (int b = 0; b < 2; ++b) stiffness(2 * bj + a, 2 * bl + b) -= dd * db[a][b];
+            for (int b = 0; b < 2; ++b) block(2 * bj + a, 2 * bl + b) -= dd * db[a][b];
         }
     }
   }
   // Torque row: T = sum r f_t over the local inputs, mapped like the forces.
-  double torqueK[11], torqueD[11];
-  for (int c = 0; c < 8; ++c) torqueK[c] = torqueD[c] = 0.0;
-  for (int c = 0; c < 3; ++c) {
-    torqueK[8 + c] = tz[circleColumn + c];
-    torqueD[8 + c] = tw[circleColumn + c];
-  }
+  double torque[11];
+  for (int c = 0; c < 8; ++c) torque[c] = 0.0;
+  for (int c = 0; c < 3; ++c) torque[8 + c] = kf * tz[circleColumn + c] + df * tw[circleColumn + c];
   for (int j = 0; j < kPoints; ++j) {
     if (j > n) break;
     const double z0 = tz[2 * j], z1 = tz[2 * j + 1], w0 = tw[2 * j], w1 = tw[2 * j + 1];
     if (z0 == 0.0 && z1 == 0.0 && w0 == 0.0 && w1 == 0.0) continue;
-    for (int c = 0; c < 8; ++c) {
-      torqueK[c] += z0 * jac[j][0][c] + z1 * jac[j][1][c];
-      torqueD[c] += w0 * jac[j][0][c] + w1 * jac[j][1][c];
-    }
+    const double c0 = kf * z0 + df * w0, c1 = kf * z1 + df * w1;
+    for (int c = 0; c < 8; ++c) torque[c] += c0 * jac[j][0][c] + c1 * jac[j][1][c];
     if (offset != 0.0)
-      for (int c = 0; c < 8; ++c) torqueK[c] += w0 * vByQ[j][0][c] + w1 * vByQ[j][1][c];
+      for (int c = 0; c < 8; ++c) torque[c] += kf * w0 * vByQ[j][0][c] + kf * w1 * vByQ[j][1][c];
   }
   for (int c = 0; c < 11; ++c) {
-    stiffness(8, c) = -sumK[0][c];
-    stiffness(9, c) = -sumK[1][c];
-    damping(8, c) = -sumD[0][c];
-    damping(9, c) = -sumD[1][c];
-    stiffness(10, c) = -torqueK[c];
-    damping(10, c) = -torqueD[c];
+    block(8, c) = -sum[0][c];
+    block(9, c) = -sum[1][c];
+    block(10, c) = -torque[c];
   }
   return Status::kOk;
+}
+
+// Stiffness and damping of a pair separately (tests, tools): the Newton block with the factors
+// (1, 0) and (0, 1); point-wise normals take the general form.
+template <int MaxSegments>
+Status contactPairJacobian(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
+                           const SegmentShapeTable<MaxSegments>& table, const CircleState& circle,
+                           Eigen::Matrix<double, 11, 11>& stiffness, Eigen::Matrix<double, 11, 11>& damping) {
+  if (!segmentNormalPath(pair, table))
+    return contactPairJacobianGeneral(pair, q, qDot, table.length, circle, stiffness, damping);
+  const Status s = contactPairNewtonMatrix(pair, q, qDot, table, circle, 1.0, 0.0, stiffness);
+  if (s != Status::kOk) return s;
+  return contactPairNewtonMatrix(pair, q, qDot, table, circle, 0.0, 1.0, damping);
 }
 
 // Same, evaluating the shape functions on the fly.
