@@ -87,7 +87,7 @@ def call_costs(path):
 PRIMITIVES = (
     ('residual', 'beltsim::BeltDrive<{ne}, 2, 4>::residual('),
     ('Newton-matrix build + factorization (full or partial)', 'beltsim::BeltDrive<{ne}, 2, 4>::factorize(beltsim::IterationPoint'),
-    ('  contact-pair Jacobian', 'beltsim::Status beltsim::contactPairJacobian<4>('),
+    ('  contact-pair Newton block', 'beltsim::Status beltsim::contactPairNewtonMatrix<4>('),
     ('  element Jacobian', 'beltsim::Status beltsim::AncfCable2D<double>::evaluate<3, 2, true>('),
     ('  block factorization', 'beltsim::BorderedBlockTridiagonal<{ne}, 4, 10>::factorize()'),
     ('solve', 'beltsim::Status beltsim::BorderedBlockTridiagonal<{ne}, 4, 10>::solve<'),
