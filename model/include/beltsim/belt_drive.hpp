@@ -630,9 +630,8 @@ class BeltDrive {
       for (int i = 0; i < 4; ++i) target[j * stride + i] += values[j * sourceStride + i];
   }
 
-  // Element Newton matrix massFactor M + stiffnessFactor K + dampingFactor D.
-  // m += massFactor M_e: the element's block of the Newton matrix from its stiffnessFactor K +
-  // dampingFactor D.
+  // m += massFactor M_e: completes the element's Newton-matrix block massFactor M +
+  // stiffnessFactor K + dampingFactor D, whose K and D part the element assembled.
   void addMassMatrix(double massFactor, Matrix8& m) const {
     for (int j = 0; j < 8; ++j)
       for (int i = 0; i < 8; ++i) m(i, j) += massFactor * massElement_(i, j);
