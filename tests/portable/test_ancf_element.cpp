@@ -410,8 +410,10 @@ MT_TEST(undamped_stiffness_is_symmetric_and_damping_force_is_linear_in_velocity)
 
 // The combined Newton matrix cq K + cv D (the belt drive's element block without the mass
 // term) applies the factors inside the integration-point loop; it must equal the same
-// combination of the separate Jacobians to rounding, for every scheme, with prestress and both
-// dampings, and return the same force bit for bit. Factors: trapezoidal rule at h = 1e-3 s.
+// combination of the separate Jacobians (which jacobians_match_central_differences_in_large_
+// deformation checks against finite differences, with these prestress and damping values) to
+// rounding, for every scheme, and return the same force bit for bit. Factors: trapezoidal rule
+// at h = 1e-3 s.
 MT_TEST(combined_jacobian_is_the_factor_weighted_sum_of_stiffness_and_damping) {
   const double cq = 0.25 * 1e-6, cv = 0.5 * 1e-3;
   Lcg rng{777};

@@ -391,8 +391,8 @@ class AncfCable2D {
     return Status::kOk;
   }
 
-  // damping == nullptr: stiffness receives cq dQ/dq + cv dQ/dqDot; otherwise cq = cv = 1 and the
-  // two Jacobians are kept apart.
+  // damping == nullptr: stiffness receives cq dQ/dq + cv dQ/dqDot; otherwise stiffness receives
+  // cq dQ/dq and damping cv dQ/dqDot (internalForceAndJacobian passes 1 and 1).
   template <bool kJacobian>
   Status dispatch(const Vector8& q, const Vector8& qDot, Vector8& Q, Matrix8* stiffness,
                   Matrix8* damping, Scalar cq = Scalar(1), Scalar cv = Scalar(1)) const {
