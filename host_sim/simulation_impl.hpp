@@ -13,6 +13,7 @@
 #include "beltsim/belt_outputs.hpp"
 #include "beltsim/paper_parameters.hpp"
 #include "beltsim/static_equilibrium.hpp"
+#include "beltsim/time_stepper.hpp"
 #include "output_files.hpp"
 #include "simulation.hpp"
 
@@ -28,7 +29,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   // Large fixed-size objects live on the heap of the host program (the model itself never
   // allocates; on the target they are static).
   auto drive = std::make_unique<Drive>();
-  auto integrator = std::make_unique<GeneralizedAlpha<Drive>>();
+  auto integrator = std::make_unique<TimeStepper<Drive>>();
 
   // ---- geometry (spec §8.1): belt centreline at r + h/2 on every pulley ----------------------
   PathCircle circles[kPulleys];
@@ -89,6 +90,11 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
 
   // ---- dynamic run ---------------------------------------------------------------------------------
   integrator->initialize(q, Vector::Zero(), Vector::Zero(), 0.0);
+  const Status prepared = integrator->prepare(*drive);
+  if (prepared != Status::kOk) {
+    std::fprintf(stderr, "Newton matrix at the initial state failed: status %d\n", static_cast<int>(prepared));
+    return 3;
+  }
   const long long steps = static_cast<long long>(std::llround(sc.endTime / sc.stepSize));
   const long long sampleEvery = std::max<long long>(1, std::llround(sc.sampleInterval / sc.stepSize));
   const int driver = circleParameters[0].kind == CircleKind::kSpeedDriven ? 0 : -1;

@@ -12,61 +12,16 @@
 #include <cmath>
 
 #include "beltsim/plant.hpp"
+#include "small_drive.hpp"
 
 namespace {
 using namespace beltsim;
 
-constexpr int kNE = 24;
-using Plant = BeltDrivePlant<kNE>;
-using Drive = Plant::Drive;
-using Vector = Drive::Vector;
-
-// The microcontroller-sized drive: 24 elements at 1 ms, trapezoidal rule, a tenth of the paper's
-// contact and bristle stiffness (firmware/plant_config.hpp explains why).
-PlantConfig smallDriveConfig(bool changedContactsOnly, bool reuse = false) {
-  PlantConfig c;
-  c.motorMode = MotorMode::kSpeed;
-  c.contact.stiffness = 4e8;
-  c.contact.bristleStiffness = 5e8;
-  c.contact.damping = 8e4;
-  c.stepSize = 1e-3;
-  c.integrator.newmark = true;
-  c.integrator.maxNewtonIterations = 8;
-  c.integrator.relativeTolerance = 1e-8;
-  c.integrator.absoluteTolerance = 1e-7;
-  c.integrator.warmStartPns = true;
-  c.integrator.updateChangedContactsOnly = changedContactsOnly;
-  c.integrator.reuseJacobian = reuse;
-  return c;
-}
-
-PlantCommand rampCommand(int step) {
-  PlantCommand cmd;
-  cmd.motor = linearRamp(step * 1e-3, 0.05, 0.35, 0.0, 12.0);
-  return cmd;
-}
-
-// A plant run into a state with sticking and slipping contacts (ramp to 12 rad/s).
-Plant& runningPlant() {
-  static Plant plant;
-  static bool ready = false;
-  if (!ready) {
-    EXPECT_TRUE(plant.setUp(smallDriveConfig(false)).ok());
-    EXPECT_TRUE(plant.start().converged);
-    for (int k = 1; k <= 200; ++k) plant.step(rampCommand(k));
-    ready = true;
-  }
-  return plant;
-}
-
-// Newton direction of the drive's current matrix for a fixed right-hand side.
-Vector solveWith(const Drive& drive) {
-  Vector rhs;
-  for (int i = 0; i < Drive::kSize; ++i) rhs(i) = std::sin(0.37 * i + 0.1);
-  Vector x;
-  EXPECT_EQ(drive.solve(rhs, x), Status::kOk);
-  return x;
-}
+using namespace beltsim::test;
+constexpr int kNE = kSmallDriveElements;
+using Plant = SmallPlant;
+using Drive = SmallDrive;
+using Vector = SmallVector;
 
 // Finds a flagged segment in stick; returns false if there is none.
 bool findStickingSegment(const Drive& drive, int& element, int& circle, int& segment) {
@@ -82,23 +37,6 @@ bool findStickingSegment(const Drive& drive, int& element, int& circle, int& seg
         }
       }
   return false;
-}
-
-struct Point {
-  Vector q, v, a;
-  SchemeCoefficients scheme;
-  IterationPoint<Vector> at(double t) const { return {&q, &v, &a, t, &scheme}; }
-};
-
-Point pointOf(const Plant& plant) {
-  Point p;
-  p.q = plant.positions();
-  p.v = plant.velocities();
-  p.a.setZero();
-  IntegratorSettings s;
-  s.newmark = true;
-  p.scheme = SchemeCoefficients::make(s, 1e-3);
-  return p;
 }
 
 TEST(NewtonMatrixUpdate, WithNothingChangedTheUpdateKeepsTheLastFactorization) {

@@ -22,6 +22,7 @@
 #include "beltsim/circle_cable_contact.hpp"
 #include "beltsim/contact_jacobian.hpp"
 #include "beltsim/generalized_alpha.hpp"
+#include "beltsim/low_rank_update.hpp"
 #include "beltsim/profiles.hpp"
 
 namespace beltsim {
@@ -331,7 +332,9 @@ class BeltDrive {
     blockFactors_[2] = dampingFactor;
     blocksValid_ = !isStatic;
     // Assembly from the blocks.
-    solver_.setZero();
+    build_ = active_;
+    updates_.clear();
+    target().setZero();
     for (int e = 0; e < NE; ++e) addElementMatrix(e, elementBlock_[e]);
     for (int p = 0; p < NP; ++p) {
       for (int e = 0; e < NE; ++e)
@@ -340,7 +343,7 @@ class BeltDrive {
     }
     applyPrescribedMatrixRows();
     scale_ = stiffnessFactor;
-    const Status s = solver_.factorize();
+    const Status s = target().factorize();
     factorized_ = s == Status::kOk && !isStatic;
     return s;
   }
@@ -350,12 +353,127 @@ class BeltDrive {
     return factorize(point, MatrixUpdate::kFull, built);
   }
 
+  // ---- kept Newton matrix (fixed-cost stepper, fixed_cost_stepper.hpp) ---------------------------
+  // The stepper keeps one factorized Newton matrix for many steps. A refresh rebuilds it in the
+  // second storage, a slice of elements per step (beginRefresh, refreshSlice, finishRefresh: the
+  // last one makes it active); between refreshes every contact or stick/slip switch of a segment
+  // is applied as a rank-one or rank-two correction (updateSwitches), at most a given number of
+  // columns per step, the rest in the following steps.
+  static constexpr int kMaxLowRankColumns = 16;
+
+  void beginRefresh() {
+    build_ = 1 - active_;
+    target().setZero();
+    target().beginFactorization(false);
+    refreshedElements_ = 0;
+  }
+
+  // Assembles elements [first, last) and their contact pairs at `point` into the matrix being
+  // refreshed and eliminates its chain blocks that are complete (node k + 1 is complete when the
+  // elements k and k + 1 are in). Slices must come in order, starting at element 0.
+  Status refreshSlice(const IterationPoint<Vector>& point, int first, int last) {
+    if (first != refreshedElements_ || last < first || last > NE || build_ == active_) return Status::kInvalidParameter;
+    const SchemeCoefficients& c = *point.scheme;
+    const Vector& q = *point.q;
+    const Vector& v = *point.v;
+    for (int e = first; e < last; ++e) {
+      const Vector8 qe = gatherElement(q, e), ve = gatherElement(v, e);
+      Vector8 re;
+      Matrix8 m;
+      Status s = element_.internalForceAndCombinedJacobian(qe, ve, c.stiffnessFactor, c.dampingFactor, re, m);
+      if (s != Status::kOk) return s;
+      addMassMatrix(c.massFactor, m);
+      addElementMatrix(e, m);
+      for (int p = 0; p < NP; ++p) {
+        shadowSignature_[e][p] = pair_[e][p].jacobianSignature();
+        if (!pair_[e][p].anyFlagged()) continue;
+        Matrix11 block;
+        s = contactPairNewtonMatrix(pair_[e][p], qe, ve, shapeTable(), circleState(q, v, p), c.stiffnessFactor,
+                                    c.dampingFactor, block);
+        if (s != Status::kOk) return s;
+        addPairMatrix(e, p, block);
+      }
+    }
+    refreshedElements_ = last;
+    const int complete = last == NE ? NE : last - 1;
+    const int from = target().eliminatedBlocks();
+    for (int k = from; k < complete; ++k) applyPrescribedRowsToBlock(k);
+    return target().factorizeBlocks(from, complete);
+  }
+
+  // Adds the circles, the prescribed rows of the corner, factorizes the corner and makes the
+  // refreshed matrix the active one; the low-rank corrections start again from it.
+  Status finishRefresh(const IterationPoint<Vector>& point) {
+    if (refreshedElements_ != NE || build_ == active_) return Status::kInvalidParameter;
+    const SchemeCoefficients& c = *point.scheme;
+    for (int p = 0; p < NP; ++p) circleMatrix(p, c.massFactor, c.stiffnessFactor, c.dampingFactor);
+    for (int dof = 0; dof < kSize; ++dof) {
+      const int sr = solverIndex(dof) - NE * 4;
+      if (sr < 0 || prescribedKind(dof) == Prescribed::kNo) continue;
+      target().corner().row(sr).setZero();
+      target().corner()(sr, sr) = rowScale(dof);
+    }
+    const Status s = target().finishFactorization();
+    if (s != Status::kOk) return s;
+    active_ = build_;
+    updates_.clear();
+    for (int e = 0; e < NE; ++e)
+      for (int p = 0; p < NP; ++p) matrixSignature_[e][p] = shadowSignature_[e][p];
+    scale_ = c.stiffnessFactor;
+    factorized_ = false;  // the reference path's blocks no longer describe the active matrix
+    blocksValid_ = false;
+    return Status::kOk;
+  }
+
+  // Applies the contact and stick/slip switches since the active matrix was built (or last
+  // updated), as exact changes of the switched segments' Newton blocks at `point`, projected onto
+  // the segment's normal and tangential load directions (rank one for a stick/slip switch, two
+  // for a contact switch): at most maxColumns columns, switches that stiffen the matrix first
+  // (contact made, slip -> stick), since a matrix softer than the true one lets the iteration
+  // overshoot. `pending` counts the switched segments left for later steps.
+  Status updateSwitches(const IterationPoint<Vector>& point, int maxColumns, int& columns, int& pending) {
+    columns = 0;
+    pending = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int e = 0; e < NE; ++e) {
+        for (int p = 0; p < NP; ++p) {
+          const std::uint64_t now = pair_[e][p].jacobianSignature();
+          if (now == matrixSignature_[e][p]) continue;
+          for (int i = 0; i < NCS; ++i) {
+            const unsigned before = static_cast<unsigned>((matrixSignature_[e][p] >> (4 * i)) & 15u);
+            const unsigned after = static_cast<unsigned>((now >> (4 * i)) & 15u);
+            if (before == after) continue;
+            const bool stiffening = switchStiffness(after) > switchStiffness(before);
+            if ((pass == 0) != stiffening) continue;
+            const int needed = (before & 8u) != (after & 8u) ? 2 : 1;
+            if (columns + needed > maxColumns || updates_.free() < needed) {
+              ++pending;  // left for a later step (or the next refresh)
+              continue;
+            }
+            const Status s = applySwitch(point, e, p, i, before, after);
+            if (s != Status::kOk) return s;
+            columns += needed;
+            // Applied (or, if the updated matrix would be singular, dropped until the next refresh).
+            matrixSignature_[e][p] = (matrixSignature_[e][p] & ~(std::uint64_t{15} << (4 * i))) |
+                                     (static_cast<std::uint64_t>(after) << (4 * i));
+          }
+        }
+      }
+    }
+    return Status::kOk;
+  }
+  int lowRankColumns() const { return updates_.count(); }
+  // The active Newton matrix (assembled entries and factorization), in the solver's order.
+  const Solver& activeMatrix() const { return solvers_[active_]; }
+  static int solverOrder(int dof) { return solverIndex(dof); }
+
   Status solve(const Vector& r, Vector& delta) const {
     Vector rhs;
     toSolverOrder(r, rhs);
     rhs *= scale_;
     Vector x;
-    const Status s = solver_.solve(rhs, x);
+    const Status s = solvers_[active_].solve(rhs, x);
+    if (s == Status::kOk) updates_.correct(x);
     fromSolverOrder(x, delta);
     return s;
   }
@@ -437,6 +555,138 @@ class BeltDrive {
         for (int j = 1; j < 4; ++j) sum += massElement_(2 * i + c, 2 * j + c) * x(2 * j + c);
         out(2 * i + c) += sum;
       }
+  }
+
+  // Stiffness order of a segment's Newton-block state (nibble of jacobianSignature: 8 = flagged,
+  // low bits the StickSlip value): not in contact < slipping < no anchor yet (velocity penalty
+  // only) < sticking (bristle spring).
+  static int switchStiffness(unsigned nibble) {
+    if ((nibble & 8u) == 0) return 0;
+    const StickSlip state = nibbleState(nibble);
+    if (isSlipping(state)) return 1;
+    return state == StickSlip::kStick ? 3 : 2;
+  }
+
+  static StickSlip nibbleState(unsigned nibble) {
+    return static_cast<StickSlip>(static_cast<std::int8_t>(static_cast<std::int8_t>((nibble & 7u) << 5) >> 5));
+  }
+
+  // The pair (e, p) with only segment i in the state `nibble` (the current anchor kept).
+  Pair singleSegmentPair(int e, int p, int i, unsigned nibble) const {
+    Pair single = pair_[e][p];
+    for (int k = 0; k < NCS; ++k) {
+      SegmentHistory h = single.history(k);
+      if (k == i) {
+        h.gap = (nibble & 8u) ? 0.0 : 0.1;
+        h.state = nibbleState(nibble);
+      } else {
+        h.gap = 0.1;
+      }
+      single.setHistory(k, h);
+    }
+    return single;
+  }
+
+  // One switch of segment i of pair (e, p) from state `before` to `after` (nibbles): the change
+  // of the pair's Newton block D (11 x 11), D ~ U V^T with U the segment's generalized load
+  // directions (tangential; normal too for a contact switch) and V^T = (U^T U)^-1 U^T D, the
+  // part of D that acts along them, which is all of it up to terms proportional to the force
+  // jump (the direction vectors' own derivatives). Prescribed rows are left out.
+  Status applySwitch(const IterationPoint<Vector>& point, int e, int p, int i, unsigned before, unsigned after) {
+    const SchemeCoefficients& c = *point.scheme;
+    const Vector8 qe = gatherElement(*point.q, e), ve = gatherElement(*point.v, e);
+    const CircleState cs = circleState(*point.q, *point.v, p);
+    Matrix11 blockAfter, blockBefore;
+    Status s = contactPairNewtonMatrix(singleSegmentPair(e, p, i, after), qe, ve, shapeTable(), cs, c.stiffnessFactor,
+                                       c.dampingFactor, blockAfter);
+    if (s != Status::kOk) return s;
+    s = contactPairNewtonMatrix(singleSegmentPair(e, p, i, before), qe, ve, shapeTable(), cs, c.stiffnessFactor,
+                                c.dampingFactor, blockBefore);
+    if (s != Status::kOk) return s;
+    const Matrix11 change = blockAfter - blockBefore;
+    // Global dofs of the pair's 11 local coordinates; prescribed rows stay as they are.
+    int dof[11];
+    for (int l = 0; l < 4; ++l) {
+      dof[l] = nodeDof(e, l);
+      dof[4 + l] = nodeDof(nextNode(e), l);
+    }
+    for (int l = 0; l < 3; ++l) dof[8 + l] = circleDof(p, l);
+    const int columns = (before & 8u) != (after & 8u) ? 2 : 1;
+    Eigen::Matrix<double, 11, 2> u = Eigen::Matrix<double, 11, 2>::Zero();
+    s = segmentLoadDirections(pair_[e][p], qe, ve, cs, i, u);
+    if (s != Status::kOk) return s;
+    if (columns == 1) u.col(0) = u.col(1);  // tangential only
+    for (int l = 0; l < 11; ++l)
+      if (prescribedKind(dof[l]) != Prescribed::kNo) u.row(l).setZero();
+    Eigen::Matrix<double, 2, 2> gram = Eigen::Matrix<double, 2, 2>::Identity();
+    Eigen::Matrix<double, 2, 11> projected = Eigen::Matrix<double, 2, 11>::Zero();
+    for (int a = 0; a < columns; ++a) {
+      for (int b = 0; b < columns; ++b) gram(a, b) = u.col(a).dot(u.col(b));
+      for (int l = 0; l < 11; ++l) projected(a, l) = u.col(a).dot(change.col(l));
+    }
+    FixedLu<2> gramLu;
+    if (gramLu.compute(gram) != Status::kOk) return Status::kOk;  // no load direction: nothing to add
+    Eigen::Matrix<double, 2, 11> rows;
+    gramLu.solveInto(projected.data(), rows.data(), 11);
+    for (int a = 0; a < columns; ++a) {
+      Vector column = Vector::Zero(), w;
+      for (int l = 0; l < 11; ++l) column(solverIndex(dof[l])) += u(l, a);
+      s = solvers_[active_].solve(column, w);
+      if (s != Status::kOk) return s;
+      typename Updates::Row v;
+      for (int l = 0; l < 11; ++l) {
+        v.index[v.count] = solverIndex(dof[l]);
+        v.value[v.count] = rows(a, l);
+        ++v.count;
+      }
+      s = updates_.add(w, v);
+      if (s != Status::kOk && s != Status::kDegenerateState) return s;
+    }
+    return Status::kOk;
+  }
+
+  // Generalized LHS of a unit force on segment i along its normal (column 0) and its tangent
+  // (column 1) over the pair's 11 coordinates, as evaluateNewton distributes a segment force.
+  Status segmentLoadDirections(const Pair& pair, const Vector8& qe, const Vector8& ve, const CircleState& cs, int i,
+                               Eigen::Matrix<double, 11, 2>& u) {
+    const SegmentShapeTable<NCS>& table = shapeTable();
+    SegmentPoints<NCS> pts;
+    const Status s = computeSegmentPoints(qe, ve, table, pair.parameters().offset, pts);
+    if (s != Status::kOk) return s;
+    const SegmentGeometry g = segmentGeometry(pts.position[i], pts.position[i + 1], cs.centre, pair.parameters().radius);
+    const Vector2 direction[2] = {g.normal, g.tangent};
+    for (int a = 0; a < 2; ++a) {
+      Vector8 element = Vector8::Zero();
+      addPointForce(table.shape[i], pts.slope[i], pts.tangent[i], pts.slopeSquared[i], pair.parameters().offset,
+                    Vector2((1.0 - g.rho) * direction[a]), element);
+      addPointForce(table.shape[i + 1], pts.slope[i + 1], pts.tangent[i + 1], pts.slopeSquared[i + 1],
+                    pair.parameters().offset, Vector2(g.rho * direction[a]), element);
+      u.col(a).template head<8>() = element;
+      u(8, a) = -direction[a](0);
+      u(9, a) = -direction[a](1);
+      u(10, a) = a == 1 ? -pair.parameters().radius : 0.0;
+    }
+    return Status::kOk;
+  }
+
+  // The prescribed rows in chain block k of the matrix being refreshed: rows of the block's own
+  // prescribed unknowns become the scaled identity, and prescribed border rows lose their
+  // entries in block k's columns (before the block is eliminated, as applyPrescribedMatrixRows
+  // does for the whole matrix).
+  void applyPrescribedRowsToBlock(int k) {
+    for (int l = 0; l < 4; ++l) {
+      const int dof = nodeDof(k + 1, l);
+      if (prescribedKind(dof) == Prescribed::kNo) continue;
+      target().diagonal(k).row(l).setZero();
+      target().lower(k).row(l).setZero();
+      target().upper(k).row(l).setZero();
+      target().columnBorder(k).row(l).setZero();
+      target().diagonal(k)(l, l) = rowScale(dof);
+    }
+    for (int b = 0; b < kBorder; ++b) {
+      const int dof = b < 4 ? b : 4 * kNodes + (b - 4);
+      if (prescribedKind(dof) != Prescribed::kNo) target().rowBorder(k).row(b).setZero();
+    }
   }
 
   // Which unknowns are prescribed, and how.
@@ -579,23 +829,23 @@ class BeltDrive {
     const int border = NE * 4;
     if (sr >= border) {
       if (sc >= border) {
-        solver_.corner()(sr - border, sc - border) += value;
+        target().corner()(sr - border, sc - border) += value;
       } else {
-        solver_.rowBorder(sc / 4)(sr - border, sc % 4) += value;
+        target().rowBorder(sc / 4)(sr - border, sc % 4) += value;
       }
       return;
     }
     if (sc >= border) {
-      solver_.columnBorder(sr / 4)(sr % 4, sc - border) += value;
+      target().columnBorder(sr / 4)(sr % 4, sc - border) += value;
       return;
     }
     const int br = sr / 4, bc = sc / 4;
     if (bc == br) {
-      solver_.diagonal(br)(sr % 4, sc % 4) += value;
+      target().diagonal(br)(sr % 4, sc % 4) += value;
     } else if (bc == br + 1) {
-      solver_.upper(br)(sr % 4, sc % 4) += value;
+      target().upper(br)(sr % 4, sc % 4) += value;
     } else if (bc == br - 1) {
-      solver_.lower(br)(sr % 4, sc % 4) += value;
+      target().lower(br)(sr % 4, sc % 4) += value;
     }
     // Anything else would be outside the band; the topology never produces it.
   }
@@ -606,17 +856,17 @@ class BeltDrive {
     if (rowNode == 0) {
       if (colNode == 0) {
         stride = kBorder;
-        return solver_.corner().data();
+        return target().corner().data();
       }
       stride = kBorder;
-      return solver_.rowBorder(colNode - 1).data();
+      return target().rowBorder(colNode - 1).data();
     }
     stride = 4;
-    if (colNode == 0) return solver_.columnBorder(rowNode - 1).data();
+    if (colNode == 0) return target().columnBorder(rowNode - 1).data();
     const int br = rowNode - 1, bc = colNode - 1;
-    if (bc == br) return solver_.diagonal(br).data();
-    if (bc == br + 1) return solver_.upper(br).data();
-    if (bc == br - 1) return solver_.lower(br).data();
+    if (bc == br) return target().diagonal(br).data();
+    if (bc == br + 1) return target().upper(br).data();
+    if (bc == br - 1) return target().lower(br).data();
     return nullptr;
   }
 
@@ -659,31 +909,31 @@ class BeltDrive {
         for (int i = 0; i < 4; ++i) {
           // Node rows x circle columns, circle rows x node columns.
           if (node == 0) {
-            solver_.corner()(i, circleBorder + l) += m(4 * r + i, 8 + l);
-            solver_.corner()(circleBorder + l, i) += m(8 + l, 4 * r + i);
+            target().corner()(i, circleBorder + l) += m(4 * r + i, 8 + l);
+            target().corner()(circleBorder + l, i) += m(8 + l, 4 * r + i);
           } else {
-            solver_.columnBorder(node - 1)(i, circleBorder + l) += m(4 * r + i, 8 + l);
-            solver_.rowBorder(node - 1)(circleBorder + l, i) += m(8 + l, 4 * r + i);
+            target().columnBorder(node - 1)(i, circleBorder + l) += m(4 * r + i, 8 + l);
+            target().rowBorder(node - 1)(circleBorder + l, i) += m(8 + l, 4 * r + i);
           }
         }
     }
     for (int l = 0; l < 3; ++l)
-      for (int k = 0; k < 3; ++k) solver_.corner()(circleBorder + k, circleBorder + l) += m(8 + k, 8 + l);
+      for (int k = 0; k < 3; ++k) target().corner()(circleBorder + k, circleBorder + l) += m(8 + k, 8 + l);
   }
 
   void clearRow(int dof) {
     const int sr = solverIndex(dof);
     const int border = NE * 4;
     if (sr >= border) {
-      solver_.corner().row(sr - border).setZero();
-      for (int k = 0; k < NE; ++k) solver_.rowBorder(k).row(sr - border).setZero();
+      target().corner().row(sr - border).setZero();
+      for (int k = 0; k < NE; ++k) target().rowBorder(k).row(sr - border).setZero();
       return;
     }
     const int b = sr / 4, l = sr % 4;
-    solver_.diagonal(b).row(l).setZero();
-    solver_.lower(b).row(l).setZero();
-    solver_.upper(b).row(l).setZero();
-    solver_.columnBorder(b).row(l).setZero();
+    target().diagonal(b).row(l).setZero();
+    target().lower(b).row(l).setZero();
+    target().upper(b).row(l).setZero();
+    target().columnBorder(b).row(l).setZero();
   }
 
   BeltParameters belt_;
@@ -694,7 +944,12 @@ class BeltDrive {
   CircleParameters circle_[NP];
   Pair pair_[NE][NP];
   SegmentShapeTable<NCS> shapeTable_;
-  Solver solver_;
+  // Two matrices: the active one (factorized, solves) and, for the fixed-cost stepper, the one a
+  // refresh assembles and factorizes over several steps (build_ == active_ otherwise).
+  Solver solvers_[2];
+  int active_ = 0;
+  int build_ = 0;
+  Solver& target() { return solvers_[build_]; }
   Matrix11 contactStiffness_, contactDamping_;
   // Newton-matrix blocks of the last build (factorize), the factors they were built with, and
   // each pair's jacobianSignature at its build.
@@ -702,6 +957,13 @@ class BeltDrive {
   Matrix11 pairBlock_[NE][NP];
   std::uint64_t pairSignature_[NE][NP] = {};
   double blockFactors_[3] = {0.0, 0.0, 0.0};
+  // Kept matrix of the fixed-cost stepper: each pair's jacobianSignature as the active matrix
+  // (with its low-rank corrections) represents it, and as the refresh in progress evaluated it.
+  using Updates = LowRankUpdates<kSize, kMaxLowRankColumns, 11>;
+  Updates updates_;
+  std::uint64_t matrixSignature_[NE][NP] = {};
+  std::uint64_t shadowSignature_[NE][NP] = {};
+  int refreshedElements_ = 0;
   bool blocksValid_ = false;
   bool factorized_ = false;  // the solver holds the factorization of exactly these blocks
   double scale_ = 1.0;

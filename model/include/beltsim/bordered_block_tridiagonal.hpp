@@ -65,9 +65,33 @@ class BorderedBlockTridiagonal {
   // --- factorization and solve -----------------------------------------------------------------
   // Factorizes the assembled matrix in place of its own work storage (the entries stay readable).
   Status factorize() {
+    beginFactorization(true);
+    const Status s = factorizeBlocks(0, NumBlocks);
+    if (s != Status::kOk) return s;
+    return finishFactorization();
+  }
+
+  // The same factorization in pieces, for a matrix assembled block by block (a refresh spread
+  // over several time steps): beginFactorization, then factorizeBlocks over consecutive ranges
+  // covering 0..NumBlocks-1 in order (block k needs rows k and the border columns of k complete,
+  // and the corner only at the end), then finishFactorization. With cornerComplete (the corner is
+  // assembled before any block is eliminated) the operations are those of factorize() in the same
+  // order; otherwise the eliminated blocks' share -sum F~_k Y_k is summed on its own and added to
+  // the corner at the end (the same value up to the order of the additions).
+  void beginFactorization(bool cornerComplete) {
     factored_ = false;
-    CornerMatrix schur = corner_;
-    for (int k = 0; k < NumBlocks; ++k) {
+    nextBlock_ = 0;
+    cornerInSchur_ = cornerComplete;
+    if (cornerComplete) {
+      schur_ = corner_;
+    } else {
+      schur_.setZero();
+    }
+  }
+  // Eliminates blocks [first, last); first must be the next block not yet eliminated.
+  Status factorizeBlocks(int first, int last) {
+    if (first != nextBlock_ || last < first || last > NumBlocks) return Status::kInvalidParameter;
+    for (int k = first; k < last; ++k) {
       BlockMatrix pivot = diagonal_[k];
       ColumnBorder e = columnBorder_[k];
       RowBorder& f = fTilde_[k];
@@ -86,13 +110,24 @@ class BorderedBlockTridiagonal {
         x_[k].setZero();
       }
       lu_[k].solveInto(e.data(), y_[k].data(), W);
-      subtractProduct<W, B, W>(f.data(), y_[k].data(), schur.data());
+      // Schur complement G~ = G - sum F~_k Y_k.
+      subtractProduct<W, B, W>(f.data(), y_[k].data(), schur_.data());
+      nextBlock_ = k + 1;
     }
-    const Status s = cornerLu_.compute(schur);
+    return Status::kOk;
+  }
+  int eliminatedBlocks() const { return nextBlock_; }
+  // Completes the Schur complement with the (now complete) corner and factorizes it.
+  Status finishFactorization() {
+    if (nextBlock_ != NumBlocks) return Status::kInvalidParameter;
+    if (!cornerInSchur_) schur_ += corner_;
+    cornerInSchur_ = true;
+    const Status s = cornerLu_.compute(schur_);
     if (s != Status::kOk) return s;
     factored_ = true;
     return Status::kOk;
   }
+  bool factored() const { return factored_; }
 
   // Solves A x = b with the last factorization; b and x may be the same vector.
   template <typename Vector>
@@ -149,6 +184,9 @@ class BorderedBlockTridiagonal {
   ColumnBorder y_[NumBlocks];
   RowBorder fTilde_[NumBlocks];
   FixedLu<W> cornerLu_;
+  CornerMatrix schur_ = CornerMatrix::Zero();  // G - sum F~_k Y_k over the eliminated blocks (or without G)
+  int nextBlock_ = 0;
+  bool cornerInSchur_ = true;
   mutable BlockVector z_[NumBlocks];  // forward-substitution work space
   bool factored_ = false;
 };

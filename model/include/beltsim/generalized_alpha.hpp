@@ -30,7 +30,13 @@ namespace beltsim {
 // keep the rest.
 enum class MatrixUpdate : std::uint8_t { kFull, kChangedContacts };
 
+// Which stepper runs the steps: the paper's Newton / post-Newton loops with their tolerances
+// (GeneralizedAlpha below, the reference), or the fixed-cost stepper of the real-time
+// configurations (fixed_cost_stepper.hpp), whose work per step does not depend on the state.
+enum class StepScheme : std::uint8_t { kReference, kFixedCost };
+
 struct IntegratorSettings {
+  StepScheme scheme = StepScheme::kReference;
   bool newmark = false;          // true: Newmark with beta, gamma below; false: generalized-alpha
   double spectralRadius = 1.0;   // rho_inf (generalized-alpha); 1 = trapezoidal rule
   double newmarkBeta = 0.25;
@@ -59,6 +65,13 @@ struct IntegratorSettings {
   // the same tolerances). With reuseJacobian too, every Newton solve starts with such an update
   // of the last matrix (which the System skips if no contact changed).
   bool updateChangedContactsOnly = false;
+  // Fixed-cost scheme only: Newton iterations per step (one residual and one solve each, on the
+  // kept matrix), the number of steps over which the kept matrix is rebuilt (one slice of the
+  // elements per step), and the low-rank columns per step for contact and stick/slip switches.
+  int fixedNewtonIterations = 2;
+  int fixedPnsPasses = 2;
+  int refreshSteps = 8;
+  int switchColumnsPerStep = 4;
 };
 
 inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
@@ -72,6 +85,11 @@ inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
   if (!(isFinite(s.absoluteTolerance) && s.absoluteTolerance > 0.0)) return ParameterError::invalid("absoluteTolerance");
   if (!(isFinite(s.pnsTolerance) && s.pnsTolerance > 0.0)) return ParameterError::invalid("pnsTolerance");
   if (!(isFinite(s.contractivityLimit) && s.contractivityLimit > 0.0)) return ParameterError::invalid("contractivityLimit");
+  if (s.scheme != StepScheme::kReference && s.scheme != StepScheme::kFixedCost) return ParameterError::invalid("scheme");
+  if (s.fixedNewtonIterations < 1 || s.fixedNewtonIterations > 8) return ParameterError::invalid("fixedNewtonIterations");
+  if (s.fixedPnsPasses < 1 || s.fixedPnsPasses > 5) return ParameterError::invalid("fixedPnsPasses");
+  if (s.refreshSteps < 1 || s.refreshSteps > 64) return ParameterError::invalid("refreshSteps");
+  if (s.switchColumnsPerStep < 0 || s.switchColumnsPerStep > 16) return ParameterError::invalid("switchColumnsPerStep");
   return ParameterError::success();
 }
 
@@ -135,6 +153,19 @@ struct IterationPoint {
   double time;
   const SchemeCoefficients* scheme;
 };
+
+// Predictor from the start-of-step state (spec §7.3 step 2; Newmark: alpha_m = alpha_f = 0):
+// q, v, a and the algorithmic acceleration part aBarStar from q0, v0, a0, aBar0 with step h.
+template <typename Vector>
+void predictStep(const SchemeCoefficients& c, double h, const Vector& q0, const Vector& v0, const Vector& a0,
+                 const Vector& aBar0, Vector& q, Vector& v, Vector& a, Vector& aBarStar) {
+  q = q0 + h * v0 + (h * h * (0.5 - c.beta)) * aBar0;
+  v = v0 + (h * (1.0 - c.gamma)) * aBar0;
+  aBarStar = (c.alphaF * a0 - c.alphaM * aBar0) / (1.0 - c.alphaM);
+  q += (h * h * c.beta) * aBarStar;
+  v += (h * c.gamma) * aBarStar;
+  a.setZero();
+}
 
 template <typename System>
 class GeneralizedAlpha {
@@ -221,15 +252,8 @@ class GeneralizedAlpha {
   }
 
  private:
-  // Predictor from the start-of-step state (spec §7.3 step 2; Newmark: alpha_m = alpha_f = 0).
   void predictor(const Vector& q0, const Vector& v0, const Vector& a0, const Vector& aBar0) {
-    const double h = h_;
-    q_ = q0 + h * v0 + (h * h * (0.5 - scheme_.beta)) * aBar0;
-    v_ = v0 + (h * (1.0 - scheme_.gamma)) * aBar0;
-    aBarStar_ = (scheme_.alphaF * a0 - scheme_.alphaM * aBar0) / (1.0 - scheme_.alphaM);
-    q_ += (h * h * scheme_.beta) * aBarStar_;
-    v_ += (h * scheme_.gamma) * aBarStar_;
-    a_.setZero();
+    predictStep(scheme_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_);
   }
 
   // Newton with at most maxNewtonIterations updates. Jacobian at the first iteration of every

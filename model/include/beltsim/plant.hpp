@@ -3,8 +3,8 @@
 // element count NE; the object is meant to live in static storage (it holds the belt drive, the
 // integrator and the solver's matrices: tens of kilobytes, too big for a Cortex-M stack).
 //
-// One step: command -> BeltDrive input -> GeneralizedAlpha::step (bounded Newton and PNS loops,
-// bordered block-tridiagonal solve) -> output with the step's health. The plant does not decide
+// One step: command -> BeltDrive input -> TimeStepper::step (the reference scheme's bounded Newton
+// and PNS loops, or the fixed-cost scheme's fixed work; bordered block-tridiagonal solve) -> output with the step's health. The plant does not decide
 // what a non-converged step means for the loop; it reports it (see firmware/plant_loop.hpp).
 #pragma once
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include "beltsim/belt_drive.hpp"
 #include "beltsim/belt_geometry.hpp"
 #include "beltsim/belt_outputs.hpp"
-#include "beltsim/generalized_alpha.hpp"
+#include "beltsim/time_stepper.hpp"
 #include "beltsim/paper_parameters.hpp"
 #include "beltsim/static_equilibrium.hpp"
 
@@ -75,6 +75,8 @@ struct PlantOutput {
   std::uint8_t newtonIterations = 0;  // total over the PNS loop
   std::uint8_t pnsIterations = 0;
   std::uint8_t jacobianUpdates = 0;   // Newton-matrix builds (full or partial) and factorizations in this step
+  double residualNorm = 0.0;       // N: |r| of the step's last Newton residual (fixed-cost: before its correction)
+  double pnsError = 0.0;           // N: e_PNS of the step's last post-Newton pass
   Status status = Status::kOk;
   PlantFault fault = PlantFault::kNone;
 };
@@ -125,6 +127,12 @@ class BeltDrivePlant {
     const StaticResult statics = solveStaticEquilibrium(drive_, q, config_.statics, friction_);
     if (statics.status == Status::kOk && statics.converged) {
       integrator_.initialize(q, Vector::Zero(), Vector::Zero(), 0.0);
+      const Status prepared = integrator_.prepare(drive_);
+      if (prepared != Status::kOk) {
+        StaticResult failed = statics;
+        failed.status = prepared;
+        return failed;
+      }
       started_ = true;
       steps_ = 0;
     }
@@ -150,6 +158,8 @@ class BeltDrivePlant {
     out.newtonIterations = static_cast<std::uint8_t>(st.newtonIterations > 255 ? 255 : st.newtonIterations);
     out.pnsIterations = static_cast<std::uint8_t>(st.pnsIterations > 255 ? 255 : st.pnsIterations);
     out.jacobianUpdates = static_cast<std::uint8_t>(st.jacobianUpdates > 255 ? 255 : st.jacobianUpdates);
+    out.residualNorm = st.residualNorm;
+    out.pnsError = st.pnsError;
     out.status = st.status;
     if (st.flags & kStepFault) {
       out.fault = PlantFault::kModelStatus;
@@ -197,7 +207,7 @@ class BeltDrivePlant {
   BeltPath<kPulleys> path_;
   FrictionParameters friction_;
   Drive drive_;
-  GeneralizedAlpha<Drive> integrator_;
+  TimeStepper<Drive> integrator_;
   Vector scratch_ = Vector::Zero();
   bool started_ = false;
   std::uint32_t steps_ = 0;

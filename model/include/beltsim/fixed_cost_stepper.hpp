@@ -1,0 +1,196 @@
+// The fixed-cost stepper of the real-time configurations: every step does the same work, fixed
+// by the settings and not by the state, so that the worst step is the typical step.
+//
+// One step t -> t + h (IntegratorSettings: fixedNewtonIterations = n, refreshSteps = S,
+// switchColumnsPerStep = K):
+//   1. predictor (as the reference, generalized_alpha.hpp);
+//   2. n modified-Newton iterations on the kept Newton matrix: residual, solve, update; the last
+//      residual's norm is the step's reported residual (its correction is applied unchecked);
+//   3. one post-Newton pass at the accepted state: the contact and stick/slip states it changes
+//      act in the next step's Newton iterations (carried, never dropped); its e_PNS is reported;
+//   4. one refresh slice: NE / S elements and their contact pairs are evaluated at the accepted
+//      state into the second matrix storage and their blocks eliminated; after S steps that
+//      matrix is complete and becomes the active one;
+//   5. up to K low-rank columns bring the active matrix up to date with the segments whose
+//      contact or stick/slip state differs from the one it was built with (contact made and
+//      slip -> stick first: a matrix softer than the system lets the iteration overshoot).
+// A matrix kept without step 5 diverges (measured, README "Firmware"): a segment that starts
+// sticking adds its bristle stiffness. Flags: the reported residual above the tolerances
+// (relative to the step's first residual, or absolute) or e_PNS above pnsTolerance flag the step
+// as not converged, as in the reference; a non-finite value or a singular matrix restores the
+// start-of-step state and flags a fault.
+//
+// The System is a BeltDrive (the refresh and the switches need its contact pairs).
+#pragma once
+#include <Eigen/Core>
+
+#include "beltsim/generalized_alpha.hpp"
+#include "beltsim/status.hpp"
+
+namespace beltsim {
+
+template <typename System>
+class FixedCostStepper {
+ public:
+  using Vector = typename System::Vector;
+  static constexpr int kSize = System::kSize;
+  static constexpr int kElements = System::kElements;
+
+  ParameterError setUp(const IntegratorSettings& settings, double stepSize) {
+    const ParameterError e = validateIntegratorSettings(settings);
+    if (!e.ok()) return e;
+    if (!(isFinite(stepSize) && stepSize > 0.0)) return ParameterError::invalid("stepSize");
+    if (settings.refreshSteps > kElements) return ParameterError::invalid("refreshSteps");
+    settings_ = settings;
+    h_ = stepSize;
+    scheme_ = SchemeCoefficients::make(settings, stepSize);
+    haveMatrix_ = false;
+    return e;
+  }
+
+  void initialize(const Vector& q, const Vector& v, const Vector& a, double time) {
+    q_ = q;
+    v_ = v;
+    a_ = a;
+    aBar_ = a;
+    time_ = time;
+    startTime_ = time;
+    steps_ = 0;
+    haveMatrix_ = false;
+  }
+
+  // Builds and factorizes the whole Newton matrix at the current state (start-up: the first
+  // step does it otherwise, at the cost of a whole build).
+  Status prepare(System& system) {
+    const IterationPoint<Vector> point{&q_, &v_, &a_, time_, &scheme_};
+    system.beginRefresh();
+    Status s = system.refreshSlice(point, 0, kElements);
+    if (s == Status::kOk) s = system.finishRefresh(point);
+    haveMatrix_ = s == Status::kOk;
+    slice_ = 0;
+    if (haveMatrix_) system.beginRefresh();
+    return s;
+  }
+
+  const Vector& positions() const { return q_; }
+  const Vector& velocities() const { return v_; }
+  const Vector& accelerations() const { return a_; }
+  double time() const { return time_; }
+  long long stepIndex() const { return steps_; }
+  double stepSize() const { return h_; }
+  const SchemeCoefficients& scheme() const { return scheme_; }
+
+  StepStatistics step(System& system) {
+    StepStatistics stats;
+    if (!haveMatrix_) {
+      const Status s = prepare(system);
+      if (s != Status::kOk) return fault(stats, s);
+    }
+    const Vector q0 = q_, v0 = v_, a0 = a_, aBar0 = aBar_;
+    const double tNext = startTime_ + static_cast<double>(steps_ + 1) * h_;
+    const IterationPoint<Vector> point{&q_, &v_, &a_, tNext, &scheme_};
+    switchColumns_ = 0;
+    system.beginStep();
+    predictStep(scheme_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_);
+
+    // 2.-3. Passes of modified Newton (a fixed number of iterations) and a post-Newton pass.
+    for (int pass = 1; pass <= settings_.fixedPnsPasses; ++pass) {
+      if (pass > 1) {
+        // The switches of the last post-Newton pass enter the matrix before Newton goes on.
+        int columns = 0;
+        const Status s = system.updateSwitches(point, settings_.switchColumnsPerStep, columns, pendingSwitches_);
+        if (s != Status::kOk) return fault(stats, s);
+        switchColumns_ += columns;
+      }
+      double first = 0.0;
+      for (int j = 1; j <= settings_.fixedNewtonIterations; ++j) {
+        Vector r;
+        Status s = system.residual(point, r);
+        if (s == Status::kOk && !allFinite(r)) s = Status::kNonFiniteValue;
+        if (s != Status::kOk) return restore(stats, s, q0, v0, a0, aBar0);
+        stats.residualNorm = r.norm();
+        if (j == 1) first = stats.residualNorm;
+        Vector delta;
+        s = system.solve(r, delta);
+        if (s != Status::kOk) return restore(stats, s, q0, v0, a0, aBar0);
+        q_ -= delta;
+        v_ -= scheme_.velocityFactor * delta;
+        a_ -= scheme_.accelerationFactor * delta;
+        ++stats.newtonIterations;
+      }
+      stats.flags &= static_cast<std::uint8_t>(~kStepNewtonNotConverged);
+      if (stats.residualNorm > settings_.absoluteTolerance && stats.residualNorm > settings_.relativeTolerance * first)
+        stats.flags |= kStepNewtonNotConverged;
+      double error = 0.0;
+      const Status pns = system.postNewtonStep(point, error);
+      if (pns == Status::kNonFiniteValue) return restore(stats, pns, q0, v0, a0, aBar0);
+      stats.pnsIterations = pass;
+      stats.pnsError = error;
+    }
+    if (stats.pnsError > settings_.pnsTolerance) stats.flags |= kStepPnsNotConverged;
+
+    // 4. One slice of the matrix refresh, at the accepted state.
+    const int firstElement = slice_ * kElements / settings_.refreshSteps;
+    const int lastElement = (slice_ + 1) * kElements / settings_.refreshSteps;
+    Status s = system.refreshSlice(point, firstElement, lastElement);
+    if (s == Status::kOk && slice_ + 1 == settings_.refreshSteps) s = system.finishRefresh(point);
+    if (s != Status::kOk) return fault(stats, s);
+    if (++slice_ == settings_.refreshSteps) {
+      slice_ = 0;
+      system.beginRefresh();
+      ++stats.jacobianUpdates;
+    }
+
+    // 5. Switches since the active matrix was built, at most K columns.
+    int columns = 0;
+    s = system.updateSwitches(point, settings_.switchColumnsPerStep, columns, pendingSwitches_);
+    if (s != Status::kOk) return fault(stats, s);
+    switchColumns_ += columns;
+
+    aBar_ = aBarStar_ + (1.0 - scheme_.alphaF) / (1.0 - scheme_.alphaM) * a_;
+    ++steps_;
+    time_ = tNext;
+    return stats;
+  }
+
+  // Of the last step: low-rank columns added, switched segments left for later steps.
+  int switchColumns() const { return switchColumns_; }
+  int pendingSwitches() const { return pendingSwitches_; }
+
+ private:
+  StepStatistics restore(StepStatistics& stats, Status s, const Vector& q0, const Vector& v0, const Vector& a0,
+                         const Vector& aBar0) {
+    q_ = q0;
+    v_ = v0;
+    a_ = a0;
+    aBar_ = aBar0;
+    return fault(stats, s);
+  }
+  StepStatistics fault(StepStatistics& stats, Status s) {
+    stats.status = s;
+    stats.flags |= kStepFault;
+    haveMatrix_ = false;  // the next step starts with a whole build
+    return stats;
+  }
+
+  static bool allFinite(const Vector& x) {
+    for (int i = 0; i < kSize; ++i)
+      if (!isFinite(x(i))) return false;
+    return true;
+  }
+
+  IntegratorSettings settings_;
+  SchemeCoefficients scheme_;
+  double h_ = 1e-3;
+  double time_ = 0.0;
+  double startTime_ = 0.0;
+  long long steps_ = 0;
+  bool haveMatrix_ = false;
+  int slice_ = 0;
+  int switchColumns_ = 0;
+  int pendingSwitches_ = 0;
+  Vector q_ = Vector::Zero(), v_ = Vector::Zero(), a_ = Vector::Zero();
+  Vector aBar_ = Vector::Zero(), aBarStar_ = Vector::Zero();
+};
+
+}  // namespace beltsim

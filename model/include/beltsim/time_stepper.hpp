@@ -1,0 +1,45 @@
+// The stepper a plant or a scenario selects (IntegratorSettings::scheme): the reference
+// Newton / post-Newton scheme of the paper (generalized_alpha.hpp) or the fixed-cost scheme of
+// the real-time configurations (fixed_cost_stepper.hpp). Both are kept (each holds only its state
+// vectors); the calls go to the selected one.
+#pragma once
+#include "beltsim/fixed_cost_stepper.hpp"
+#include "beltsim/generalized_alpha.hpp"
+
+namespace beltsim {
+
+template <typename System>
+class TimeStepper {
+ public:
+  using Vector = typename System::Vector;
+
+  ParameterError setUp(const IntegratorSettings& settings, double stepSize) {
+    scheme_ = settings.scheme;
+    return fixedCost() ? fixed_.setUp(settings, stepSize) : reference_.setUp(settings, stepSize);
+  }
+  void initialize(const Vector& q, const Vector& v, const Vector& a, double time) {
+    if (fixedCost()) {
+      fixed_.initialize(q, v, a, time);
+    } else {
+      reference_.initialize(q, v, a, time);
+    }
+  }
+  // Start-up work before the first step (the fixed-cost scheme's first matrix build).
+  Status prepare(System& system) { return fixedCost() ? fixed_.prepare(system) : Status::kOk; }
+  StepStatistics step(System& system) { return fixedCost() ? fixed_.step(system) : reference_.step(system); }
+
+  bool fixedCost() const { return scheme_ == StepScheme::kFixedCost; }
+  const Vector& positions() const { return fixedCost() ? fixed_.positions() : reference_.positions(); }
+  const Vector& velocities() const { return fixedCost() ? fixed_.velocities() : reference_.velocities(); }
+  const Vector& accelerations() const { return fixedCost() ? fixed_.accelerations() : reference_.accelerations(); }
+  double time() const { return fixedCost() ? fixed_.time() : reference_.time(); }
+  double stepSize() const { return fixedCost() ? fixed_.stepSize() : reference_.stepSize(); }
+  const FixedCostStepper<System>& fixedCostStepper() const { return fixed_; }
+
+ private:
+  StepScheme scheme_ = StepScheme::kReference;
+  GeneralizedAlpha<System> reference_;
+  FixedCostStepper<System> fixed_;
+};
+
+}  // namespace beltsim

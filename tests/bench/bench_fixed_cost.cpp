@@ -1,0 +1,79 @@
+// Accuracy and wall time of the reference and the fixed-cost stepping in both firmware
+// configurations over the paper's scenario (a benchmark, not a test; instruction counts come
+// from scripts/instruction_budget.py).
+//
+//   bench_fixed_cost [mcu|pc] [reference|fixed] [--set name=value ...]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "paper_scenario.hpp"
+#include "plant_config.hpp"
+
+namespace {
+
+using namespace beltsim;
+
+double percent(double value, double reference) { return 100.0 * (value / reference - 1.0); }
+
+template <int NE>
+int run(const char* name, PlantConfig config) {
+  static BeltDrivePlant<NE> plant;
+  if (!plant.setUp(config).ok()) {
+    std::printf("%s: set-up rejected\n", name);
+    return 1;
+  }
+  if (!plant.start().converged) {
+    std::printf("%s: no static equilibrium\n", name);
+    return 1;
+  }
+  std::vector<double> micros;
+  auto last = std::chrono::steady_clock::now();
+  const bool trace = std::getenv("BENCH_TRACE") != nullptr;
+  const test::PaperRun r = test::runPaperScenario(plant, config.stepSize, [&](int k, const PlantOutput& o) {
+    if (trace)
+      std::printf("%d %.4f |r| %.3e pns %.3e w %.4f %.4f F %.2f %.2f T %.3f nit %d\n", k, o.time, o.residualNorm,
+                  o.pnsError, o.speed[0], o.speed[1], o.spanForce[0], o.spanForce[1], o.motorTorque, o.newtonIterations);
+    const auto now = std::chrono::steady_clock::now();
+    micros.push_back(std::chrono::duration<double, std::micro>(now - last).count());
+    last = now;
+  });
+  std::sort(micros.begin(), micros.end());
+  const size_t n = micros.size();
+  std::printf("%s: %s omega_P2 %.4f (%+.2f %%) torque %.3f (%+.2f %%) F1 %.2f (%+.2f %%) F2 %.2f (%+.2f %%) "
+              "creep %.5f m/s flagged %d of %d, max |r| %.3g N, max e_PNS %.3g N; wall us median %.1f p99 %.1f max %.1f\n",
+              name, r.faultStep ? "FAULT" : "", r.omegaP2, percent(r.omegaP2, test::kPaperOmegaP2), r.driveTorque,
+              percent(r.driveTorque, test::kPaperDriveTorque), r.tightForce, percent(r.tightForce, test::kPaperTightForce),
+              r.slackForce, percent(r.slackForce, test::kPaperSlackForce), 0.09995 * (r.omegaP1 - r.omegaP2), r.flagged,
+              r.steps, r.maxResidual, r.maxPnsError, micros[n / 2], micros[n * 99 / 100], micros[n - 1]);
+  if (r.faultStep) std::printf("  fault at step %d\n", r.faultStep);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool pc = argc > 1 && std::strcmp(argv[1], "pc") == 0;
+  const bool fixed = argc > 2 && std::strcmp(argv[2], "fixed") == 0;
+  PlantConfig c = pc ? fw::pcPlantConfig(MotorMode::kSpeed) : fw::microcontrollerPlantConfig(MotorMode::kSpeed);
+  c.integrator.scheme = fixed ? StepScheme::kFixedCost : StepScheme::kReference;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--set") != 0) continue;
+    char key[64];
+    double value = 0;
+    if (std::sscanf(argv[i + 1], "%63[^=]=%lf", key, &value) != 2) continue;
+    if (!std::strcmp(key, "newton")) c.integrator.fixedNewtonIterations = static_cast<int>(value);
+    if (!std::strcmp(key, "maxpns")) c.integrator.maxPnsIterations = static_cast<int>(value);
+    if (!std::strcmp(key, "pnstol")) c.integrator.pnsTolerance = value;
+    if (!std::strcmp(key, "passes")) c.integrator.fixedPnsPasses = static_cast<int>(value);
+    if (!std::strcmp(key, "refresh")) c.integrator.refreshSteps = static_cast<int>(value);
+    if (!std::strcmp(key, "columns")) c.integrator.switchColumnsPerStep = static_cast<int>(value);
+    if (!std::strcmp(key, "kc")) c.contact.stiffness = value;
+    if (!std::strcmp(key, "kb")) c.contact.bristleStiffness = value;
+  }
+  const char* name = pc ? (fixed ? "pc fixed-cost" : "pc reference") : (fixed ? "mcu fixed-cost" : "mcu reference");
+  return pc ? run<fw::kPcElements>(name, c) : run<fw::kMicrocontrollerElements>(name, c);
+}
