@@ -1,22 +1,27 @@
-// The fixed-cost stepper of the real-time configurations: every step does the same work, fixed
-// by the settings and not by the state, so that the worst step is the typical step.
+// The fixed-cost stepper of the real-time configurations (issue 15): every step does the same
+// work, fixed by the settings and not by the state, so that the worst step is the typical step.
 //
-// One step t -> t + h (IntegratorSettings: fixedNewtonIterations = n, refreshSteps = S,
-// switchColumnsPerStep = K):
+// STATUS: experimental. No configuration or scenario selects it yet: over the paper's scenario
+// it is not yet stable (README "Firmware", fixed-cost stepping). The pieces it is built from are
+// tested (tests/host/test_fixed_cost_stepper.cpp, tests/portable/test_block_solver.cpp).
+//
+// One step t -> t + h (IntegratorSettings: fixedPnsPasses = P, fixedNewtonIterations = n,
+// refreshSteps = S, switchColumnsPerStep = K):
 //   1. predictor (as the reference, generalized_alpha.hpp);
-//   2. n modified-Newton iterations on the kept Newton matrix: residual, solve, update; the last
-//      residual's norm is the step's reported residual (its correction is applied unchecked);
-//   3. one post-Newton pass at the accepted state: the contact and stick/slip states it changes
-//      act in the next step's Newton iterations (carried, never dropped); its e_PNS is reported;
-//   4. one refresh slice: NE / S elements and their contact pairs are evaluated at the accepted
+//   2. P passes of: n modified-Newton iterations on the kept Newton matrix (residual, solve,
+//      update; the last residual's norm is the reported one, its correction applied unchecked)
+//      and one post-Newton pass; before passes 2.., up to K low-rank columns put the switches of
+//      the last pass into the matrix. The last pass's switches act in the next step (carried,
+//      never dropped); its e_PNS is reported;
+//   3. one refresh slice: NE / S elements and their contact pairs are evaluated at the accepted
 //      state into the second matrix storage and their blocks eliminated; after S steps that
 //      matrix is complete and becomes the active one;
-//   5. up to K low-rank columns bring the active matrix up to date with the segments whose
+//   4. up to K low-rank columns bring the active matrix up to date with the segments whose
 //      contact or stick/slip state differs from the one it was built with (contact made and
 //      slip -> stick first: a matrix softer than the system lets the iteration overshoot).
-// A matrix kept without step 5 diverges (measured, README "Firmware"): a segment that starts
+// A matrix kept without step 4 diverges (measured, README "Firmware"): a segment that starts
 // sticking adds its bristle stiffness. Flags: the reported residual above the tolerances
-// (relative to the step's first residual, or absolute) or e_PNS above pnsTolerance flag the step
+// (relative to the pass's first residual, or absolute) or e_PNS above pnsTolerance flag the step
 // as not converged, as in the reference; a non-finite value or a singular matrix restores the
 // start-of-step state and flags a fault.
 //
