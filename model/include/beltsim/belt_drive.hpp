@@ -125,6 +125,8 @@ class BeltDrive {
       }
     }
     contact_ = contact;
+    // A drive set up again (a plant restarted, an FMU instance reset) starts without commands.
+    input_ = previousInput_ = BeltDriveInput<NP>{};
     shapeTable_.build(belt_.element.length, contact.segmentCount);
     const Matrix8& m = element_.massMatrix();
     massElement_ = m;
@@ -200,6 +202,9 @@ class BeltDrive {
     staticPrevious_ = previous;
     staticLocks_ = locks;
   }
+  // Viscous damper of circle p (N m s/rad), used from the next residual on.
+  void setRotationalDamping(int p, double damping) { circle_[p].rotationalDamping = damping; }
+
   // Friction parameters of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal).
   void setFriction(const FrictionParameters& friction) {
     for (int k = 0; k < NE; ++k)

@@ -169,6 +169,36 @@ class BeltDrivePlant {
     return out;
   }
 
+  // Tunable between steps (a wet belt, a changed load): both act from the next step's residual
+  // on. The friction coefficient keeps every segment's stick/slip history; a kept Newton matrix
+  // (PC configuration) is not rebuilt for it: the residual decides the converged state.
+  ParameterError setFrictionCoefficient(double mu) {
+    if (!(isFinite(mu) && mu >= 0.0)) return ParameterError::invalid("friction_coefficient");
+    friction_.frictionCoefficient = mu;
+    config_.contact.frictionCoefficient = mu;
+    drive_.setFriction(friction_);
+    return ParameterError{};
+  }
+  ParameterError setLoadDamping(double damping) {
+    if (!(isFinite(damping) && damping >= 0.0)) return ParameterError::invalid("load_damping");
+    config_.pulleyDamping[1] = damping;
+    circle_[1].rotationalDamping = damping;
+    drive_.setRotationalDamping(1, damping);
+    return ParameterError{};
+  }
+
+  // The outputs of the current state without a step (after start(): the static equilibrium).
+  PlantOutput currentOutput(const PlantCommand& command) {
+    PlantOutput out;
+    if (!started_) {
+      out.fault = PlantFault::kNotStarted;
+      return out;
+    }
+    fillOutput(command, out);
+    out.converged = true;
+    return out;
+  }
+
   const PlantConfig& config() const { return config_; }
   bool started() const { return started_; }
   const Drive& drive() const { return drive_; }

@@ -1,0 +1,375 @@
+// One FMU instance's behaviour, independent of the C interface: which calls are allowed in which
+// mode, input and parameter checks, the communication step as whole model steps, and the health
+// outputs. beltsim_fmu.cpp wraps it in the fmi3* functions and the static pools.
+//
+// Decisions (README "FMU"):
+// - A communication step must be a whole multiple of the model step (fixedInternalStepSize);
+//   anything else is fmi3Error and nothing is stepped.
+// - Inputs hold their value between communication points. A NaN, Inf or out-of-range value, or a
+//   call that sets a variable it may not set, is fmi3Error; no value of that call is applied and
+//   the refusal is counted (output rejected_inputs). The model never sees such a value.
+// - A model step that is not converged is used, as in the firmware loop: it is counted, logged in
+//   the category logNonConverged and reported by the health outputs, and fmi3DoStep returns
+//   fmi3OK (importers that stop at fmi3Warning would stop on a step the firmware accepts).
+//   max_consecutive_non_converged (fixed parameter; default 10, the firmware loop's limit; 0 = no
+//   limit) non-converged steps in a row, a model fault or an implausible state is a fault:
+//   fmi3Error, and the instance only answers getters until fmi3Reset. A sudden loss of friction
+//   (a wet belt slipping through) flags tens of steps in a row while the stick/slip pattern
+//   settles; a test that wants to see it through sets the limit to 0 and reads the health outputs.
+#pragma once
+#include <cstdint>
+
+#include "../frames.hpp"
+#include "../plant_loop.hpp"
+#include "fmu_variables.hpp"
+#include "beltsim/plant.hpp"
+
+namespace beltsim::fmu {
+
+enum class Mode : std::uint8_t { kInstantiated, kInitialization, kStep, kTerminated, kFaulted };
+
+enum class Result : std::uint8_t { kOk, kError };
+
+// Where an instance reports (the importer's logger); categories are the modelDescription's.
+enum class LogCategory : std::uint8_t { kStatusError, kStatusWarning, kNonConverged, kCount };
+constexpr const char* kLogCategoryNames[] = {"logStatusError", "logStatusWarning", "logNonConverged"};
+
+class Reporter {
+ public:
+  virtual void report(LogCategory category, const char* format, ...) __attribute__((format(printf, 3, 4))) = 0;
+
+ protected:
+  ~Reporter() = default;
+};
+
+// Everything fmi3GetFMUState saves: the model and the FMU's own variables. Copyable (no pointer).
+template <int NE>
+struct Simulation {
+  Mode mode = Mode::kInstantiated;
+  BeltDrivePlant<NE> plant;
+  double startTime = 0.0;  // s, FMU time of model step 0
+  std::uint64_t steps = 0;  // model steps since initialization
+  double input[3] = {};     // motor speed command, motor torque command, load torque
+  std::int32_t motorMode = 1;
+  std::int32_t maxConsecutiveNonConverged = 10;
+  double inertia[2] = {};
+  double frictionCoefficient = 0.0;
+  double loadDamping = 0.0;
+  bool tunablesChanged = false;  // applied before the next model step
+  PlantOutput last;
+  double beltTorqueOnLoad = 0.0;
+  bool lastConverged = true;     // every step of the last communication step
+  std::uint8_t fault = 0;        // fw::FaultCode
+  std::uint32_t rejectedInputs = 0;
+  std::uint32_t nonConvergedSteps = 0;
+  std::uint32_t consecutiveNonConverged = 0;
+};
+
+// The plant configuration of this build and what the FMU may change of it.
+struct BuildConfiguration {
+  const char* modelIdentifier;
+  PlantConfig (*plantConfig)(MotorMode);
+};
+
+template <int NE>
+class Instance {
+ public:
+  using Sim = Simulation<NE>;
+
+  // The pool constructs instances empty; bind() gives them the build's configuration.
+  void bind(const BuildConfiguration& build) { build_ = &build; }
+
+  // Back to the state after instantiation: every variable at its start value.
+  void reset() {
+    Sim& s = sim_;
+    s.mode = Mode::kInstantiated;
+    s.startTime = 0.0;
+    s.steps = 0;
+    for (double& u : s.input) u = 0.0;
+    s.motorMode = static_cast<std::int32_t>(variableOf(kMotorMode).start);
+    s.maxConsecutiveNonConverged = static_cast<std::int32_t>(variableOf(kMaxConsecutiveNonConverged).start);
+    s.inertia[0] = variableOf(kMotorPulleyInertia).start;
+    s.inertia[1] = variableOf(kLoadPulleyInertia).start;
+    s.frictionCoefficient = variableOf(kFrictionCoefficient).start;
+    s.loadDamping = variableOf(kLoadDamping).start;
+    s.tunablesChanged = false;
+    s.last = PlantOutput{};
+    s.beltTorqueOnLoad = 0.0;
+    s.lastConverged = true;
+    s.fault = 0;
+    s.rejectedInputs = 0;
+    s.nonConvergedSteps = s.consecutiveNonConverged = 0;
+  }
+
+  Mode mode() const { return sim_.mode; }
+  Sim& simulation() { return sim_; }
+  const Sim& simulation() const { return sim_; }
+  double stepSize() const { return build_->plantConfig(MotorMode::kSpeed).stepSize; }
+  double time() const { return sim_.startTime + static_cast<double>(sim_.steps) * stepSize(); }
+
+  Result enterInitialization(double startTime, Reporter& log) {
+    if (sim_.mode != Mode::kInstantiated) return wrongMode("fmi3EnterInitializationMode", log);
+    if (!isFinite(startTime)) {
+      log.report(LogCategory::kStatusError, "fmi3EnterInitializationMode: start time is not finite");
+      return Result::kError;
+    }
+    sim_.startTime = startTime;
+    sim_.mode = Mode::kInitialization;
+    return Result::kOk;
+  }
+
+  // Sets the plant up with the fixed parameters and solves the static equilibrium.
+  Result exitInitialization(Reporter& log) {
+    if (sim_.mode != Mode::kInitialization) return wrongMode("fmi3ExitInitializationMode", log);
+    PlantConfig config = build_->plantConfig(sim_.motorMode == 2 ? MotorMode::kTorque : MotorMode::kSpeed);
+    config.pulleyInertia[0] = sim_.inertia[0];
+    config.pulleyInertia[1] = sim_.inertia[1];
+    config.pulleyDamping[1] = sim_.loadDamping;
+    config.contact.frictionCoefficient = sim_.frictionCoefficient;
+    const ParameterError e = sim_.plant.setUp(config);
+    if (!e.ok()) {
+      log.report(LogCategory::kStatusError, "fmi3ExitInitializationMode: plant parameter %s is invalid", e.parameter);
+      return fault(static_cast<std::uint8_t>(fw::FaultCode::kNotStarted));
+    }
+    const StaticResult statics = sim_.plant.start();
+    if (!sim_.plant.started()) {
+      log.report(LogCategory::kStatusError,
+                 "fmi3ExitInitializationMode: static equilibrium failed (status %d, residual %g N)",
+                 static_cast<int>(statics.status), statics.residualNorm);
+      return fault(static_cast<std::uint8_t>(fw::FaultCode::kNotStarted));
+    }
+    sim_.tunablesChanged = false;
+    sim_.last = sim_.plant.currentOutput(command());
+    sim_.beltTorqueOnLoad = sim_.plant.drive().beltTorque(1);
+    sim_.mode = Mode::kStep;
+    return Result::kOk;
+  }
+
+  Result terminate(Reporter& log) {
+    if (sim_.mode != Mode::kStep) return wrongMode("fmi3Terminate", log);
+    sim_.mode = Mode::kTerminated;
+    return Result::kOk;
+  }
+
+  // Runs communicationStep / h model steps from currentPoint (which must be the FMU's time).
+  Result doStep(double currentPoint, double communicationStep, double& lastSuccessfulTime, Reporter& log) {
+    lastSuccessfulTime = time();
+    if (sim_.mode != Mode::kStep) return wrongMode("fmi3DoStep", log);
+    const double h = stepSize();
+    const double now = time();
+    if (!(isFinite(currentPoint) && isFinite(communicationStep)) ||
+        absOf(currentPoint - now) > 1e-6 * h) {
+      log.report(LogCategory::kStatusError, "fmi3DoStep: communication point %.17g is not the FMU's time %.17g",
+                 currentPoint, now);
+      return Result::kError;
+    }
+    const double ratio = communicationStep / h;
+    const double whole = static_cast<double>(static_cast<std::int64_t>(ratio + 0.5));
+    if (!(ratio >= 0.5 && ratio <= kMaxStepsPerCall) || absOf(ratio - whole) > 1e-9 * whole) {
+      log.report(LogCategory::kStatusError,
+                 "fmi3DoStep: communication step %.17g s is not a whole multiple (1..%g) of the model step %g s",
+                 communicationStep, kMaxStepsPerCall, h);
+      return Result::kError;
+    }
+    applyTunables();
+    const std::int64_t n = static_cast<std::int64_t>(whole);
+    sim_.lastConverged = true;
+    for (std::int64_t k = 0; k < n; ++k) {
+      if (modelStep(log) != Result::kOk) return Result::kError;
+      lastSuccessfulTime = time();
+    }
+    return Result::kOk;
+  }
+
+  // ---- Variables ---------------------------------------------------------------------------------
+  // Set: every value checked first; any refusal applies nothing and counts once.
+  Result setFloat64(const std::uint32_t* refs, std::size_t n, const double* values, Reporter& log) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (!settable(refs[i], VarType::kFloat64, values[i], log)) return refuse();
+    for (std::size_t i = 0; i < n; ++i) assign(refs[i], values[i]);
+    return Result::kOk;
+  }
+  Result setInt32(const std::uint32_t* refs, std::size_t n, const std::int32_t* values, Reporter& log) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (!settable(refs[i], VarType::kInt32, static_cast<double>(values[i]), log)) return refuse();
+    for (std::size_t i = 0; i < n; ++i) assign(refs[i], static_cast<double>(values[i]));
+    return Result::kOk;
+  }
+  Result setBoolean(const std::uint32_t* refs, std::size_t n, Reporter& log) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (!settable(refs[i], VarType::kBoolean, 0.0, log)) return refuse();
+    return Result::kOk;  // no Boolean variable can be set: unreachable with n > 0
+  }
+
+  // Get: the value of a variable of the given type, or false (unknown reference, other type).
+  bool get(std::uint32_t ref, VarType type, double& value) const {
+    const Variable* v = findVariable(ref);
+    if (v == nullptr || v->type != type) return false;
+    value = valueOf(ref);
+    return true;
+  }
+
+  static constexpr double kMaxStepsPerCall = 1e7;
+
+ private:
+  static constexpr const Variable& variableOf(Ref ref) {
+    std::size_t i = 0;
+    while (kVariables[i].ref != ref) ++i;  // every Ref is in the table (bounded by kVariableCount)
+    return kVariables[i];
+  }
+
+  PlantCommand command() const {
+    PlantCommand c;
+    c.motor = sim_.motorMode == 2 ? sim_.input[1] : sim_.input[0];
+    c.loadTorque = sim_.input[2];
+    return c;
+  }
+
+  void applyTunables() {
+    if (!sim_.tunablesChanged) return;
+    // Both values were range-checked by the setter; the plant accepts every value in range.
+    (void)sim_.plant.setFrictionCoefficient(sim_.frictionCoefficient);
+    (void)sim_.plant.setLoadDamping(sim_.loadDamping);
+    sim_.tunablesChanged = false;
+  }
+
+  Result modelStep(Reporter& log) {
+    const PlantOutput out = sim_.plant.step(command());
+    ++sim_.steps;
+    sim_.last = out;
+    sim_.beltTorqueOnLoad = sim_.plant.drive().beltTorque(1);
+    if (out.fault == PlantFault::kModelStatus) return faultAt(fw::FaultCode::kModelFault, "model fault", log);
+    if (out.fault != PlantFault::kNone) return faultAt(fw::FaultCode::kImplausibleState, "implausible state", log);
+    if (out.converged) {
+      sim_.consecutiveNonConverged = 0;
+      return Result::kOk;
+    }
+    sim_.lastConverged = false;
+    ++sim_.nonConvergedSteps;
+    ++sim_.consecutiveNonConverged;
+    log.report(LogCategory::kNonConverged,
+               "t = %.6f s: model step not converged (Newton %d, post-Newton %d, residual %g N, e_PNS %g N)", time(),
+               out.newtonIterations, out.pnsIterations, out.residualNorm, out.pnsError);
+    if (sim_.maxConsecutiveNonConverged > 0 &&
+        sim_.consecutiveNonConverged >= static_cast<std::uint32_t>(sim_.maxConsecutiveNonConverged))
+      return faultAt(fw::FaultCode::kNonConvergence, "too many non-converged steps in a row", log);
+    return Result::kOk;
+  }
+
+  Result faultAt(fw::FaultCode code, const char* what, Reporter& log) {
+    log.report(LogCategory::kStatusError, "fmi3DoStep: %s at t = %.6f s (fault %d); fmi3Reset recovers", what,
+               time(), static_cast<int>(code));
+    return fault(static_cast<std::uint8_t>(code));
+  }
+
+  Result fault(std::uint8_t code) {
+    sim_.fault = code;
+    sim_.lastConverged = false;
+    sim_.mode = Mode::kFaulted;
+    return Result::kError;
+  }
+
+  Result wrongMode(const char* call, Reporter& log) {
+    static constexpr const char* kModeNames[] = {"instantiated", "initialization mode", "step mode", "terminated",
+                                                 "faulted (call fmi3Reset)"};
+    log.report(LogCategory::kStatusError, "%s is not allowed when the instance is %s", call,
+               kModeNames[static_cast<int>(sim_.mode)]);
+    return Result::kError;
+  }
+
+  Result refuse() {
+    ++sim_.rejectedInputs;
+    return Result::kError;
+  }
+
+  bool settable(std::uint32_t ref, VarType type, double value, Reporter& log) const {
+    const Variable* v = findVariable(ref);
+    if (v == nullptr || v->type != type) {
+      log.report(LogCategory::kStatusError, "set: no variable of this type with value reference %u", ref);
+      return false;
+    }
+    const Mode m = sim_.mode;
+    bool allowed = false;
+    if (v->causality == Causality::kInput || v->variability == Variability::kTunable)
+      allowed = m == Mode::kInstantiated || m == Mode::kInitialization || m == Mode::kStep;
+    else if (v->causality == Causality::kParameter)
+      allowed = m == Mode::kInstantiated || m == Mode::kInitialization;
+    if (!allowed) {
+      log.report(LogCategory::kStatusError, "set: %s cannot be set %s", v->name,
+                 v->causality == Causality::kParameter ? "after initialization (fixed parameter)" : "(not an input or parameter)");
+      return false;
+    }
+    if (!(isFinite(value) && value >= v->min && value <= v->max)) {
+      log.report(LogCategory::kStatusError, "set: %s = %g is outside [%g, %g] or not finite; the value %g is kept",
+                 v->name, value, v->min, v->max, valueOf(ref));
+      return false;
+    }
+    return true;
+  }
+
+  void assign(std::uint32_t ref, double value) {
+    switch (ref) {
+      case kMotorSpeedCommand: sim_.input[0] = value; break;
+      case kMotorTorqueCommand: sim_.input[1] = value; break;
+      case kLoadTorque: sim_.input[2] = value; break;
+      case kMotorMode: sim_.motorMode = static_cast<std::int32_t>(value); break;
+      case kMaxConsecutiveNonConverged: sim_.maxConsecutiveNonConverged = static_cast<std::int32_t>(value); break;
+      case kMotorPulleyInertia: sim_.inertia[0] = value; break;
+      case kLoadPulleyInertia: sim_.inertia[1] = value; break;
+      case kFrictionCoefficient: sim_.frictionCoefficient = value; sim_.tunablesChanged = true; break;
+      case kLoadDamping: sim_.loadDamping = value; sim_.tunablesChanged = true; break;
+      default: break;  // settable() admits only the references above
+    }
+  }
+
+  double valueOf(std::uint32_t ref) const {
+    const Sim& s = sim_;
+    const PlantOutput& o = s.last;
+    const PlantConfig config = build_->plantConfig(MotorMode::kSpeed);
+    switch (ref) {
+      case kTime: return time();
+      case kMotorSpeedCommand: return s.input[0];
+      case kMotorTorqueCommand: return s.input[1];
+      case kLoadTorque: return s.input[2];
+      case kMotorMode: return s.motorMode;
+      case kMaxConsecutiveNonConverged: return s.maxConsecutiveNonConverged;
+      case kMotorPulleyInertia: return s.inertia[0];
+      case kLoadPulleyInertia: return s.inertia[1];
+      case kFrictionCoefficient: return s.frictionCoefficient;
+      case kLoadDamping: return s.loadDamping;
+      case kElementCount: return NE;
+      case kInternalStepSize: return config.stepSize;
+      case kPulleyRadius: return config.pulleyRadius[0];
+      case kCentreDistance: return (config.pulleyCentre[1] - config.pulleyCentre[0]).norm();
+      case kMotorPulleyAngle: return o.angle[0];
+      case kLoadPulleyAngle: return o.angle[1];
+      case kMotorPulleySpeed: return o.speed[0];
+      case kLoadPulleySpeed: return o.speed[1];
+      case kDriveTorque: return o.motorTorque;
+      case kBeltTorqueOnLoad: return s.beltTorqueOnLoad;
+      case kTightSpanForce: return o.spanForce[0];
+      case kSlackSpanForce: return o.spanForce[1];
+      case kConverged: return s.lastConverged ? 1.0 : 0.0;
+      case kNewtonIterations: return o.newtonIterations;
+      case kPnsIterations: return o.pnsIterations;
+      case kFaultCode: return s.fault;
+      case kResidualNorm: return o.residualNorm;
+      case kPnsError: return o.pnsError;
+      case kRejectedInputs: return s.rejectedInputs;
+      case kNonConvergedSteps: return s.nonConvergedSteps;
+      default: return 0.0;
+    }
+  }
+
+  const BuildConfiguration* build_ = nullptr;
+  Sim sim_;
+};
+
+// The input ranges of the table are the plant's limits (PlantLimits in plant.hpp).
+static_assert(PlantLimits{}.maxMotorSpeed == 40.0 && PlantLimits{}.maxMotorTorque == 150.0 &&
+                  PlantLimits{}.maxLoadTorque == 150.0,
+              "fmu_variables.hpp: update the input ranges to PlantLimits");
+static_assert(fw::LoopOptions{}.maxConsecutiveNonConverged == 10,
+              "fmu_variables.hpp: max_consecutive_non_converged starts at the firmware loop's limit");
+
+}  // namespace beltsim::fmu

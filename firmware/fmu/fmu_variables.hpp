@@ -1,0 +1,139 @@
+// The FMU's variables: one table that both the library (value references, types, which calls may
+// set what) and the description writer (modelDescription.xml) read, so the two cannot disagree.
+// Value references are stable across releases; new variables get new numbers.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace beltsim::fmu {
+
+enum class VarType : std::uint8_t { kFloat64, kInt32, kBoolean };
+enum class Causality : std::uint8_t { kIndependent, kInput, kParameter, kOutput, kLocal };
+enum class Variability : std::uint8_t { kConstant, kFixed, kTunable, kDiscrete, kContinuous };
+
+// Value references (FMI: fmi3ValueReference).
+enum Ref : std::uint32_t {
+  kTime = 0,
+  // Inputs, held between communication points; checked on every fmi3Set call.
+  kMotorSpeedCommand = 1,   // rad/s, used when motor_mode = 1
+  kMotorTorqueCommand = 2,  // N m, used when motor_mode = 2
+  kLoadTorque = 3,          // N m, braking torque on the load pulley
+  // Parameters.
+  kMotorMode = 10,           // fixed: 1 speed-driven, 2 torque-driven
+  kMotorPulleyInertia = 11,  // fixed, kg m^2
+  kLoadPulleyInertia = 12,   // fixed, kg m^2
+  kFrictionCoefficient = 13, // tunable: Coulomb coefficient of belt on both pulleys
+  kLoadDamping = 14,         // tunable, N m s/rad: viscous damper on the load pulley
+  kMaxConsecutiveNonConverged = 15,  // fixed: fault after this many flagged steps in a row (0: never)
+  // Structural constants of the build.
+  kElementCount = 20,
+  kInternalStepSize = 21,
+  kPulleyRadius = 22,
+  kCentreDistance = 23,
+  // Outputs: physics.
+  kMotorPulleyAngle = 30,
+  kLoadPulleyAngle = 31,
+  kMotorPulleySpeed = 32,
+  kLoadPulleySpeed = 33,
+  kDriveTorque = 34,
+  kBeltTorqueOnLoad = 35,
+  kTightSpanForce = 36,
+  kSlackSpanForce = 37,
+  // Outputs: health of the last model step.
+  kConverged = 40,
+  kNewtonIterations = 41,
+  kPnsIterations = 42,
+  kFaultCode = 43,
+  kResidualNorm = 44,
+  kPnsError = 45,
+  kRejectedInputs = 46,
+  kNonConvergedSteps = 47,
+};
+
+struct Variable {
+  Ref ref;
+  const char* name;
+  VarType type;
+  Causality causality;
+  Variability variability;
+  const char* unit;         // "" for none
+  double start;             // inputs, parameters, constants (ignored otherwise)
+  double min, max;          // inputs and parameters: admissible range (checked by the setters)
+  const char* description;
+};
+
+constexpr double kNoLimit = 0.0;  // min == max == kNoLimit: no range
+
+// Constants and ranges the setters check. The input ranges are PlantLimits' (plant.hpp).
+constexpr Variable kVariables[] = {
+    {kTime, "time", VarType::kFloat64, Causality::kIndependent, Variability::kContinuous, "s", 0, 0, 0,
+     "Simulation time"},
+    {kMotorSpeedCommand, "motor_speed_command", VarType::kFloat64, Causality::kInput, Variability::kContinuous,
+     "rad/s", 0.0, -40.0, 40.0, "Angular velocity command of the motor pulley P1 (motor_mode = 1), counter-clockwise positive"},
+    {kMotorTorqueCommand, "motor_torque_command", VarType::kFloat64, Causality::kInput, Variability::kContinuous,
+     "N.m", 0.0, -150.0, 150.0, "Motor torque on the motor pulley P1 (motor_mode = 2), counter-clockwise positive"},
+    {kLoadTorque, "load_torque", VarType::kFloat64, Causality::kInput, Variability::kContinuous, "N.m", 0.0, -150.0,
+     150.0, "Braking torque on the load pulley P2 (the applied torque is its negative)"},
+    {kMotorMode, "motor_mode", VarType::kInt32, Causality::kParameter, Variability::kFixed, "", 1, 1, 2,
+     "How P1 is driven: 1 = speed command (the drive supplies the torque), 2 = torque command"},
+    {kMotorPulleyInertia, "motor_pulley_inertia", VarType::kFloat64, Causality::kParameter, Variability::kFixed,
+     "kg.m2", 0.25, 1e-4, 100.0, "Moment of inertia of P1 (with the motor's in torque mode)"},
+    {kLoadPulleyInertia, "load_pulley_inertia", VarType::kFloat64, Causality::kParameter, Variability::kFixed,
+     "kg.m2", 0.25, 1e-4, 100.0, "Moment of inertia of P2 and its load"},
+    {kFrictionCoefficient, "friction_coefficient", VarType::kFloat64, Causality::kParameter, Variability::kTunable,
+     "", 0.5, 0.0, 2.0, "Coulomb friction coefficient of the belt on both pulleys; a change applies from the next model step"},
+    {kLoadDamping, "load_damping", VarType::kFloat64, Causality::kParameter, Variability::kTunable, "N.m.s/rad",
+     2.0, 0.0, 1000.0, "Viscous damper on P2; a change applies from the next model step"},
+    {kMaxConsecutiveNonConverged, "max_consecutive_non_converged", VarType::kInt32, Causality::kParameter,
+     Variability::kFixed, "", 10, 0, 1000000,
+     "Non-converged model steps in a row that make a fault (fmi3Error); 10 as the firmware loop, 0 = never"},
+    {kElementCount, "element_count", VarType::kInt32, Causality::kLocal, Variability::kConstant, "", 0, 0, 0,
+     "ANCF cable elements of the belt (fixed by the build)"},
+    {kInternalStepSize, "internal_step_size", VarType::kFloat64, Causality::kLocal, Variability::kConstant, "s", 0,
+     0, 0, "Fixed model step (fixed by the build; = fixedInternalStepSize)"},
+    {kPulleyRadius, "pulley_radius", VarType::kFloat64, Causality::kLocal, Variability::kConstant, "m", 0, 0, 0,
+     "Contact radius of both pulleys (fixed by the build)"},
+    {kCentreDistance, "centre_distance", VarType::kFloat64, Causality::kLocal, Variability::kConstant, "m", 0, 0, 0,
+     "Distance of the pulley centres (fixed by the build)"},
+    {kMotorPulleyAngle, "motor_pulley_angle", VarType::kFloat64, Causality::kOutput, Variability::kContinuous,
+     "rad", 0, 0, 0, "Angle of P1 (unwrapped)"},
+    {kLoadPulleyAngle, "load_pulley_angle", VarType::kFloat64, Causality::kOutput, Variability::kContinuous, "rad",
+     0, 0, 0, "Angle of P2 (unwrapped)"},
+    {kMotorPulleySpeed, "motor_pulley_speed", VarType::kFloat64, Causality::kOutput, Variability::kContinuous,
+     "rad/s", 0, 0, 0, "Angular velocity of P1"},
+    {kLoadPulleySpeed, "load_pulley_speed", VarType::kFloat64, Causality::kOutput, Variability::kContinuous,
+     "rad/s", 0, 0, 0, "Angular velocity of P2"},
+    {kDriveTorque, "drive_torque", VarType::kFloat64, Causality::kOutput, Variability::kContinuous, "N.m", 0, 0, 0,
+     "Torque the drive applies to P1: the reaction of the speed command (motor_mode = 1) or the torque command"},
+    {kBeltTorqueOnLoad, "belt_torque_on_load", VarType::kFloat64, Causality::kOutput, Variability::kContinuous,
+     "N.m", 0, 0, 0, "Torque of the belt's contact forces on P2, counter-clockwise positive"},
+    {kTightSpanForce, "tight_span_force", VarType::kFloat64, Causality::kOutput, Variability::kContinuous, "N", 0,
+     0, 0, "Axial force in the middle of span 1 (P1 -> P2; the tight span when P1 drives)"},
+    {kSlackSpanForce, "slack_span_force", VarType::kFloat64, Causality::kOutput, Variability::kContinuous, "N", 0,
+     0, 0, "Axial force in the middle of span 2 (P2 -> P1; the slack span when P1 drives)"},
+    {kConverged, "converged", VarType::kBoolean, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
+     "Every model step of the last communication step met the Newton and post-Newton tolerances"},
+    {kNewtonIterations, "newton_iterations", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0,
+     0, "Newton iterations of the last model step"},
+    {kPnsIterations, "pns_iterations", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
+     "Post-Newton passes of the last model step"},
+    {kFaultCode, "fault_code", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
+     "The firmware's fault codes: 0 none, 1 start-up (static equilibrium) failed, 2 model fault (non-finite or singular), 3 implausible state, 4 too many non-converged steps in a row"},
+    {kResidualNorm, "residual_norm", VarType::kFloat64, Causality::kOutput, Variability::kDiscrete, "N", 0, 0, 0,
+     "Norm of the last model step's last Newton residual"},
+    {kPnsError, "pns_error", VarType::kFloat64, Causality::kOutput, Variability::kDiscrete, "N", 0, 0, 0,
+     "Post-Newton error e_PNS of the last model step's last pass"},
+    {kRejectedInputs, "rejected_inputs", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
+     "Set calls refused since instantiation (NaN, Inf or out of range; the previous value was kept)"},
+    {kNonConvergedSteps, "non_converged_steps", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0,
+     0, 0, "Model steps flagged as not converged since initialization"},
+};
+constexpr std::size_t kVariableCount = sizeof(kVariables) / sizeof(kVariables[0]);
+
+inline const Variable* findVariable(std::uint32_t ref) {
+  for (std::size_t i = 0; i < kVariableCount; ++i)
+    if (kVariables[i].ref == ref) return &kVariables[i];
+  return nullptr;
+}
+
+}  // namespace beltsim::fmu
