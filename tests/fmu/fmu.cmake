@@ -1,9 +1,35 @@
+# The microcontroller FMU's library, dlopen'ed next to the firmware plant, on every Linux preset
+# (host, host-debug with ASan/UBSan, aarch64 under qemu-aarch64); its BITS record is compared
+# between host and aarch64.
+if(TARGET beltsim_fmu_mcu)
+  add_executable(fmu_dlopen_trace fmu/fmu_dlopen_trace.cpp)
+  add_dependencies(fmu_dlopen_trace beltsim_mcu_fmu)
+  target_include_directories(fmu_dlopen_trace PRIVATE support "${CMAKE_SOURCE_DIR}/firmware/fmu")
+  target_link_libraries(fmu_dlopen_trace PRIVATE beltsim_model ${CMAKE_DL_LIBS})
+  target_compile_definitions(fmu_dlopen_trace PRIVATE BELTSIM_FMU_PC_CONFIG=0
+    BELTSIM_FMU_LIBRARY="${CMAKE_BINARY_DIR}/firmware/fmu/beltsim_mcu/binaries/${BELTSIM_FMU_PLATFORM}/beltsim_mcu.so")
+  add_test(NAME fmu_library_matches_the_firmware_plant
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:fmu_dlopen_trace> "-DEMULATOR=${_emulator}"
+                   -DBITS_FILE=${BELTSIM_BITCHECK_DIR}/${BELTSIM_BITCHECK_TAG}/fmu_library_matches_the_firmware_plant.txt
+                   -DTIMEOUT_S=${BELTSIM_TEST_TIMEOUT}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/run_capture_bits.cmake)
+  set_tests_properties(fmu_library_matches_the_firmware_plant PROPERTIES TIMEOUT 330 LABELS fmu)
+  if(NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_CXX_FLAGS MATCHES "sanitize")
+    add_test(NAME fmu_library_bits_host_equals_aarch64
+             COMMAND ${CMAKE_COMMAND} -DBITCHECK_DIR=${BELTSIM_BITCHECK_DIR}
+                     "-DTAGS=${BELTSIM_BITCHECK_TAG}|aarch64" "-DNAMES=fmu_library_matches_the_firmware_plant"
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/compare_bits.cmake)
+    set_tests_properties(fmu_library_bits_host_equals_aarch64 PROPERTIES
+                         DEPENDS fmu_library_matches_the_firmware_plant SKIP_REGULAR_EXPRESSION "BELTSIM_SKIP")
+  endif()
+endif()
+
 # The FMUs as an importer sees them (issue 17): tests/fmu/test_fmu.py unzips both, checks
 # modelDescription.xml, loads the libraries with ctypes and compares them bit for bit with the
 # firmware plant (fmu_reference_trace). x86-64 host only: Python's ctypes cannot load an aarch64
 # library, and an ASan-instrumented library needs the sanitizer runtime preloaded into Python (the
 # FMU API runs under ASan/UBSan in the fuzz target fuzz_fmu instead).
-if(CMAKE_CROSSCOMPILING OR CMAKE_CXX_FLAGS MATCHES "sanitize" OR NOT BELTSIM_FMU_FILES)
+if(CMAKE_CROSSCOMPILING OR CMAKE_CXX_FLAGS MATCHES "sanitize" OR NOT TARGET beltsim_fmu_mcu)
   return()
 endif()
 find_package(Python3 COMPONENTS Interpreter)
