@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (preset `fuzz`: clang, ASan + UBSan) and runs each for SECONDS
 # (default 60): fuzz_frames (firmware/frames.hpp: decoders, byte streams, round trip, command
-# validation) and fuzz_scenario (host_sim/scenario.cpp: TOML scenario parser).
+# validation), fuzz_scenario (host_sim/scenario.cpp: TOML scenario parser) and fuzz_fmu (the FMU's
+# fmi3* API: call sequences, values, saved states).
 # Usage: scripts/fuzz.sh [SECONDS]
 # Corpus, seeds, logs and crash artifacts stay under build/fuzz/. Exits non-zero on any crash,
 # leak, timeout or sanitizer report (the log and the input that caused it are named).
@@ -21,7 +22,7 @@ build=build/fuzz
 bin=${build}/tests/fuzz
 # Seeds are regenerated on every run; the corpus (what the fuzzer learnt) is kept between runs.
 rm -rf "${build}/seeds"
-mkdir -p "${build}/seeds/fuzz_frames" "${build}/seeds/fuzz_scenario" "${build}/logs"
+mkdir -p "${build}/seeds/fuzz_frames" "${build}/seeds/fuzz_scenario" "${build}/seeds/fuzz_fmu" "${build}/logs"
 "${bin}/fuzz_frame_seeds" "${build}/seeds/fuzz_frames"
 cp host_sim/scenarios/*.toml "${build}/seeds/fuzz_scenario/"
 # A scenario followed by --set overrides (after a NUL byte, one per line: see fuzz_scenario.cpp).
@@ -33,11 +34,18 @@ cp host_sim/scenarios/*.toml "${build}/seeds/fuzz_scenario/"
 printf '[\n[pulley]]\n' > "${build}/seeds/fuzz_scenario/open_table_header.toml"
 printf '[belt]\nelements = 60 \303\251\n' > "${build}/seeds/fuzz_scenario/non_ascii.toml"
 
+# FMU API programs (tests/fuzz/fuzz_fmu.cpp: op, slot, instance, arguments): instantiate,
+# initialize, step, save a state, step, restore it, serialize it whole and truncated.
+printf '\x00\x00\x00\x17\x02\x00\x00\x00\x03\x00\x00\x08\x00\x00\x04\x09\x00\x00\x00\x08\x00\x00\x04\x0a\x00\x00\x00\x0c\x00\x00\x00\x00\x0c\x00\x00\x00\x01\x10' \
+  > "${build}/seeds/fuzz_fmu/initialize_step_rewind.bin"
+printf '\x00\x00\x00\x17\x04\x00\x00\x02\x01\x00\x0b\x05\x00\x00\x0a\x05\x08\x00\x00\x04\x0d\x00\x00' \
+  > "${build}/seeds/fuzz_fmu/bad_values_before_initialization.bin"
+
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:print_summary=1:quarantine_size_mb=64"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:print_summary=1"
 
 failed=()
-for target in fuzz_frames fuzz_scenario; do
+for target in fuzz_frames fuzz_scenario fuzz_fmu; do
   corpus=${build}/corpus/${target}
   artifacts=${build}/artifacts/${target}
   log=${build}/logs/${target}.log
