@@ -453,7 +453,9 @@ class Tunable(unittest.TestCase):
         self.assertLess(capacity_wet, demand)
         self.assertAlmostEqual(torque_wet, capacity_wet, delta=0.05 * capacity_wet)
         self.assertAlmostEqual(speed_wet, (capacity_wet - 25.0) / 2.0, delta=0.5)
-        self.assertLessEqual(ratio_wet, math.exp(0.3 * math.pi) * 1.02)
+        # Slipping over the whole wrap, the span forces follow the capstan law itself
+        # (measured: 2.565 against 2.566).
+        self.assertAlmostEqual(ratio_wet, math.exp(0.3 * math.pi), delta=0.02 * math.exp(0.3 * math.pi))
         # The transition flags steps: counted, and each logged in its own category.
         self.assertGreater(flagged_wet, 0)
         self.assertTrue(any(c == "logNonConverged" and s == fmi3OK for s, c, _ in inst.messages))
