@@ -309,6 +309,17 @@ class ModelDescription(unittest.TestCase):
             self.assertEqual(missing, [], config)
             self.assertEqual(lib.fmi3GetVersion(), b"3.0")
 
+    def test_the_library_imports_no_allocator(self):
+        # No heap: the linked library must not even import malloc & co. or operator new/delete.
+        for config in ("mcu", "pc"):
+            out = subprocess.run(["nm", "-D", "--undefined-only", fmu(config).library_path], check=True,
+                                 capture_output=True, text=True).stdout
+            imported = {line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip()}
+            allocators = {"malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign", "_Znwm",
+                          "_Znam", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZnwmRKSt9nothrow_t"}
+            self.assertEqual(imported & allocators, set(), config)
+            self.assertIn("memcpy", imported)  # the listing is real
+
     def test_model_exchange_and_scheduled_execution_are_refused_with_a_message(self):
         lib = fmu("mcu").lib
         messages = []
