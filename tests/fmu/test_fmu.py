@@ -604,6 +604,8 @@ class BadInput(unittest.TestCase):
         self.assertIn(inst.get_i([43])[0], (2, 3, 4))
         self.assertEqual(inst.messages[-1][0], fmi3Error)
         self.assertEqual(inst.step(h), fmi3Error)  # faulted: no more steps
+        self.assertEqual(inst.lib.fmi3Terminate(inst.handle), fmi3OK)  # importers terminate before freeing
+        self.assertEqual(inst.step(h), fmi3Error)
         self.assertEqual(inst.lib.fmi3Reset(inst.handle), fmi3OK)
         self.assertEqual(inst.get_i([43, 10]), [0, 1])
         self.assertEqual(inst.init(), fmi3OK)
