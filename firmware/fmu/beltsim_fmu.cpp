@@ -143,8 +143,9 @@ fmi3Status getValues(fmi3Instance handle, const fmi3ValueReference* refs, std::s
   }
   for (std::size_t i = 0; i < nRefs; ++i) {
     double v = 0.0;
-    if (!s->instance.get(refs[i], type, v)) {
-      s->report(LogCategory::kStatusError, "%s: no variable of this type with value reference %u", function, refs[i]);
+    if (!s->instance.get(refs[i], type, v, *s)) {
+      s->report(LogCategory::kStatusError, "%s: value reference %u: no variable of this type, or no value (see above)",
+                function, refs[i]);
       return fmi3Error;
     }
     values[i] = static_cast<T>(v);

@@ -56,6 +56,7 @@ struct Simulation {
   double frictionCoefficient = 0.0;
   double loadDamping = 0.0;
   bool tunablesChanged = false;  // applied before the next model step
+  bool plantReady = false;       // set up and in static equilibrium with the current parameters
   PlantOutput last;
   double beltTorqueOnLoad = 0.0;
   bool lastConverged = true;     // every step of the last communication step
@@ -93,6 +94,7 @@ class Instance {
     s.frictionCoefficient = variableOf(kFrictionCoefficient).start;
     s.loadDamping = variableOf(kLoadDamping).start;
     s.tunablesChanged = false;
+    s.plantReady = false;
     s.last = PlantOutput{};
     s.beltTorqueOnLoad = 0.0;
     s.lastConverged = true;
@@ -118,29 +120,12 @@ class Instance {
     return Result::kOk;
   }
 
-  // Sets the plant up with the fixed parameters and solves the static equilibrium.
+  // Leaves Initialization Mode with the plant in its static equilibrium at t = startTime.
   Result exitInitialization(Reporter& log) {
     if (sim_.mode != Mode::kInitialization) return wrongMode("fmi3ExitInitializationMode", log);
-    PlantConfig config = build_->plantConfig(sim_.motorMode == 2 ? MotorMode::kTorque : MotorMode::kSpeed);
-    config.pulleyInertia[0] = sim_.inertia[0];
-    config.pulleyInertia[1] = sim_.inertia[1];
-    config.pulleyDamping[1] = sim_.loadDamping;
-    config.contact.frictionCoefficient = sim_.frictionCoefficient;
-    const ParameterError e = sim_.plant.setUp(config);
-    if (!e.ok()) {
-      log.report(LogCategory::kStatusError, "fmi3ExitInitializationMode: plant parameter %s is invalid", e.parameter);
+    if (!startPlant("fmi3ExitInitializationMode", log))
       return fault(static_cast<std::uint8_t>(fw::FaultCode::kNotStarted));
-    }
-    const StaticResult statics = sim_.plant.start();
-    if (!sim_.plant.started()) {
-      log.report(LogCategory::kStatusError,
-                 "fmi3ExitInitializationMode: static equilibrium failed (status %d, residual %g N)",
-                 static_cast<int>(statics.status), statics.residualNorm);
-      return fault(static_cast<std::uint8_t>(fw::FaultCode::kNotStarted));
-    }
     sim_.tunablesChanged = false;
-    sim_.last = sim_.plant.currentOutput(command());
-    sim_.beltTorqueOnLoad = sim_.plant.drive().beltTorque(1);
     sim_.mode = Mode::kStep;
     return Result::kOk;
   }
@@ -205,9 +190,14 @@ class Instance {
   }
 
   // Get: the value of a variable of the given type, or false (unknown reference, other type).
-  bool get(std::uint32_t ref, VarType type, double& value) const {
+  // In Initialization Mode an output is computed from the parameters set so far (the static
+  // equilibrium; false if that fails, with a log message).
+  bool get(std::uint32_t ref, VarType type, double& value, Reporter& log) {
     const Variable* v = findVariable(ref);
     if (v == nullptr || v->type != type) return false;
+    if (v->causality == Causality::kOutput && sim_.mode == Mode::kInitialization &&
+        !startPlant("get (Initialization Mode)", log))
+      return false;
     value = valueOf(ref);
     return true;
   }
@@ -219,6 +209,34 @@ class Instance {
     std::size_t i = 0;
     while (kVariables[i].ref != ref) ++i;  // every Ref is in the table (bounded by kVariableCount)
     return kVariables[i];
+  }
+
+  // Sets the plant up with the parameters as they are now and solves the static equilibrium,
+  // unless that was done with the same parameters already (an output read in Initialization
+  // Mode: the outputs are InitialUnknowns, so they are computed there too).
+  bool startPlant(const char* call, Reporter& log) {
+    if (!sim_.plantReady) {
+      PlantConfig config = build_->plantConfig(sim_.motorMode == 2 ? MotorMode::kTorque : MotorMode::kSpeed);
+      config.pulleyInertia[0] = sim_.inertia[0];
+      config.pulleyInertia[1] = sim_.inertia[1];
+      config.pulleyDamping[1] = sim_.loadDamping;
+      config.contact.frictionCoefficient = sim_.frictionCoefficient;
+      const ParameterError e = sim_.plant.setUp(config);
+      if (!e.ok()) {
+        log.report(LogCategory::kStatusError, "%s: plant parameter %s is invalid", call, e.parameter);
+        return false;
+      }
+      const StaticResult statics = sim_.plant.start();
+      if (!sim_.plant.started()) {
+        log.report(LogCategory::kStatusError, "%s: static equilibrium failed (status %d, residual %g N)", call,
+                   static_cast<int>(statics.status), statics.residualNorm);
+        return false;
+      }
+      sim_.plantReady = true;
+    }
+    sim_.last = sim_.plant.currentOutput(command());
+    sim_.beltTorqueOnLoad = sim_.plant.drive().beltTorque(1);
+    return true;
   }
 
   PlantCommand command() const {
@@ -311,6 +329,8 @@ class Instance {
   }
 
   void assign(std::uint32_t ref, double value) {
+    const Variable* v = findVariable(ref);
+    if (v != nullptr && v->causality == Causality::kParameter && sim_.mode != Mode::kStep) sim_.plantReady = false;
     switch (ref) {
       case kMotorSpeedCommand: sim_.input[0] = value; break;
       case kMotorTorqueCommand: sim_.input[1] = value; break;

@@ -395,6 +395,21 @@ class State(unittest.TestCase):
         inst.free_state(restored)
         inst.free()
 
+    def test_outputs_are_initial_unknowns_computed_in_initialization_mode(self):
+        # FMI 3.0: the outputs listed as InitialUnknown have values in Initialization Mode, computed
+        # from the parameters set so far; here the static equilibrium of the pre-tensioned belt.
+        f = fmu("mcu")
+        inst = Instance(f.lib, f.token, "initial")
+        self.assertEqual(inst.lib.fmi3EnterInitializationMode(inst.handle, False, 0.0, 0.0, False, 0.0), fmi3OK)
+        self.assertEqual(inst.set_f([11], [0.3]), fmi3OK)
+        during = inst.row()
+        self.assertGreater(min(during[0][6:8]), 100.0)  # both spans carry the pre-tension (N)
+        self.assertEqual(inst.set_f([12], [0.3]), fmi3OK)  # a parameter changed after the read
+        self.assertEqual(inst.lib.fmi3ExitInitializationMode(inst.handle), fmi3OK)
+        self.assertEqual(inst.row(), during)  # inertias do not move the static equilibrium
+        self.assertEqual(inst.step(f.step_size), fmi3OK)
+        inst.free()
+
     def test_a_foreign_truncated_or_corrupted_state_is_refused_and_changes_nothing(self):
         mcu, pc = fmu("mcu"), fmu("pc")
         other = Instance(pc.lib, pc.token, "pc")
