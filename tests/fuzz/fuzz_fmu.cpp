@@ -122,12 +122,14 @@ struct Session {
       if (size > sizeof buffer || fmi3SerializeFMUState(i, state[s], buffer, size) != fmi3OK) return;
       const std::uint8_t how = in.byte();
       std::size_t length = size;
-      if ((how & 3) == 1) length = size - (in.byte() % (size + 1));  // truncated
-      if ((how & 3) == 2) buffer[(static_cast<std::size_t>(in.byte()) * 4099u) % size] ^= 1u + (in.byte() % 255);
+      const bool truncated = (how & 3) == 1, corrupted = (how & 3) == 2;  // otherwise intact
+      if (truncated) length = size - 1 - (in.byte() % size);  // at least one byte short
+      if (corrupted) buffer[(static_cast<std::size_t>(in.byte()) * 4099u) % size] ^= 1u + (in.byte() % 255);
       const double before = timeOf(i);
       fmi3FMUState restored = nullptr;
       const fmi3Status status = fmi3DeserializeFMUState(i, buffer, length, &restored);
-      check((how & 3) == 0 ? status == fmi3OK || restored == nullptr : status == fmi3Error);
+      // An intact buffer is accepted unless the state pool is full; a damaged one is always refused.
+      check(truncated || corrupted ? status == fmi3Error : status == fmi3OK || restored == nullptr);
       check(timeOf(i) == before || std::isnan(before));
       if (restored != nullptr) fmi3FreeFMUState(i, &restored);
     }
