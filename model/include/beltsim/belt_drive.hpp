@@ -1,5 +1,7 @@
-// The belt-drive plant: NE ANCF cable elements (a closed belt, or an open cable), NP circles
-// (pulleys, rolls) with NCS contact segments per element, all in fixed-size storage. It is the
+// The belt-drive plant: NE ANCF cable elements (a closed belt, or an open cable), up to NP circles
+// (pulleys, rolls) with NCS contact segments per element, all in fixed-size storage. A drive may
+// use fewer circles than NP (setUp's circleCount): the unused ones keep their unknowns, fixed
+// (identity rows), and take part in no contact, so one compiled NP serves every pulley count. It is the
 // System of the GeneralizedAlpha integrator: it assembles the residual and the Newton matrix into
 // the O(N) bordered block-tridiagonal solver and runs the post-Newton step of every contact pair.
 //
@@ -32,6 +34,7 @@ enum class CircleKind : std::uint8_t {
   kSpeedDriven,   // angular velocity prescribed (profile, or command); reaction = drive torque
   kTorqueDriven,  // motor inertia included in `inertia`; torque = profile + command
   kFloating,      // planar rigid body on spring-dampers to its rest position; rotation free
+  kFixed,         // does not move at all (a fixed guide or a blocked pulley): x, y, phi prescribed
 };
 
 struct CircleParameters {
@@ -93,13 +96,26 @@ class BeltDrive {
   // initial coordinates come from setInitialState (or a geometry helper).
   ParameterError setUp(const BeltParameters& belt, double elementLength, const CircleParameters* circles,
                        const ContactParameters& contact) {
+    return setUp(belt, elementLength, circles, NP, contact);
+  }
+  // The same with the first circleCount (1..NP) circles in use.
+  ParameterError setUp(const BeltParameters& belt, double elementLength, const CircleParameters* circles,
+                       int circleCount, const ContactParameters& contact) {
+    if (circleCount < 1 || circleCount > NP) return ParameterError::invalid("circle.count");
+    circleCount_ = circleCount;
     belt_ = belt;
     belt_.element.length = elementLength;
     ParameterError e = element_.setUp(belt_.element);
     if (!e.ok()) return e;
     if (!(isFinite(belt.thickness) && belt.thickness >= 0.0)) return ParameterError::invalid("belt.thickness");
     if (!(isFinite(belt.width) && belt.width > 0.0)) return ParameterError::invalid("belt.width");
-    for (int p = 0; p < NP; ++p) {
+    for (int p = circleCount; p < NP; ++p) {
+      circle_[p] = CircleParameters{};  // unused: fixed, no contact
+      circle_[p].kind = CircleKind::kFixed;
+      circle_[p].radius = 1.0;
+      circle_[p].inertia = 1.0;
+    }
+    for (int p = 0; p < circleCount; ++p) {
       const CircleParameters& c = circles[p];
       if (!(isFinite(c.radius) && c.radius > 0.0)) return ParameterError::invalid("circle.radius");
       if (!(isFinite(c.inertia) && c.inertia > 0.0)) return ParameterError::invalid("circle.inertia");
@@ -137,6 +153,8 @@ class BeltDrive {
   const BeltParameters& belt() const { return belt_; }
   const Element& element() const { return element_; }
   const CircleParameters& circle(int p) const { return circle_[p]; }
+  // Circles in use (the first circleCount() of the NP compiled ones).
+  int circleCount() const { return circleCount_; }
   Pair& pair(int elementIndex, int circleIndex) { return pair_[elementIndex][circleIndex]; }
   const Pair& pair(int elementIndex, int circleIndex) const { return pair_[elementIndex][circleIndex]; }
 
@@ -208,7 +226,7 @@ class BeltDrive {
   // Friction parameters of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal).
   void setFriction(const FrictionParameters& friction) {
     for (int k = 0; k < NE; ++k)
-      for (int p = 0; p < NP; ++p) {
+      for (int p = 0; p < circleCount_; ++p) {
         Pair& pr = pair_[k][p];
         ContactParameters cp = pr.parameters();
         cp.friction = friction;
@@ -249,7 +267,8 @@ class BeltDrive {
     for (int p = 0; p < NP; ++p) {
       const CircleState cs = circleState(q, v, p);
       beltTorque_[p] = 0.0;
-      for (int e = 0; e < NE; ++e) {
+      hubForce_[p] = Vector2::Zero();
+      for (int e = 0; e < NE && p < circleCount_; ++e) {
         if (!pair_[e][p].anyFlagged()) continue;
         PairForces f;
         const Status s = pair_[e][p].evaluateNewton(gatherElement(q, e), gatherElement(v, e), shapeTable(), cs, f);
@@ -260,6 +279,7 @@ class BeltDrive {
         r(circleDof(p, 1)) += f.circleForce(1);
         r(circleDof(p, 2)) += f.circleTorque;
         beltTorque_[p] -= f.circleTorque;  // LHS -> physical torque of the belt on the circle
+        hubForce_[p] -= f.circleForce;
       }
       circleResidual(p, q, v, a, point.time, r);
     }
@@ -289,7 +309,7 @@ class BeltDrive {
     if (!full && factorized_) {
       // The factorization of the last build stays valid if no contact pair changed since.
       bool changed = false;
-      for (int p = 0; p < NP && !changed; ++p)
+      for (int p = 0; p < circleCount_ && !changed; ++p)
         for (int e = 0; e < NE; ++e)
           if (pair_[e][p].jacobianSignature() != pairSignature_[e][p]) {
             changed = true;
@@ -310,7 +330,7 @@ class BeltDrive {
         addMassMatrix(massFactor, m);
       }
     }
-    for (int p = 0; p < NP; ++p) {
+    for (int p = 0; p < circleCount_; ++p) {
       const CircleState cs = circleState(q, v, p);
       for (int e = 0; e < NE; ++e) {
         const std::uint64_t signature = pair_[e][p].jacobianSignature();
@@ -342,7 +362,7 @@ class BeltDrive {
     target().setZero();
     for (int e = 0; e < NE; ++e) addElementMatrix(e, elementBlock_[e]);
     for (int p = 0; p < NP; ++p) {
-      for (int e = 0; e < NE; ++e)
+      for (int e = 0; e < NE && p < circleCount_; ++e)
         if (pair_[e][p].anyFlagged()) addPairMatrix(e, p, pairBlock_[e][p]);
       circleMatrix(p, massFactor, stiffnessFactor, dampingFactor);
     }
@@ -389,7 +409,7 @@ class BeltDrive {
       if (s != Status::kOk) return s;
       addMassMatrix(c.massFactor, m);
       addElementMatrix(e, m);
-      for (int p = 0; p < NP; ++p) {
+      for (int p = 0; p < circleCount_; ++p) {
         shadowSignature_[e][p] = pair_[e][p].jacobianSignature();
         if (!pair_[e][p].anyFlagged()) continue;
         Matrix11 block;
@@ -423,7 +443,7 @@ class BeltDrive {
     active_ = build_;
     updates_.clear();
     for (int e = 0; e < NE; ++e)
-      for (int p = 0; p < NP; ++p) matrixSignature_[e][p] = shadowSignature_[e][p];
+      for (int p = 0; p < circleCount_; ++p) matrixSignature_[e][p] = shadowSignature_[e][p];
     scale_ = c.stiffnessFactor;
     factorized_ = false;  // the reference path's blocks no longer describe the active matrix
     blocksValid_ = false;
@@ -441,7 +461,7 @@ class BeltDrive {
     pending = 0;
     for (int pass = 0; pass < 2; ++pass) {
       for (int e = 0; e < NE; ++e) {
-        for (int p = 0; p < NP; ++p) {
+        for (int p = 0; p < circleCount_; ++p) {
           const std::uint64_t now = pair_[e][p].jacobianSignature();
           if (now == matrixSignature_[e][p]) continue;
           for (int i = 0; i < NCS; ++i) {
@@ -485,14 +505,14 @@ class BeltDrive {
 
   void beginStep() {
     for (int e = 0; e < NE; ++e)
-      for (int p = 0; p < NP; ++p) pair_[e][p].beginStep();
+      for (int p = 0; p < circleCount_; ++p) pair_[e][p].beginStep();
   }
 
   // e_PNS: sum over the segments of a pair, maximum over the pairs (spec §4.7 notes).
   Status postNewtonStep(const IterationPoint<Vector>& point, double& error) {
     error = 0.0;
     Status worst = Status::kOk;
-    for (int p = 0; p < NP; ++p) {
+    for (int p = 0; p < circleCount_; ++p) {
       const CircleState cs = circleState(*point.q, *point.v, p);
       for (int e = 0; e < NE; ++e) {
         double pairError = 0.0;
@@ -512,11 +532,14 @@ class BeltDrive {
   // Torque of the belt's contact forces on circle p at the last residual (physical, positive
   // counter-clockwise), N m. At steady state on the load pulley: -(applied load + damper torque).
   double beltTorque(int p) const { return beltTorque_[p]; }
+  // Force of the belt's contact forces on circle p at the last residual (physical), N: what its
+  // axle (or, for a floating circle, its support) carries.
+  Vector2 hubForce(int p) const { return hubForce_[p]; }
 
   // Initialises every pair's history from the current geometry (spec §8.4): contact (g <= 0):
   // stick, anchored at x_cur; otherwise undefined. Also the start-of-step copy.
   void initializeContactHistory(const Vector& q, const Vector& v) {
-    for (int p = 0; p < NP; ++p) {
+    for (int p = 0; p < circleCount_; ++p) {
       const CircleState cs = circleState(q, v, p);
       for (int e = 0; e < NE; ++e) {
         Pair& pr = pair_[e][p];
@@ -703,6 +726,7 @@ class BeltDrive {
       const int local = (dof - 4 * kNodes) % kCircleDofs;
       const CircleKind kind = circle_[p].kind;
       if (local < 2) return kind == CircleKind::kFloating ? Prescribed::kNo : Prescribed::kFixed;
+      if (kind == CircleKind::kFixed) return Prescribed::kFixed;
       if (mode_ == Mode::kStatic) return Prescribed::kStaticLock;  // rotations locked (spec §8.3)
       return kind == CircleKind::kSpeedDriven ? Prescribed::kSpeed : Prescribed::kNo;
     }
@@ -947,6 +971,7 @@ class BeltDrive {
   Matrix8 massElement_ = Matrix8::Zero();
   double lumpedNodeMass_ = 1.0;
   CircleParameters circle_[NP];
+  int circleCount_ = NP;
   Pair pair_[NE][NP];
   SegmentShapeTable<NCS> shapeTable_;
   // Two matrices: the active one (factorized, solves) and, for the fixed-cost stepper, the one a
@@ -974,6 +999,7 @@ class BeltDrive {
   double scale_ = 1.0;
   double reaction_[NP] = {};
   double beltTorque_[NP] = {};
+  Vector2 hubForce_[NP];
   BeltDriveInput<NP> input_;
   BeltDriveInput<NP> previousInput_;
   Mode mode_ = Mode::kDynamic;

@@ -59,6 +59,7 @@ struct BeltSample {
   double normalStress = 0.0;    // contact normal stress summed over circles, N/m^2 (< 0 compression)
   double tangentialStress = 0.0;  // N/m^2
   int stickSlip = -2;           // state of the segment in contact (-2: no contact)
+  int circle = -1;              // the circle it is in contact with (-1: none)
   Vector2 position = Vector2::Zero();
 };
 
@@ -78,13 +79,17 @@ Status sampleBelt(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<
   out.axialVelocity = slopeNorm > 0.0 ? s.velocity.dot(s.slope) / slopeNorm : 0.0;
   out.position = s.position;
   for (int p = 0; p < NP; ++p) {
+    if (p >= drive.circleCount()) break;
     SegmentOutput seg[NCS];
     if (drive.pair(e, p).outputs(drive.gatherElement(q, e), drive.gatherElement(v, e), length,
                                  drive.circleState(q, v, p), seg) != Status::kOk)
       continue;
     out.normalStress += seg[segment].normalStress;
     out.tangentialStress += seg[segment].tangentialStress;
-    if (drive.pair(e, p).history(segment).gap <= 0.0) out.stickSlip = static_cast<int>(seg[segment].state);
+    if (drive.pair(e, p).history(segment).gap <= 0.0) {
+      out.stickSlip = static_cast<int>(seg[segment].state);
+      out.circle = p;
+    }
   }
   return Status::kOk;
 }
