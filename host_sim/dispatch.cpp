@@ -1,29 +1,26 @@
-// Chooses the compiled element count of a scenario.
+// Chooses the compiled element count and circle build of a scenario: two-pulley drives run on
+// the 2-circle build (the paper's bits), every other drive on the 8-circle build.
 #include <cstdio>
 
 #include "simulation.hpp"
 
 namespace beltsim::host {
 
-extern template int runScenarioWith<24>(const Scenario&, const RunOptions&);
-extern template int runScenarioWith<30>(const Scenario&, const RunOptions&);
-extern template int runScenarioWith<60>(const Scenario&, const RunOptions&);
-extern template int runScenarioWith<120>(const Scenario&, const RunOptions&);
-extern template int runScenarioWith<240>(const Scenario&, const RunOptions&);
-extern template int runScenarioWith<480>(const Scenario&, const RunOptions&);
+#define BELTSIM_ELEMENTS(NE)                                                            \
+  extern template int runScenarioWith<NE, 2>(const Scenario&, const RunOptions&); \
+  extern template int runScenarioWith<NE, kMaxPulleys>(const Scenario&, const RunOptions&);
+#include "element_counts.inc"
+#undef BELTSIM_ELEMENTS
 
 int runScenario(const Scenario& scenario, const RunOptions& options) {
-  switch (scenario.elements) {
-    case 24: return runScenarioWith<24>(scenario, options);
-    case 30: return runScenarioWith<30>(scenario, options);
-    case 60: return runScenarioWith<60>(scenario, options);
-    case 120: return runScenarioWith<120>(scenario, options);
-    case 240: return runScenarioWith<240>(scenario, options);
-    case 480: return runScenarioWith<480>(scenario, options);
-    default:
-      std::fprintf(stderr, "%s: key 'belt.elements': %d is not compiled in\n", scenario.file.c_str(), scenario.elements);
-      return 2;
-  }
+  const bool two = scenario.pulleys.size() == 2;
+#define BELTSIM_ELEMENTS(NE) \
+  if (scenario.elements == NE) \
+    return two ? runScenarioWith<NE, 2>(scenario, options) : runScenarioWith<NE, kMaxPulleys>(scenario, options);
+#include "element_counts.inc"
+#undef BELTSIM_ELEMENTS
+  std::fprintf(stderr, "%s: key 'belt.elements': %d is not compiled in\n", scenario.file.c_str(), scenario.elements);
+  return 2;
 }
 
 }  // namespace beltsim::host

@@ -21,8 +21,8 @@ std::string number(double value) {
 }
 
 struct TailMeans {
-  double driveTorque = 0.0, omegaLoad = 0.0, beltTorqueLoad = 0.0;
-  double spanForce[2] = {0.0, 0.0}, spanSpeed[2] = {0.0, 0.0};
+  double omega[kMaxPulleys] = {}, torque[kMaxPulleys] = {}, beltTorque[kMaxPulleys] = {};
+  double spanForce[kMaxPulleys] = {}, spanSpeed[kMaxPulleys] = {};
   double window = 0.0;
 };
 
@@ -36,20 +36,20 @@ TailMeans tailMeans(const std::vector<TimeRow>& rows) {
   int n = 0;
   for (const TimeRow& r : rows) {
     if (r.time < end - m.window - 1e-12) continue;
-    m.driveTorque += r.driveTorque;
-    m.omegaLoad += r.omega[1];
-    m.beltTorqueLoad += r.beltTorqueLoad;
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < kMaxPulleys; ++k) {
+      m.omega[k] += r.omega[k];
+      m.torque[k] += r.torque[k];
+      m.beltTorque[k] += r.beltTorque[k];
       m.spanForce[k] += r.spanForce[k];
       m.spanSpeed[k] += r.spanSpeed[k];
     }
     ++n;
   }
   if (n > 0) {
-    m.driveTorque /= n;
-    m.omegaLoad /= n;
-    m.beltTorqueLoad /= n;
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < kMaxPulleys; ++k) {
+      m.omega[k] /= n;
+      m.torque[k] /= n;
+      m.beltTorque[k] /= n;
       m.spanForce[k] /= n;
       m.spanSpeed[k] /= n;
     }
@@ -91,6 +91,42 @@ CapstanCheck capstanCheck(const RunInfo& info, const std::vector<ProfileRow>& pr
   return c;
 }
 
+// Contact and slip arcs of each pulley in the end-of-run profile: segments in contact with it,
+// and those of them in a slip state, times the segment length.
+struct PulleyArcs {
+  double contact[kMaxPulleys] = {};
+  double slip[kMaxPulleys] = {};
+};
+
+PulleyArcs pulleyArcs(const RunInfo& info, const std::vector<ProfileRow>& profile) {
+  PulleyArcs a;
+  for (const ProfileRow& row : profile) {
+    if (row.pulley < 0 || row.pulley >= kMaxPulleys) continue;
+    a.contact[row.pulley] += info.segmentLength;
+    if (row.stickSlip == 1 || row.stickSlip == -1) a.slip[row.pulley] += info.segmentLength;
+  }
+  return a;
+}
+
+// Columns of timeseries.csv, 1-based as gnuplot counts them.
+struct Columns {
+  int pulleys;
+  int angle(int p) const { return 2 + p; }
+  int omega(int p) const { return 2 + pulleys + p; }
+  int torque(int p) const { return 2 + 2 * pulleys + p; }
+  int beltTorque(int p) const { return 2 + 3 * pulleys + p; }
+  int spanForce(int k) const { return 2 + 4 * pulleys + k; }
+};
+
+std::string jsonText(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out + "\"";
+}
+
 }  // namespace
 
 bool OutputFiles::open(const std::string& directory, std::string& error) {
@@ -117,16 +153,27 @@ bool OutputFiles::open(const std::string& directory, std::string& error) {
 bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows, const std::vector<ProfileRow>& profile,
                            std::vector<float> stepMicros, bool plots, std::string& error) {
   const Scenario& sc = *info.scenario;
+  const int n = info.pulleys;
   // --- timeseries.csv ---
   {
     std::ofstream f(directory_ + "/timeseries.csv");
-    f << "time,angle_p1,angle_p2,omega_p1,omega_p2,drive_torque,applied_load_torque,belt_torque_p2,span_force_0,span_force_1,"
-         "span_speed_0,span_speed_1,newton_iterations,pns_iterations\n";
+    // Pulley p is "p<p+1>" (travel order), span k runs from pulley k to pulley k+1.
+    f << "time";
+    const char* perPulley[] = {"angle_p", "omega_p", "torque_p", "belt_torque_p", "hub_force_x_p", "hub_force_y_p"};
+    for (const char* name : perPulley)
+      for (int p = 0; p < n; ++p) f << ',' << name << p + 1;
+    for (int k = 0; k < n; ++k) f << ",span_force_" << k;
+    for (int k = 0; k < n; ++k) f << ",span_speed_" << k;
+    f << ",newton_iterations,pns_iterations\n";
     for (const TimeRow& r : rows) {
-      f << number(r.time) << ',' << number(r.angle[0]) << ',' << number(r.angle[1]) << ',' << number(r.omega[0]) << ',' << number(r.omega[1]) << ',' << number(r.driveTorque)
-        << ',' << number(r.appliedLoadTorque) << ',' << number(r.beltTorqueLoad) << ',' << number(r.spanForce[0])
-        << ',' << number(r.spanForce[1]) << ',' << number(r.spanSpeed[0]) << ',' << number(r.spanSpeed[1]) << ','
-        << r.newtonIterations << ',' << r.pnsIterations << '\n';
+      f << number(r.time);
+      for (const double* v : {r.angle, r.omega, r.torque, r.beltTorque})
+        for (int p = 0; p < n; ++p) f << ',' << number(v[p]);
+      for (int c = 0; c < 2; ++c)
+        for (int p = 0; p < n; ++p) f << ',' << number(r.hubForce[p][c]);
+      for (const double* v : {r.spanForce, r.spanSpeed})
+        for (int k = 0; k < n; ++k) f << ',' << number(v[k]);
+      f << ',' << r.newtonIterations << ',' << r.pnsIterations << '\n';
     }
     if (!f) {
       error = "cannot write " + directory_ + "/timeseries.csv";
@@ -148,8 +195,13 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
   }
   // --- summary.json ---
   const TimeRow last = rows.empty() ? TimeRow{} : rows.back();
-  const int tight = last.spanForce[0] >= last.spanForce[1] ? 0 : 1;
-  const int slack = 1 - tight;
+  // Tight and slack spans: the largest and smallest span force at the end.
+  int tight = 0, slack = 0;
+  for (int k = 1; k < n; ++k) {
+    if (last.spanForce[k] > last.spanForce[tight]) tight = k;
+    if (last.spanForce[k] < last.spanForce[slack]) slack = k;
+  }
+  const PulleyArcs arcs = pulleyArcs(info, profile);
   const TailMeans tail = tailMeans(rows);
   const CapstanCheck capstan = capstanCheck(info, profile, last.spanForce[tight], last.spanForce[slack]);
   const double wrapAngle = capstan.wrapAngle;
@@ -164,17 +216,41 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     f << "  \"segments_per_element\": " << sc.segmentsPerElement << ",\n";
     f << "  \"step_size\": " << number(sc.stepSize) << ",\n";
     f << "  \"end_time\": " << number(last.time) << ",\n";
-    f << "  \"omega\": [" << number(last.omega[0]) << ", " << number(last.omega[1]) << "],\n";
-    f << "  \"drive_torque\": " << number(std::fabs(last.driveTorque)) << ",\n";
-    f << "  \"load_torque\": " << number(std::fabs(last.beltTorqueLoad)) << ",\n";
-    f << "  \"applied_load_torque\": " << number(std::fabs(last.appliedLoadTorque)) << ",\n";
+    f << "  \"omega\": [";
+    for (int p = 0; p < n; ++p) f << (p > 0 ? ", " : "") << number(last.omega[p]);
+    f << "],\n";
+    // Per pulley and per span at the end and as tail means; the keys below them name P1 the
+    // drive and P2 the load (the paper's drive; for other drives, simply pulleys 1 and 2).
+    f << "  \"pulleys\": [\n";
+    for (int p = 0; p < n; ++p) {
+      const double R = info.centrelineRadius[p];
+      f << "    {\"name\": " << jsonText(sc.pulleys[p].name) << ", \"kind\": " << jsonText(sc.pulleys[p].kind)
+        << ", \"omega\": " << number(last.omega[p]) << ", \"angle\": " << number(last.angle[p])
+        << ", \"torque\": " << number(last.torque[p]) << ", \"belt_torque\": " << number(last.beltTorque[p])
+        << ", \"hub_force\": [" << number(last.hubForce[p][0]) << ", " << number(last.hubForce[p][1])
+        << "], \"contact_arc\": " << number(arcs.contact[p]) << ", \"slip_arc\": " << number(arcs.slip[p])
+        << ", \"slip_arc_angle\": " << number(R > 0.0 ? arcs.slip[p] / R : 0.0)
+        << ", \"tail_mean\": {\"omega\": " << number(tail.omega[p]) << ", \"torque\": " << number(tail.torque[p])
+        << ", \"belt_torque\": " << number(tail.beltTorque[p]) << "}}" << (p + 1 < n ? "," : "") << "\n";
+    }
+    f << "  ],\n";
+    f << "  \"spans\": [\n";
+    for (int k = 0; k < n; ++k) {
+      f << "    {\"from\": " << jsonText(sc.pulleys[k].name) << ", \"to\": " << jsonText(sc.pulleys[(k + 1) % n].name)
+        << ", \"force\": " << number(last.spanForce[k]) << ", \"speed\": " << number(last.spanSpeed[k])
+        << ", \"tail_mean_force\": " << number(tail.spanForce[k]) << "}" << (k + 1 < n ? "," : "") << "\n";
+    }
+    f << "  ],\n";
+    f << "  \"drive_torque\": " << number(std::fabs(last.torque[0])) << ",\n";
+    f << "  \"load_torque\": " << number(std::fabs(last.beltTorque[1])) << ",\n";
+    f << "  \"applied_load_torque\": " << number(std::fabs(last.torque[1])) << ",\n";
     f << "  \"span_force_tight\": " << number(last.spanForce[tight]) << ",\n";
     f << "  \"span_force_slack\": " << number(last.spanForce[slack]) << ",\n";
     f << "  \"span_speed_tight\": " << number(last.spanSpeed[tight]) << ",\n";
     f << "  \"span_speed_slack\": " << number(last.spanSpeed[slack]) << ",\n";
     f << "  \"tail_window\": " << number(tail.window) << ",\n";
-    f << "  \"tail_mean\": {\"omega_p2\": " << number(tail.omegaLoad) << ", \"drive_torque\": "
-      << number(std::fabs(tail.driveTorque)) << ", \"load_torque\": " << number(std::fabs(tail.beltTorqueLoad))
+    f << "  \"tail_mean\": {\"omega_p2\": " << number(tail.omega[1]) << ", \"drive_torque\": "
+      << number(std::fabs(tail.torque[0])) << ", \"load_torque\": " << number(std::fabs(tail.beltTorque[1]))
       << ", \"span_force_tight\": " << number(tail.spanForce[tight]) << ", \"span_force_slack\": "
       << number(tail.spanForce[slack]) << ", \"span_speed_tight\": " << number(tail.spanSpeed[tight])
       << ", \"span_speed_slack\": " << number(tail.spanSpeed[slack]) << "},\n";
@@ -206,14 +282,23 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     std::ofstream g(directory_ + "/plots.gp");
     const double s0 = info.driverArcStart, R = info.driverRadius, mu = sc.contactPerArea.frictionCoefficient;
     g << "set datafile separator ','\nset terminal pngcairo size 1000,600\nset grid\nset key inside top center opaque box\n";
-    g << "set output 'pulley_speeds.png'\nset title 'Pulley speeds'\nset xlabel 't [s]'\nset ylabel 'omega [rad/s]'\n"
-         "plot 'timeseries.csv' every ::1 using 1:4 with lines title 'P1', '' every ::1 using 1:5 with lines title 'P2'\n";
-    g << "set output 'torques.png'\nset title 'Torques'\nset ylabel 'torque [N m]'\n"
-         "plot 'timeseries.csv' every ::1 using 1:6 with lines title 'drive torque on P1', "
-         "'' every ::1 using 1:8 with lines title 'belt torque on P2', "
-         "'' every ::1 using 1:(-$7) with lines title 'applied load torque'\n";
-    g << "set output 'span_forces.png'\nset title 'Span forces'\nset ylabel 'N [N]'\n"
-         "plot 'timeseries.csv' every ::1 using 1:9 with lines title 'span P1->P2', '' every ::1 using 1:10 with lines title 'span P2->P1'\n";
+    const Columns col{n};
+    auto name = [&](int p) { return "P" + std::to_string(p + 1) + " " + sc.pulleys[p].name; };
+    g << "set output 'pulley_speeds.png'\nset title 'Pulley speeds'\nset xlabel 't [s]'\nset ylabel 'omega [rad/s]'\nplot ";
+    for (int p = 0; p < n; ++p)
+      g << (p > 0 ? ", " : "") << "'timeseries.csv' every ::1 using 1:" << col.omega(p) << " with lines title '" << name(p) << "'";
+    g << "\nset output 'torques.png'\nset title 'Torques of the drives, loads and axles (solid) and of the belt (dashed)'\n"
+         "set ylabel 'torque [N m]'\nplot ";
+    for (int p = 0; p < n; ++p) {
+      g << (p > 0 ? ", " : "") << "'timeseries.csv' every ::1 using 1:" << col.torque(p) << " with lines lc " << p + 1
+        << " title '" << name(p) << "', '' every ::1 using 1:" << col.beltTorque(p) << " with lines dt 2 lc " << p + 1
+        << " notitle";
+    }
+    g << "\nset output 'span_forces.png'\nset title 'Span forces'\nset ylabel 'N [N]'\nplot ";
+    for (int k = 0; k < n; ++k)
+      g << (k > 0 ? ", " : "") << "'timeseries.csv' every ::1 using 1:" << col.spanForce(k) << " with lines title 'span P"
+        << k + 1 << "->P" << (k + 1) % n + 1 << "'";
+    g << "\n";
     g << "set output 'axial_force.png'\nset title 'Axial force along the belt at t = " << number(last.time)
       << " s'\nset xlabel 's [m]'\nset ylabel 'N [N]'\n";
     if (wrapAngle > 0.0) {

@@ -10,22 +10,27 @@
 
 namespace beltsim::host {
 
+// One sampled instant; pulley p in travel order (P1 = index 0). Torques are physical, positive
+// counter-clockwise.
 struct TimeRow {
   double time = 0.0;
-  double angle[2] = {0.0, 0.0};   // rad
-  double omega[2] = {0.0, 0.0};   // rad/s
-  double driveTorque = 0.0;       // N m, torque the drive applies to P1
-  double appliedLoadTorque = 0.0; // N m, applied torque on P2 (negative: a load)
-  double beltTorqueLoad = 0.0;    // N m, torque of the belt on P2
-  double spanForce[2] = {0.0, 0.0};  // N, span k from pulley k to pulley k+1
-  double spanSpeed[2] = {0.0, 0.0};  // m/s
-  int newtonIterations = 0;       // max over the steps since the previous row
+  double angle[kMaxPulleys] = {};      // rad
+  double omega[kMaxPulleys] = {};      // rad/s
+  double torque[kMaxPulleys] = {};     // N m: a speed drive's reaction (the drive torque), the
+                                       // applied torque of a torque drive, load or idler, the
+                                       // axle's torque on a fixed pulley
+  double beltTorque[kMaxPulleys] = {}; // N m, torque of the belt on the pulley
+  double hubForce[kMaxPulleys][2] = {};  // N, force of the belt on the pulley (its axle load)
+  double spanForce[kMaxPulleys] = {};  // N, span k from pulley k to pulley k+1
+  double spanSpeed[kMaxPulleys] = {};  // m/s
+  int newtonIterations = 0;            // max over the steps since the previous row
   int pnsIterations = 0;
 };
 
 struct ProfileRow {
   double s, axialForce, axialVelocity, normalStress, tangentialStress;
   int stickSlip;
+  int pulley;  // in contact with (-1: none)
 };
 
 struct RunTotals {
@@ -47,6 +52,9 @@ struct RunTotals {
 struct RunInfo {
   const Scenario* scenario = nullptr;
   int elements = 0;
+  int pulleys = 2;
+  double segmentLength = 0.0;                    // contact segment, m (reference length)
+  double centrelineRadius[kMaxPulleys] = {};     // r + h/2 on each pulley, m
   double beltLength = 0.0;
   double driverArcStart = 0.0;  // s_l where the belt arrives on P1 (start of P1's contact arc)
   double driverRadius = 0.0;    // centreline radius on P1

@@ -1,5 +1,6 @@
 #include "scenario.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -26,12 +27,17 @@
 #pragma pop_macro("TOML_UNREACHABLE")
 #include <toml++/toml.h>
 
+#include "beltsim/belt_geometry.hpp"
 #include "beltsim/paper_parameters.hpp"
 
 namespace beltsim::host {
 
 const std::vector<int>& supportedElementCounts() {
-  static const std::vector<int> counts{24, 30, 60, 120, 240, 480};
+#define BELTSIM_ELEMENTS(NE) NE,
+  static const std::vector<int> counts{
+#include "element_counts.inc"
+  };
+#undef BELTSIM_ELEMENTS
   return counts;
 }
 
@@ -225,6 +231,78 @@ void applyOverride(toml::table& root, const std::string& text, const std::string
   }
 }
 
+std::string pulleyAt(const std::string& file, const Scenario& s, int p) {
+  return file + ":" + std::to_string(s.pulleys[p].line) + ": key 'pulley[" + std::to_string(p) + "]' (" +
+         s.pulleys[p].name + "): ";
+}
+
+// Whether the belt can wrap the pulleys in the given order (closed belt): circles apart, every
+// span clear of the other pulleys, each pulley wrapped on its own side by less than a full turn,
+// and the path once around (its arcs add up to one clockwise turn).
+void checkPulleyLayout(const std::string& file, const Scenario& s) {
+  const int n = static_cast<int>(s.pulleys.size());
+  PathCircle circles[kMaxPulleys];
+  for (int p = 0; p < n; ++p) {
+    const CircleParameters& c = s.pulleys[p].circle;
+    circles[p] = PathCircle{c.centre, c.radius + 0.5 * s.belt.thickness * c.side, c.side};
+  }
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b) {
+      const double distance = (circles[a].centre - circles[b].centre).norm();
+      const double reach = s.pulleys[a].circle.radius + s.pulleys[b].circle.radius;
+      if (distance < reach) {
+        std::ostringstream m;
+        m << pulleyAt(file, s, b) << "overlaps pulley[" << a << "] (" << s.pulleys[a].name << "): centres " << distance
+          << " m apart, radii add up to " << reach << " m";
+        throw ScenarioError{m.str()};
+      }
+    }
+  BeltPath<kMaxPulleys> path;
+  const ParameterError e = buildBeltPath(circles, n, path);
+  if (!e.ok()) {
+    throw ScenarioError{file + ": key 'pulley': the belt cannot run around these pulleys in this order (" +
+                        std::string(e.parameter) + ": no common tangent between consecutive pulleys)"};
+  }
+  double turning = 0.0;
+  for (int p = 0; p < n; ++p) {
+    const double sweep = path.arcSweep[p];
+    turning += sweep;
+    const double degrees = sweep * 180.0 / detmath::kPi;
+    if (circles[p].side == -1 && !(sweep > 0.0 && sweep < detmath::kPi)) {
+      std::ostringstream m;
+      m << pulleyAt(file, s, p) << "a back-side pulley (side = -1) must push the belt inwards; this one would be "
+        << "wrapped by " << degrees << " degrees, on the wrong side of the belt";
+      throw ScenarioError{m.str()};
+    }
+    if (circles[p].side == 1 && !(sweep < 0.0 && sweep > -2.0 * detmath::kPi)) {
+      std::ostringstream m;
+      m << pulleyAt(file, s, p) << "the belt does not wrap this pulley (wrap " << -degrees << " degrees)";
+      throw ScenarioError{m.str()};
+    }
+  }
+  if (std::fabs(turning + 2.0 * detmath::kPi) > 1e-6) {
+    throw ScenarioError{file + ": key 'pulley': the path around the pulleys in this order crosses itself (its arcs "
+                        "turn by " + std::to_string(-turning * 180.0 / detmath::kPi) +
+                        " degrees instead of 360); list the pulleys in belt travel order, clockwise"};
+  }
+  for (int k = 0; k < n; ++k) {
+    const Vector2 a = path.departure[k], b = path.arrival[k];
+    const double length = path.spanLength[k];
+    for (int p = 0; p < n; ++p) {
+      if (p == k || p == (k + 1) % n || !(length > 0.0)) continue;
+      const double along = std::clamp((circles[p].centre - a).dot(b - a) / (length * length), 0.0, 1.0);
+      const double distance = (a + along * (b - a) - circles[p].centre).norm();
+      if (distance < circles[p].radius - 1e-9) {
+        std::ostringstream m;
+        m << pulleyAt(file, s, p) << "the span from pulley[" << k << "] to pulley[" << (k + 1) % n
+          << "] runs through this pulley (" << distance << " m from its centre, radius " << circles[p].radius
+          << " m); add it to the belt's path or move it";
+        throw ScenarioError{m.str()};
+      }
+    }
+  }
+}
+
 void readScenario(const std::string& file, const toml::table& root, Scenario& s) {
   TableReader top(file, root, "");
   s.title = top.text("title", "", {});
@@ -283,10 +361,16 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
       TableReader r(file, *item.as_table(), prefix);
       PulleySpec p;
       p.name = r.text("name", prefix, {});
-      const std::string kind = r.text("kind", "fixed_axis", {"fixed_axis", "speed", "torque", "floating"});
+      // speed / torque: driven (profile, or the HIL command); fixed_axis: turns freely on its axle
+      // (a loaded pulley with a torque profile and a damper, or an idler with bearing friction
+      // as its damper); fixed: does not turn; floating: centre on support springs.
+      const std::string kind = r.text("kind", "fixed_axis", {"fixed_axis", "speed", "torque", "floating", "fixed"});
+      p.kind = kind;
+      p.line = static_cast<int>(item.source().begin.line);
       p.circle.kind = kind == "speed" ? CircleKind::kSpeedDriven
                     : kind == "torque" ? CircleKind::kTorqueDriven
-                    : kind == "floating" ? CircleKind::kFloating : CircleKind::kFixedAxis;
+                    : kind == "floating" ? CircleKind::kFloating
+                    : kind == "fixed" ? CircleKind::kFixed : CircleKind::kFixedAxis;
       r.vector2("centre", p.circle.centre);
       r.number("radius", p.circle.radius, 0.0, 100.0, true);
       r.number("inertia", p.circle.inertia, 0.0, 1e9, true);
@@ -301,13 +385,19 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
       if (p.circle.kind == CircleKind::kFloating && !(p.circle.mass > 0.0))
         fail(file, item, prefix + ".mass", "a floating pulley needs a mass > 0");
       r.finish();
+      if (s.pulleys.size() == kMaxPulleys)
+        fail(file, item, prefix, "at most " + std::to_string(kMaxPulleys) + " pulleys");
       s.pulleys.push_back(p);
     }
   }
-  if (s.pulleys.size() != 2) {
-    throw ScenarioError{file + ": key 'pulley': this build supports belt drives with exactly 2 pulleys (got " +
+  if (!s.belt.closed)
+    throw ScenarioError{file + ": key 'belt.closed': open belts are not available in scenarios yet; a closed belt "
+                        "(closed = true) runs around 2 to " + std::to_string(kMaxPulleys) + " pulleys"};
+  if (s.pulleys.size() < 2) {
+    throw ScenarioError{file + ": key 'pulley': a closed belt needs at least 2 pulleys (got " +
                         std::to_string(s.pulleys.size()) + ")"};
   }
+  checkPulleyLayout(file, s);
   if (const toml::table* t = top.subtable("solver")) {
     TableReader r(file, *t, "solver");
     r.number("step_size", s.stepSize, 0.0, 1.0, true);

@@ -11,9 +11,14 @@
 
 namespace beltsim::host {
 
+// Pulleys a scenario may have (closed belt: 2 or more).
+constexpr int kMaxPulleys = 8;
+
 struct PulleySpec {
   std::string name;
+  std::string kind;  // as written: speed, torque, fixed_axis, fixed, floating
   CircleParameters circle;
+  int line = 0;      // of its [[pulley]] table, for errors found after parsing
 };
 
 struct Scenario {
@@ -40,7 +45,7 @@ struct Scenario {
   TangentialLaw law = TangentialLaw::kBristle;
   double characteristicVelocity = 1e-3;
 
-  // [[pulley]] in belt travel order (the belt runs clockwise around them)
+  // [[pulley]] in belt travel order (the belt runs clockwise around them), 2 to kMaxPulleys
   std::vector<PulleySpec> pulleys;
 
   // [solver]

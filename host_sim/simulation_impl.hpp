@@ -19,12 +19,17 @@
 
 namespace beltsim::host {
 
-constexpr int kPulleys = 2;
 constexpr int kMaxSegments = 8;  // contact.segments_per_element may be 1..8 at run time
 
-template <int NE>
+template <int NE, int NP>
 int runScenarioWith(const Scenario& sc, const RunOptions& options) {
-  using Drive = BeltDrive<NE, kPulleys, kMaxSegments>;
+  static_assert(NP <= kMaxPulleys, "a build of more circles than a scenario may have");
+  using Drive = BeltDrive<NE, NP, kMaxSegments>;
+  const int pulleys = static_cast<int>(sc.pulleys.size());
+  if (pulleys < 2 || pulleys > NP) {
+    std::fprintf(stderr, "%s: key 'pulley': %d pulleys, this build takes 2 to %d\n", sc.file.c_str(), pulleys, NP);
+    return 2;
+  }
   using Vector = typename Drive::Vector;
   // Large fixed-size objects live on the heap of the host program (the model itself never
   // allocates; on the target they are static).
@@ -32,16 +37,16 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   auto integrator = std::make_unique<TimeStepper<Drive>>();
 
   // ---- geometry (spec §8.1): belt centreline at r + h/2 on every pulley ----------------------
-  PathCircle circles[kPulleys];
-  CircleParameters circleParameters[kPulleys];
-  for (int p = 0; p < kPulleys; ++p) {
+  PathCircle circles[NP];
+  CircleParameters circleParameters[NP];
+  for (int p = 0; p < pulleys; ++p) {
     circleParameters[p] = sc.pulleys[p].circle;
     circles[p] = PathCircle{circleParameters[p].centre,
                             circleParameters[p].radius + 0.5 * sc.belt.thickness * circleParameters[p].side,
                             circleParameters[p].side};
   }
-  BeltPath<kPulleys> path;
-  ParameterError e = buildBeltPath(circles, kPulleys, path);
+  BeltPath<NP> path;
+  ParameterError e = buildBeltPath(circles, pulleys, path);
   if (!e.ok()) {
     std::fprintf(stderr, "%s: key 'pulley': belt path impossible (%s)\n", sc.file.c_str(), e.parameter);
     return 2;
@@ -55,7 +60,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   contact.useBoundingBox = sc.useBoundingBox;
   contact.friction.law = sc.law;
   contact.friction.characteristicVelocity = sc.characteristicVelocity;
-  e = drive->setUp(sc.belt, length, circleParameters, contact);
+  e = drive->setUp(sc.belt, length, circleParameters, pulleys, contact);
   if (!e.ok()) {
     std::fprintf(stderr, "%s: invalid model parameter '%s'\n", sc.file.c_str(), e.parameter);
     return 2;
@@ -97,7 +102,6 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   }
   const long long steps = static_cast<long long>(std::llround(sc.endTime / sc.stepSize));
   const long long sampleEvery = std::max<long long>(1, std::llround(sc.sampleInterval / sc.stepSize));
-  const int driver = circleParameters[0].kind == CircleKind::kSpeedDriven ? 0 : -1;
   std::vector<float> stepMicros;
   stepMicros.reserve(static_cast<size_t>(steps));
   RunTotals totals;
@@ -109,14 +113,20 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
     const Vector& vv = integrator->velocities();
     TimeRow row;
     row.time = t;
-    for (int p = 0; p < kPulleys; ++p) {
+    for (int p = 0; p < pulleys; ++p) {
       row.angle[p] = qq(Drive::circleDof(p, 2));
       row.omega[p] = vv(Drive::circleDof(p, 2));
+      // The torque of what drives or loads the pulley: a speed drive's reaction, else the
+      // applied torque (profile and command); a fixed pulley's axle holds the belt's torque.
+      const CircleKind kind = circleParameters[p].kind;
+      row.torque[p] = kind == CircleKind::kSpeedDriven ? drive->driveTorque(p)
+                      : kind == CircleKind::kFixed     ? -drive->beltTorque(p)
+                                                       : drive->appliedTorque(p, t);
+      row.beltTorque[p] = drive->beltTorque(p);
+      row.hubForce[p][0] = drive->hubForce(p)(0);
+      row.hubForce[p][1] = drive->hubForce(p)(1);
     }
-    row.driveTorque = driver >= 0 ? drive->driveTorque(driver) : drive->appliedTorque(0, t);
-    row.appliedLoadTorque = drive->appliedTorque(1, t);
-    row.beltTorqueLoad = drive->beltTorque(1);
-    for (int k = 0; k < kPulleys; ++k) {
+    for (int k = 0; k < pulleys; ++k) {
       const SpanMeasure m = measureSpan(*drive, qq, vv, path, k);
       row.spanForce[k] = m.force;
       row.spanSpeed[k] = m.speed;
@@ -165,7 +175,8 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
       if (sampleBelt(*drive, qEnd, vEnd, el, i, bs) != Status::kOk) continue;
       double s = bs.materialArc - offset;
       s -= std::floor(s / path.totalLength) * path.totalLength;
-      profile.push_back(ProfileRow{s, bs.axialForce, bs.axialVelocity, bs.normalStress, bs.tangentialStress, bs.stickSlip});
+      profile.push_back(
+          ProfileRow{s, bs.axialForce, bs.axialVelocity, bs.normalStress, bs.tangentialStress, bs.stickSlip, bs.circle});
     }
   }
   std::sort(profile.begin(), profile.end(), [](const ProfileRow& a, const ProfileRow& b) { return a.s < b.s; });
@@ -173,6 +184,9 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   RunInfo info;
   info.scenario = &sc;
   info.elements = NE;
+  info.pulleys = pulleys;
+  info.segmentLength = length / segments;
+  for (int p = 0; p < pulleys; ++p) info.centrelineRadius[p] = circles[p].radius;
   info.beltLength = path.totalLength;
   info.driverArcStart = path.totalLength - circles[0].radius * std::fabs(path.arcSweep[0]);
   info.driverRadius = circles[0].radius;
