@@ -244,6 +244,7 @@ void checkPulleyLayout(const std::string& file, const Scenario& s) {
   PathCircle circles[kMaxPulleys];
   for (int p = 0; p < n; ++p) {
     const CircleParameters& c = s.pulleys[p].circle;
+    if (!(c.radius > 0.0)) throw ScenarioError{pulleyAt(file, s, p) + "needs a radius > 0 (key 'radius')"};
     circles[p] = PathCircle{c.centre, c.radius + 0.5 * s.belt.thickness * c.side, c.side};
   }
   for (int a = 0; a < n; ++a)

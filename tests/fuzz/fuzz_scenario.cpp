@@ -58,13 +58,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::to_string(s.elements));
   check(s.segmentsPerElement >= 1 && s.segmentsPerElement <= 8, "segments per element out of range",
         std::to_string(s.segmentsPerElement));
-  check(s.pulleys.size() == 2, "not two pulleys", std::to_string(s.pulleys.size()));
+  check(s.pulleys.size() >= 2 && s.pulleys.size() <= beltsim::host::kMaxPulleys, "pulley count out of range",
+        std::to_string(s.pulleys.size()));
   for (const auto& p : s.pulleys) {
     check(p.circle.side == 1 || p.circle.side == -1, "pulley side not +-1", std::to_string(p.circle.side));
-    // radius and inertia are not required keys: a missing one keeps its default 0, which the
-    // model's setUp refuses later ("invalid model parameter 'circle.radius'"); only given values
-    // are range-checked here.
-    check(std::isfinite(p.circle.radius) && p.circle.radius <= 100.0 && p.circle.radius >= 0.0,
+    // The layout check requires every radius (> 0); a missing inertia keeps its default 0, which
+    // the model's setUp refuses later ("invalid model parameter 'circle.inertia'").
+    check(std::isfinite(p.circle.radius) && p.circle.radius <= 100.0 && p.circle.radius > 0.0,
           "pulley radius out of range", std::to_string(p.circle.radius));
     check(std::isfinite(p.circle.centre(0)) && std::isfinite(p.circle.centre(1)), "pulley centre not finite",
           p.name);
