@@ -111,7 +111,6 @@ PulleyArcs pulleyArcs(const RunInfo& info, const std::vector<ProfileRow>& profil
 // Columns of timeseries.csv, 1-based as gnuplot counts them.
 struct Columns {
   int pulleys;
-  int angle(int p) const { return 2 + p; }
   int omega(int p) const { return 2 + pulleys + p; }
   int torque(int p) const { return 2 + 2 * pulleys + p; }
   int beltTorque(int p) const { return 2 + 3 * pulleys + p; }
@@ -283,7 +282,11 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     const double s0 = info.driverArcStart, R = info.driverRadius, mu = sc.contactPerArea.frictionCoefficient;
     g << "set datafile separator ','\nset terminal pngcairo size 1000,600\nset grid\nset key inside top center opaque box\n";
     const Columns col{n};
-    auto name = [&](int p) { return "P" + std::to_string(p + 1) + " " + sc.pulleys[p].name; };
+    auto name = [&](int p) {  // a gnuplot '...' string: a quote is written twice
+      std::string title = "P" + std::to_string(p + 1) + " ";
+      for (char c : sc.pulleys[p].name) title += c == '\'' ? std::string("''") : std::string(1, c);
+      return title;
+    };
     g << "set output 'pulley_speeds.png'\nset title 'Pulley speeds'\nset xlabel 't [s]'\nset ylabel 'omega [rad/s]'\nplot ";
     for (int p = 0; p < n; ++p)
       g << (p > 0 ? ", " : "") << "'timeseries.csv' every ::1 using 1:" << col.omega(p) << " with lines title '" << name(p) << "'";

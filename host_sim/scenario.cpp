@@ -32,6 +32,11 @@
 
 namespace beltsim::host {
 
+PathCircle pathCircleOf(const Scenario& s, int p) {
+  const CircleParameters& c = s.pulleys[p].circle;
+  return PathCircle{c.centre, c.radius + 0.5 * s.belt.thickness * c.side, c.side};
+}
+
 const std::vector<int>& supportedElementCounts() {
 #define BELTSIM_ELEMENTS(NE) NE,
   static const std::vector<int> counts{
@@ -243,9 +248,9 @@ void checkPulleyLayout(const std::string& file, const Scenario& s) {
   const int n = static_cast<int>(s.pulleys.size());
   PathCircle circles[kMaxPulleys];
   for (int p = 0; p < n; ++p) {
-    const CircleParameters& c = s.pulleys[p].circle;
-    if (!(c.radius > 0.0)) throw ScenarioError{pulleyAt(file, s, p) + "needs a radius > 0 (key 'radius')"};
-    circles[p] = PathCircle{c.centre, c.radius + 0.5 * s.belt.thickness * c.side, c.side};
+    if (!(s.pulleys[p].circle.radius > 0.0))
+      throw ScenarioError{pulleyAt(file, s, p) + "needs a radius > 0 (key 'radius')"};
+    circles[p] = pathCircleOf(s, p);
   }
   for (int a = 0; a < n; ++a)
     for (int b = a + 1; b < n; ++b) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "beltsim/belt_drive.hpp"
+#include "beltsim/belt_geometry.hpp"
 #include "beltsim/paper_parameters.hpp"
 #include "beltsim/static_equilibrium.hpp"
 
@@ -60,6 +61,9 @@ struct Scenario {
   double sampleInterval = 1e-3;  // s, rows of timeseries.csv
   bool plots = true;
 };
+
+// Pulley p as the belt's path sees it (spec §8.1): centreline radius r + h/2 on the belt's side.
+PathCircle pathCircleOf(const Scenario& s, int p);
 
 // Element counts compiled into the host build (the model's element count is a template
 // parameter).

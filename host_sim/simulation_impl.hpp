@@ -41,9 +41,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   CircleParameters circleParameters[NP];
   for (int p = 0; p < pulleys; ++p) {
     circleParameters[p] = sc.pulleys[p].circle;
-    circles[p] = PathCircle{circleParameters[p].centre,
-                            circleParameters[p].radius + 0.5 * sc.belt.thickness * circleParameters[p].side,
-                            circleParameters[p].side};
+    circles[p] = pathCircleOf(sc, p);
   }
   BeltPath<NP> path;
   ParameterError e = buildBeltPath(circles, pulleys, path);

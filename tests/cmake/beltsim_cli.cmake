@@ -54,7 +54,7 @@ if(MODE STREQUAL "bad_input")
   #     toml++ (UBSan in host-debug; found by fuzz_scenario).
   file(WRITE "${WORK}/non_ascii.toml" "[belt]\nelements = 60 é\n")
   expect_failure("non-ASCII character" "non_ascii.toml:2: " run "${WORK}/non_ascii.toml" --out "${WORK}/out5c")
-  # 5d-5g. Pulleys the belt cannot run around (issue 16): named by key and line where one pulley
+  # 5d-5h. Pulleys the belt cannot run around (issue 16): named by key and line where one pulley
   #     is at fault. A third pulley appended to the two of SCENARIO (line 1 of the appended text
   #     is the file's last line + 1).
   write_scenario("${WORK}/overlap.toml" "[[pulley]]" "name = \"P3\"" "centre = [0.05, 0.0]" "radius = 0.05" "inertia = 0.01")
@@ -67,6 +67,12 @@ if(MODE STREQUAL "bad_input")
   write_scenario("${WORK}/inside.toml" "[[pulley]]" "name = \"P3\"" "centre = [0.157, 0.0]" "radius = 0.03" "inertia = 0.01")
   expect_failure("a path that crosses itself" "inside.toml: key 'pulley': the path around the pulleys in this order crosses itself"
                  run "${WORK}/inside.toml" --out "${WORK}/out5f")
+  # A back-side idler P4 between P3 (below the drive) and P1, placed on the span P2 -> P3.
+  write_scenario("${WORK}/crossing.toml" "[[pulley]]" "name = \"P3\"" "centre = [0.157, -0.35]" "radius = 0.03"
+                 "inertia = 0.01" "[[pulley]]" "name = \"P4\"" "centre = [0.28, -0.2]" "radius = 0.03" "inertia = 0.01"
+                 "side = -1")
+  expect_failure("a span through a pulley" "crossing.toml:[0-9]+: key 'pulley\\[3\\]' \\(P4\\): the span from pulley\\[1\\] to pulley\\[2\\] runs through this pulley"
+                 run "${WORK}/crossing.toml" --out "${WORK}/out5h")
   file(READ "${SCENARIO}" text)
   string(FIND "${text}" "[[pulley]]" last REVERSE)  # P2's table, up to [solver]
   string(FIND "${text}" "[solver]" solver)
@@ -76,7 +82,7 @@ if(MODE STREQUAL "bad_input")
   expect_failure("one pulley" "one_pulley.toml: key 'pulley': a closed belt needs at least 2 pulleys \\(got 1\\)"
                  run "${WORK}/one_pulley.toml" --out "${WORK}/out5g")
   # Nothing was written for any rejected run.
-  foreach(i 1 2 3 4 5 5b 5c 5d 5e 5f 5g)
+  foreach(i 1 2 3 4 5 5b 5c 5d 5e 5f 5g 5h)
     if(EXISTS "${WORK}/out${i}")
       message(FATAL_ERROR "a rejected run created its output folder out${i}")
     endif()

@@ -1,7 +1,8 @@
 // The belt-drive plant: NE ANCF cable elements (a closed belt, or an open cable), up to NP circles
 // (pulleys, rolls) with NCS contact segments per element, all in fixed-size storage. A drive may
 // use fewer circles than NP (setUp's circleCount): the unused ones keep their unknowns, fixed
-// (identity rows), and take part in no contact, so one compiled NP serves every pulley count. It is the
+// (identity rows), and take part in no contact, so one compiled NP serves every smaller count
+// (the same motion; bits may differ from an NP-exact build: host_pulley_count). It is the
 // System of the GeneralizedAlpha integrator: it assembles the residual and the Newton matrix into
 // the O(N) bordered block-tridiagonal solver and runs the post-Newton step of every contact pair.
 //
