@@ -114,8 +114,14 @@ struct Columns {
   int omega(int p) const { return 2 + pulleys + p; }
   int torque(int p) const { return 2 + 2 * pulleys + p; }
   int beltTorque(int p) const { return 2 + 3 * pulleys + p; }
-  int spanForce(int k) const { return 2 + 4 * pulleys + k; }
+  // Between them: hub_force_x, hub_force_y, centre_x, centre_y (n columns each).
+  int spanForce(int k) const { return 2 + 8 * pulleys + k; }
+  // Tensioner j (0-based among the tensioners; m of them) after span speeds.
+  int armAngle(int j) const { return 2 + 10 * pulleys + j; }
+  int armTorque(int j, int m) const { return 2 + 10 * pulleys + m + j; }
 };
+
+bool isTensioner(const Scenario& sc, int p) { return sc.pulleys[p].circle.kind == CircleKind::kTensionerArm; }
 
 std::string jsonText(const std::string& text) {
   std::string out = "\"";
@@ -161,8 +167,14 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     const char* perPulley[] = {"angle_p", "omega_p", "torque_p", "belt_torque_p", "hub_force_x_p", "hub_force_y_p"};
     for (const char* name : perPulley)
       for (int p = 0; p < n; ++p) f << ',' << name << p + 1;
+    for (const char* name : {"centre_x_p", "centre_y_p"})
+      for (int p = 0; p < n; ++p) f << ',' << name << p + 1;
     for (int k = 0; k < n; ++k) f << ",span_force_" << k;
     for (int k = 0; k < n; ++k) f << ",span_speed_" << k;
+    // Tensioner arms only (the other pulleys have none).
+    for (const char* name : {"arm_angle_p", "arm_torque_p"})
+      for (int p = 0; p < n; ++p)
+        if (isTensioner(sc, p)) f << ',' << name << p + 1;
     f << ",newton_iterations,pns_iterations\n";
     for (const TimeRow& r : rows) {
       f << number(r.time);
@@ -170,8 +182,13 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
         for (int p = 0; p < n; ++p) f << ',' << number(v[p]);
       for (int c = 0; c < 2; ++c)
         for (int p = 0; p < n; ++p) f << ',' << number(r.hubForce[p][c]);
+      for (int c = 0; c < 2; ++c)
+        for (int p = 0; p < n; ++p) f << ',' << number(r.centre[p][c]);
       for (const double* v : {r.spanForce, r.spanSpeed})
         for (int k = 0; k < n; ++k) f << ',' << number(v[k]);
+      for (const double* v : {r.armAngle, r.armTorque})
+        for (int p = 0; p < n; ++p)
+          if (isTensioner(sc, p)) f << ',' << number(v[p]);
       f << ',' << r.newtonIterations << ',' << r.pnsIterations << '\n';
     }
     if (!f) {
@@ -227,7 +244,12 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
         << ", \"omega\": " << number(last.omega[p]) << ", \"angle\": " << number(last.angle[p])
         << ", \"torque\": " << number(last.torque[p]) << ", \"belt_torque\": " << number(last.beltTorque[p])
         << ", \"hub_force\": [" << number(last.hubForce[p][0]) << ", " << number(last.hubForce[p][1])
-        << "], \"contact_arc\": " << number(arcs.contact[p]) << ", \"slip_arc\": " << number(arcs.slip[p])
+        << "], \"centre\": [" << number(last.centre[p][0]) << ", " << number(last.centre[p][1]) << "]";
+      if (isTensioner(sc, p)) {
+        f << ", \"arm_angle\": " << number(last.armAngle[p]) << ", \"arm_torque\": " << number(last.armTorque[p])
+          << ", \"arm_hub_load\": " << number(std::hypot(last.hubForce[p][0], last.hubForce[p][1]));
+      }
+      f << ", \"contact_arc\": " << number(arcs.contact[p]) << ", \"slip_arc\": " << number(arcs.slip[p])
         << ", \"slip_arc_angle\": " << number(R > 0.0 ? arcs.slip[p] / R : 0.0)
         << ", \"tail_mean\": {\"omega\": " << number(tail.omega[p]) << ", \"torque\": " << number(tail.torque[p])
         << ", \"belt_torque\": " << number(tail.beltTorque[p]) << "}}" << (p + 1 < n ? "," : "") << "\n";
@@ -302,6 +324,20 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
       g << (k > 0 ? ", " : "") << "'timeseries.csv' every ::1 using 1:" << col.spanForce(k) << " with lines title 'span P"
         << k + 1 << "->P" << (k + 1) % n + 1 << "'";
     g << "\n";
+    int arms = 0;
+    for (int p = 0; p < n; ++p) arms += isTensioner(sc, p) ? 1 : 0;
+    if (arms > 0) {
+      g << "set output 'tensioner_arms.png'\nset title 'Tensioner arms: angle (solid, left) and arm torque (dashed, "
+           "right)'\nset ylabel 'arm angle [rad]'\nset y2label 'torque [N m]'\nset y2tics\nplot ";
+      for (int p = 0, j = 0; p < n; ++p) {
+        if (!isTensioner(sc, p)) continue;
+        g << (j > 0 ? ", " : "") << "'timeseries.csv' every ::1 using 1:" << col.armAngle(j) << " with lines lc "
+          << j + 1 << " title '" << name(p) << "', '' every ::1 using 1:" << col.armTorque(j, arms)
+          << " axes x1y2 with lines dt 2 lc " << j + 1 << " notitle";
+        ++j;
+      }
+      g << "\nunset y2tics\nunset y2label\n";
+    }
     g << "set output 'axial_force.png'\nset title 'Axial force along the belt at t = " << number(last.time)
       << " s'\nset xlabel 's [m]'\nset ylabel 'N [N]'\n";
     if (wrapAngle > 0.0) {

@@ -21,6 +21,9 @@ struct TimeRow {
                                        // axle's torque on a fixed pulley
   double beltTorque[kMaxPulleys] = {}; // N m, torque of the belt on the pulley
   double hubForce[kMaxPulleys][2] = {};  // N, force of the belt on the pulley (its axle load)
+  double centre[kMaxPulleys][2] = {};  // m, the pulley's centre (moves for floating and tensioner)
+  double armAngle[kMaxPulleys] = {};   // rad, tensioner: direction of pivot -> centre (atan2)
+  double armTorque[kMaxPulleys] = {};  // N m, tensioner: spring, damper and friction on the arm
   double spanForce[kMaxPulleys] = {};  // N, span k from pulley k to pulley k+1
   double spanSpeed[kMaxPulleys] = {};  // m/s
   int newtonIterations = 0;            // max over the steps since the previous row

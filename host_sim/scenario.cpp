@@ -291,6 +291,27 @@ void checkPulleyLayout(const std::string& file, const Scenario& s) {
                         "turn by " + std::to_string(-turning * 180.0 / detmath::kPi) +
                         " degrees instead of 360); list the pulleys in belt travel order, clockwise"};
   }
+  for (int p = 0; p < n; ++p) {
+    const CircleParameters& c = s.pulleys[p].circle;
+    if (c.kind != CircleKind::kTensionerArm) continue;
+    // The belt pulls the pulley along its two spans; the spring's force at the drawn position,
+    // k preload (t / L), must push against that pull, or no tension can hold the arm.
+    const Vector2 arm = c.centre - c.arm.pivot;
+    const double length = arm.norm();
+    if (!(length > 0.0)) throw ScenarioError{pulleyAt(file, s, p) + "key 'arm.pivot' is the pulley's centre: no arm"};
+    const int before = (p + n - 1) % n;
+    const Vector2 pull = (path.departure[before] - path.arrival[before]).normalized() +
+                         (path.arrival[p] - path.departure[p]).normalized();
+    const Vector2 tangent(-arm(1) / length, arm(0) / length);
+    const double push = c.arm.stiffness * c.arm.preloadAngle * tangent.dot(pull) / length;
+    if (!(push < 0.0)) {
+      std::ostringstream m;
+      m << pulleyAt(file, s, p) << "key 'arm.preload_angle': the spring (torque " << c.arm.stiffness * c.arm.preloadAngle
+        << " N m at the drawn position) does not push the pulley into the belt, so no belt tension can balance it; "
+        << "wind it up the other way (preload_angle of the other sign) or move the pivot";
+      throw ScenarioError{m.str()};
+    }
+  }
   for (int k = 0; k < n; ++k) {
     const Vector2 a = path.departure[k], b = path.arrival[k];
     const double length = path.spanLength[k];
@@ -307,6 +328,26 @@ void checkPulleyLayout(const std::string& file, const Scenario& s) {
       }
     }
   }
+}
+
+// [pulley.arm] of a tensioner (model: tensioner_arm.hpp). Pivot and spring are required; the
+// friction torques are the asymmetric damping (counter-clockwise / clockwise arm motion).
+void readArm(const std::string& file, const toml::table& t, const std::string& prefix, TensionerArm& arm) {
+  TableReader r(file, t, prefix);
+  for (const char* required : {"pivot", "stiffness", "preload_angle"})
+    if (t.get(required) == nullptr) fail(file, t, prefix + "." + required, "missing (a tensioner arm needs it)");
+  r.vector2("pivot", arm.pivot);
+  r.number("inertia", arm.inertia, 0.0, 1e6);
+  r.number("stiffness", arm.stiffness, 0.0, 1e9);
+  r.number("preload_angle", arm.preloadAngle, -2.0 * detmath::kPi, 2.0 * detmath::kPi);
+  r.number("damping", arm.damping, 0.0, 1e9);
+  r.number("friction_torque_ccw", arm.frictionTorque[0], 0.0, 1e6);
+  r.number("friction_torque_cw", arm.frictionTorque[1], 0.0, 1e6);
+  r.number("friction_stiffness", arm.frictionStiffness, 0.0, 1e12, true);
+  r.number("friction_damping_ratio", arm.frictionDampingRatio, 0.0, 100.0);
+  r.number("radial_stiffness", arm.radialStiffness, 0.0, 1e14, true);
+  r.number("radial_damping_ratio", arm.radialDampingRatio, 0.0, 100.0);
+  r.finish();
 }
 
 void readScenario(const std::string& file, const toml::table& root, Scenario& s) {
@@ -370,13 +411,16 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
       // speed / torque: driven (profile, or the HIL command); fixed_axis: turns freely on its axle
       // (a loaded pulley with a torque profile and a damper, or an idler with bearing friction
       // as its damper); fixed: does not turn; floating: centre on support springs.
-      const std::string kind = r.text("kind", "fixed_axis", {"fixed_axis", "speed", "torque", "floating", "fixed"});
+      // tensioner: centre on a pivoting arm with a torsional spring ([pulley.arm]).
+      const std::string kind =
+          r.text("kind", "fixed_axis", {"fixed_axis", "speed", "torque", "floating", "fixed", "tensioner"});
       p.kind = kind;
       p.line = static_cast<int>(item.source().begin.line);
       p.circle.kind = kind == "speed" ? CircleKind::kSpeedDriven
                     : kind == "torque" ? CircleKind::kTorqueDriven
                     : kind == "floating" ? CircleKind::kFloating
-                    : kind == "fixed" ? CircleKind::kFixed : CircleKind::kFixedAxis;
+                    : kind == "fixed" ? CircleKind::kFixed
+                    : kind == "tensioner" ? CircleKind::kTensionerArm : CircleKind::kFixedAxis;
       r.vector2("centre", p.circle.centre);
       r.number("radius", p.circle.radius, 0.0, 100.0, true);
       r.number("inertia", p.circle.inertia, 0.0, 1e9, true);
@@ -390,6 +434,13 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
       if (const toml::table* tq = r.subtable("torque")) p.circle.torque = readProfile(file, *tq, prefix + ".torque");
       if (p.circle.kind == CircleKind::kFloating && !(p.circle.mass > 0.0))
         fail(file, item, prefix + ".mass", "a floating pulley needs a mass > 0");
+      if (const toml::table* arm = r.subtable("arm")) {
+        if (p.circle.kind != CircleKind::kTensionerArm)
+          fail(file, *arm, prefix + ".arm", "only a pulley of kind = \"tensioner\" has an arm");
+        readArm(file, *arm, prefix + ".arm", p.circle.arm);
+      } else if (p.circle.kind == CircleKind::kTensionerArm) {
+        fail(file, item, prefix + ".arm", "a tensioner needs an [pulley.arm] table (pivot, stiffness, preload_angle)");
+      }
       r.finish();
       if (s.pulleys.size() == kMaxPulleys)
         fail(file, item, prefix, "at most " + std::to_string(kMaxPulleys) + " pulleys");

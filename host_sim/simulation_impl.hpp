@@ -123,6 +123,13 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
       row.beltTorque[p] = drive->beltTorque(p);
       row.hubForce[p][0] = drive->hubForce(p)(0);
       row.hubForce[p][1] = drive->hubForce(p)(1);
+      row.centre[p][0] = qq(Drive::circleDof(p, 0));
+      row.centre[p][1] = qq(Drive::circleDof(p, 1));
+      if (kind == CircleKind::kTensionerArm) {
+        const ArmForce arm = drive->armState(p, qq, vv);
+        row.armAngle[p] = drive->armGeometryOf(p).drawnAngle + arm.angle;
+        row.armTorque[p] = arm.torque;
+      }
     }
     for (int k = 0; k < pulleys; ++k) {
       const SpanMeasure m = measureSpan(*drive, qq, vv, path, k);

@@ -1,19 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and tests need, if any is missing.
-# Usage: scripts/setup.sh            (sourced by the other scripts, or run by itself)
+# Usage: scripts/setup.sh              everything: host, cross targets, QEMU, fuzzing (test command)
+#        scripts/setup.sh --host-only  what the host simulator's build needs (the main job)
 set -euo pipefail
 
-# command-or-file -> Debian package
+# command-or-file -> Debian package. The host preset configures its tests and benchmarks too,
+# so googletest and Google Benchmark are host packages.
 declare -A need=(
   [cmake]=cmake
   [ninja]=ninja-build
   [g++]=g++
-  [arm-none-eabi-g++]=gcc-arm-none-eabi
-  [/usr/lib/arm-none-eabi/newlib/thumb/v7e-m+dp/hard/librdimon.a]=libnewlib-arm-none-eabi
-  [/usr/lib/arm-none-eabi/newlib/thumb/v7e-m+dp/hard/libstdc++.a]=libstdc++-arm-none-eabi-newlib
-  [aarch64-linux-gnu-g++]=g++-aarch64-linux-gnu
-  [qemu-system-arm]=qemu-system-arm
-  [qemu-aarch64]=qemu-user
   [/usr/include/eigen3/Eigen/Core]=libeigen3-dev
   [/usr/src/googletest/googletest/CMakeLists.txt]=googletest
   [/usr/include/benchmark/benchmark.h]=libbenchmark-dev
@@ -21,9 +17,19 @@ declare -A need=(
   [/usr/include/toml++/toml.h]=libtomlplusplus-dev
   [/usr/include/CLI/CLI.hpp]=libcli11-dev
   [gnuplot]=gnuplot-nox
-  [clang++]=clang
-  [/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a]=libclang-rt-14-dev
 )
+if [[ "${1:-}" != "--host-only" ]]; then
+  need+=(
+    [arm-none-eabi-g++]=gcc-arm-none-eabi
+    [/usr/lib/arm-none-eabi/newlib/thumb/v7e-m+dp/hard/librdimon.a]=libnewlib-arm-none-eabi
+    [/usr/lib/arm-none-eabi/newlib/thumb/v7e-m+dp/hard/libstdc++.a]=libstdc++-arm-none-eabi-newlib
+    [aarch64-linux-gnu-g++]=g++-aarch64-linux-gnu
+    [qemu-system-arm]=qemu-system-arm
+    [qemu-aarch64]=qemu-user
+    [clang++]=clang
+    [/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a]=libclang-rt-14-dev
+  )
+fi
 
 missing=()
 for item in "${!need[@]}"; do

@@ -73,6 +73,17 @@ if(MODE STREQUAL "bad_input")
                  "side = -1")
   expect_failure("a span through a pulley" "crossing.toml:[0-9]+: key 'pulley\\[3\\]' \\(P4\\): the span from pulley\\[1\\] to pulley\\[2\\] runs through this pulley"
                  run "${WORK}/crossing.toml" --out "${WORK}/out5h")
+  # 5i-5j. A tensioner whose spring cannot hold the belt (wound up the wrong way: it pulls the
+  #     pulley out of the belt), and a tensioner without its arm.
+  write_scenario("${WORK}/tensioner_away.toml" "[[pulley]]" "name = \"T\"" "kind = \"tensioner\"" "centre = [0.157, -0.3]"
+                 "radius = 0.03" "inertia = 0.01" "mass = 0.3" "[pulley.arm]" "pivot = [0.257, -0.3]"
+                 "stiffness = 30.0" "preload_angle = -0.3")
+  expect_failure("tensioner spring pushing away" "tensioner_away.toml:[0-9]+: key 'pulley\\[2\\]' \\(T\\): key 'arm.preload_angle': the spring .* does not push the pulley into the belt"
+                 run "${WORK}/tensioner_away.toml" --out "${WORK}/out5i")
+  write_scenario("${WORK}/tensioner_no_arm.toml" "[[pulley]]" "name = \"T\"" "kind = \"tensioner\"" "centre = [0.157, -0.3]"
+                 "radius = 0.03" "inertia = 0.01" "mass = 0.3")
+  expect_failure("tensioner without arm" "tensioner_no_arm.toml:[0-9]+: key 'pulley\\[2\\].arm': a tensioner needs"
+                 run "${WORK}/tensioner_no_arm.toml" --out "${WORK}/out5j")
   file(READ "${SCENARIO}" text)
   string(FIND "${text}" "[[pulley]]" last REVERSE)  # P2's table, up to [solver]
   string(FIND "${text}" "[solver]" solver)
@@ -82,7 +93,7 @@ if(MODE STREQUAL "bad_input")
   expect_failure("one pulley" "one_pulley.toml: key 'pulley': a closed belt needs at least 2 pulleys \\(got 1\\)"
                  run "${WORK}/one_pulley.toml" --out "${WORK}/out5g")
   # Nothing was written for any rejected run.
-  foreach(i 1 2 3 4 5 5b 5c 5d 5e 5f 5g 5h)
+  foreach(i 1 2 3 4 5 5b 5c 5d 5e 5f 5g 5h 5i 5j)
     if(EXISTS "${WORK}/out${i}")
       message(FATAL_ERROR "a rejected run created its output folder out${i}")
     endif()

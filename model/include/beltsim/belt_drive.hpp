@@ -27,6 +27,7 @@
 #include "beltsim/generalized_alpha.hpp"
 #include "beltsim/low_rank_update.hpp"
 #include "beltsim/profiles.hpp"
+#include "beltsim/tensioner_arm.hpp"
 
 namespace beltsim {
 
@@ -36,6 +37,7 @@ enum class CircleKind : std::uint8_t {
   kTorqueDriven,  // motor inertia included in `inertia`; torque = profile + command
   kFloating,      // planar rigid body on spring-dampers to its rest position; rotation free
   kFixed,         // does not move at all (a fixed guide or a blocked pulley): x, y, phi prescribed
+  kTensionerArm,  // centre on a pivoting arm with a torsional spring (tensioner_arm.hpp); rotation free
 };
 
 struct CircleParameters {
@@ -47,11 +49,12 @@ struct CircleParameters {
   double rotationalDamping = 0.0;    // d, N m s/rad: LHS + d omega
   RampProfile torque;                // applied physical torque (positive counter-clockwise), N m
   RampProfile speed;                 // prescribed omega for kSpeedDriven, rad/s
-  double mass = 0.0;                 // kg (kFloating only)
+  double mass = 0.0;                 // kg (kFloating, kTensionerArm)
   double supportStiffness = 0.0;     // N/m, each direction (kFloating only)
   double supportDamping = 0.0;       // N s/m, each direction (kFloating only)
   Vector2 force = Vector2::Zero();   // applied force on the centre, N (kFloating only; scaled by
                                      // the load factor in the static solve, like gravity)
+  TensionerArm arm;                  // kTensionerArm only (mass: the pulley's, on the arm's tip)
 };
 
 enum class CableEnd : std::uint8_t { kFree, kPinned, kClamped };
@@ -130,6 +133,29 @@ class BeltDrive {
           return ParameterError::invalid("circle.support_stiffness");
         if (!(isFinite(c.supportDamping) && c.supportDamping >= 0.0))
           return ParameterError::invalid("circle.support_damping");
+      }
+      if (c.kind == CircleKind::kTensionerArm) {
+        const TensionerArm& arm = c.arm;
+        if (!(isFinite(c.mass) && c.mass >= 0.0)) return ParameterError::invalid("circle.mass");
+        if (!(isFinite(arm.pivot(0)) && isFinite(arm.pivot(1)))) return ParameterError::invalid("arm.pivot");
+        if (!((c.centre - arm.pivot).norm() > 0.0)) return ParameterError::invalid("arm.length");
+        if (!(isFinite(arm.inertia) && arm.inertia >= 0.0)) return ParameterError::invalid("arm.inertia");
+        if (!(isFinite(arm.stiffness) && arm.stiffness >= 0.0)) return ParameterError::invalid("arm.stiffness");
+        if (!isFinite(arm.preloadAngle)) return ParameterError::invalid("arm.preload_angle");
+        if (!(isFinite(arm.damping) && arm.damping >= 0.0)) return ParameterError::invalid("arm.damping");
+        for (double tf : arm.frictionTorque)
+          if (!(isFinite(tf) && tf >= 0.0)) return ParameterError::invalid("arm.friction_torque");
+        if (!(isFinite(arm.frictionStiffness) && arm.frictionStiffness > 0.0))
+          return ParameterError::invalid("arm.friction_stiffness");
+        if (!(isFinite(arm.frictionDampingRatio) && arm.frictionDampingRatio >= 0.0))
+          return ParameterError::invalid("arm.friction_damping_ratio");
+        if (!(isFinite(arm.radialStiffness) && arm.radialStiffness > 0.0))
+          return ParameterError::invalid("arm.radial_stiffness");
+        if (!(isFinite(arm.radialDampingRatio) && arm.radialDampingRatio >= 0.0))
+          return ParameterError::invalid("arm.radial_damping_ratio");
+        armGeometry_[p] = armGeometry(arm, c.centre, c.mass);
+        armAnchor_[p] = armAnchorStart_[p] = 0.0;
+        if (!(armGeometry_[p].equivalentMass > 0.0)) return ParameterError::invalid("arm.inertia");
       }
       circle_[p] = c;
       ContactParameters cp = contact;
@@ -365,7 +391,7 @@ class BeltDrive {
     for (int p = 0; p < NP; ++p) {
       for (int e = 0; e < NE && p < circleCount_; ++e)
         if (pair_[e][p].anyFlagged()) addPairMatrix(e, p, pairBlock_[e][p]);
-      circleMatrix(p, massFactor, stiffnessFactor, dampingFactor);
+      circleMatrix(p, q, v, massFactor, stiffnessFactor, dampingFactor);
     }
     applyPrescribedMatrixRows();
     scale_ = stiffnessFactor;
@@ -432,7 +458,7 @@ class BeltDrive {
   Status finishRefresh(const IterationPoint<Vector>& point) {
     if (refreshedElements_ != NE || build_ == active_) return Status::kInvalidParameter;
     const SchemeCoefficients& c = *point.scheme;
-    for (int p = 0; p < NP; ++p) circleMatrix(p, c.massFactor, c.stiffnessFactor, c.dampingFactor);
+    for (int p = 0; p < NP; ++p) circleMatrix(p, *point.q, *point.v, c.massFactor, c.stiffnessFactor, c.dampingFactor);
     for (int dof = 0; dof < kSize; ++dof) {
       const int sr = solverIndex(dof) - NE * 4;
       if (sr < 0 || prescribedKind(dof) == Prescribed::kNo) continue;
@@ -507,12 +533,23 @@ class BeltDrive {
   void beginStep() {
     for (int e = 0; e < NE; ++e)
       for (int p = 0; p < circleCount_; ++p) pair_[e][p].beginStep();
+    for (int p = 0; p < circleCount_; ++p) armAnchorStart_[p] = armAnchor_[p];
   }
 
   // e_PNS: sum over the segments of a pair, maximum over the pairs (spec §4.7 notes).
   Status postNewtonStep(const IterationPoint<Vector>& point, double& error) {
     error = 0.0;
     Status worst = Status::kOk;
+    // Tensioner arms: the friction anchor from the start-of-step anchor (as the belt's segments);
+    // the change, as a force at the pulley (N), counts in the PNS error.
+    for (int p = 0; p < circleCount_; ++p) {
+      if (circle_[p].kind != CircleKind::kTensionerArm || mode_ != Mode::kDynamic) continue;
+      const double delta = armState(p, *point.q, *point.v).angle;
+      const double anchor = updateArmAnchor(circle_[p].arm, armAnchorStart_[p], delta);
+      const double change = std::fabs(anchor - armAnchor_[p]) * circle_[p].arm.frictionStiffness / armGeometry_[p].length;
+      if (hasArmFriction(circle_[p].arm) && change > error) error = change;
+      armAnchor_[p] = anchor;
+    }
     for (int p = 0; p < circleCount_; ++p) {
       const CircleState cs = circleState(*point.q, *point.v, p);
       for (int e = 0; e < NE; ++e) {
@@ -536,10 +573,23 @@ class BeltDrive {
   // Force of the belt's contact forces on circle p at the last residual (physical), N: what its
   // axle (or, for a floating circle, its support) carries.
   Vector2 hubForce(int p) const { return hubForce_[p]; }
+  // Tensioner arm of circle p (kTensionerArm) at coordinates q, velocities v: its angle from the
+  // drawn position (rad, counter-clockwise), spring torque and total torque about the pivot.
+  ArmForce armState(int p, const Vector& q, const Vector& v) const {
+    const CircleState cs = circleState(q, v, p);
+    return armForce(circle_[p].arm, armGeometry_[p], cs.centre, cs.velocity, mode_ == Mode::kDynamic, armAnchor_[p]);
+  }
+  const ArmGeometry& armGeometryOf(int p) const { return armGeometry_[p]; }
 
   // Initialises every pair's history from the current geometry (spec §8.4): contact (g <= 0):
   // stick, anchored at x_cur; otherwise undefined. Also the start-of-step copy.
   void initializeContactHistory(const Vector& q, const Vector& v) {
+    for (int p = 0; p < circleCount_; ++p) {
+      // Tensioner friction anchored where the arm is: no friction torque at the start.
+      if (circle_[p].kind == CircleKind::kTensionerArm)
+        armAnchor_[p] = armAnchorStart_[p] = armForce(circle_[p].arm, armGeometry_[p], circleState(q, v, p).centre,
+                                                      Vector2::Zero(), false, 0.0).angle;
+    }
     for (int p = 0; p < circleCount_; ++p) {
       const CircleState cs = circleState(q, v, p);
       for (int e = 0; e < NE; ++e) {
@@ -726,7 +776,7 @@ class BeltDrive {
       const int p = (dof - 4 * kNodes) / kCircleDofs;
       const int local = (dof - 4 * kNodes) % kCircleDofs;
       const CircleKind kind = circle_[p].kind;
-      if (local < 2) return kind == CircleKind::kFloating ? Prescribed::kNo : Prescribed::kFixed;
+      if (local < 2) return movingCentre(kind) ? Prescribed::kNo : Prescribed::kFixed;
       if (kind == CircleKind::kFixed) return Prescribed::kFixed;
       if (mode_ == Mode::kStatic) return Prescribed::kStaticLock;  // rotations locked (spec §8.3)
       return kind == CircleKind::kSpeedDriven ? Prescribed::kSpeed : Prescribed::kNo;
@@ -750,7 +800,7 @@ class BeltDrive {
       const int p = (dof - 4 * kNodes) / kCircleDofs;
       const int local = (dof - 4 * kNodes) % kCircleDofs;
       if (local == 2) return circle_[p].inertia;
-      return circle_[p].kind == CircleKind::kFloating ? circle_[p].mass : lumpedNodeMass_;
+      return movingCentre(circle_[p].kind) ? centreMass(p) : lumpedNodeMass_;
     }
     return lumpedNodeMass_;
   }
@@ -796,9 +846,27 @@ class BeltDrive {
     }
   }
 
+  static bool movingCentre(CircleKind kind) {
+    return kind == CircleKind::kFloating || kind == CircleKind::kTensionerArm;
+  }
+  // Translational mass of a moving centre: a tensioner's includes its arm (tensioner_arm.hpp).
+  double centreMass(int p) const {
+    return circle_[p].kind == CircleKind::kTensionerArm ? armGeometry_[p].equivalentMass : circle_[p].mass;
+  }
+
   void circleResidual(int p, const Vector& q, const Vector& v, const Vector& a, double t, Vector& r) const {
     const CircleParameters& c = circle_[p];
     const int ix = circleDof(p, 0), iy = circleDof(p, 1), ip = circleDof(p, 2);
+    if (c.kind == CircleKind::kTensionerArm) {
+      const ArmForce f = armState(p, q, v);
+      const double m = centreMass(p);
+      const bool isStatic = mode_ == Mode::kStatic;
+      for (int l = 0; l < 2; ++l) {
+        const int i = circleDof(p, l);
+        r(i) += (isStatic ? stabilizer_ * m * (q(i) - staticPrevious_(i)) : m * a(i)) - f.force(l);
+      }
+      if (isStatic) return;
+    }
     if (mode_ == Mode::kStatic) {
       if (c.kind == CircleKind::kFloating) {
         r(ix) += c.supportStiffness * (q(ix) - c.centre(0)) + stabilizer_ * c.mass * (q(ix) - staticPrevious_(ix)) -
@@ -815,9 +883,22 @@ class BeltDrive {
     }
   }
 
-  void circleMatrix(int p, double massFactor, double stiffnessFactor, double dampingFactor) {
+  void circleMatrix(int p, const Vector& q, const Vector& v, double massFactor, double stiffnessFactor,
+                    double dampingFactor) {
     const CircleParameters& c = circle_[p];
     const int ip = circleDof(p, 2);
+    if (c.kind == CircleKind::kTensionerArm) {
+      const ArmForce f = armState(p, q, v);
+      const double m = centreMass(p);
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) {
+          double value = stiffnessFactor * f.stiffness(i, j);
+          if (mode_ == Mode::kDynamic) value += dampingFactor * f.damping(i, j);
+          if (i == j) value += massFactor * m;
+          addEntry(circleDof(p, i), circleDof(p, j), value);
+        }
+      if (mode_ == Mode::kStatic) return;
+    }
     if (mode_ == Mode::kStatic) {
       if (c.kind == CircleKind::kFloating) {
         for (int l = 0; l < 2; ++l)
@@ -1001,6 +1082,9 @@ class BeltDrive {
   double reaction_[NP] = {};
   double beltTorque_[NP] = {};
   Vector2 hubForce_[NP];
+  ArmGeometry armGeometry_[NP];
+  double armAnchor_[NP] = {};       // tensioner friction anchor, rad from the drawn position
+  double armAnchorStart_[NP] = {};  // the same at the start of the step
   BeltDriveInput<NP> input_;
   BeltDriveInput<NP> previousInput_;
   Mode mode_ = Mode::kDynamic;
