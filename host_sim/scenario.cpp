@@ -294,17 +294,17 @@ void checkPulleyLayout(const std::string& file, const Scenario& s) {
   for (int p = 0; p < n; ++p) {
     const CircleParameters& c = s.pulleys[p].circle;
     if (c.kind != CircleKind::kTensionerArm) continue;
-    // The belt pulls the pulley along its two spans; the spring's force at the drawn position,
-    // k preload (t / L), must push against that pull, or no tension can hold the arm.
-    const Vector2 arm = c.centre - c.arm.pivot;
-    const double length = arm.norm();
-    if (!(length > 0.0)) throw ScenarioError{pulleyAt(file, s, p) + "key 'arm.pivot' is the pulley's centre: no arm"};
+    // The belt pulls the pulley along its two spans; the spring's force at the drawn position
+    // (the model's own, tensioner_arm.hpp) must push against that pull, or no tension can hold
+    // the arm.
+    if (!((c.centre - c.arm.pivot).norm() > 0.0))
+      throw ScenarioError{pulleyAt(file, s, p) + "key 'arm.pivot' is the pulley's centre: no arm"};
     const int before = (p + n - 1) % n;
     const Vector2 pull = (path.departure[before] - path.arrival[before]).normalized() +
                          (path.arrival[p] - path.departure[p]).normalized();
-    const Vector2 tangent(-arm(1) / length, arm(0) / length);
-    const double push = c.arm.stiffness * c.arm.preloadAngle * tangent.dot(pull) / length;
-    if (!(push < 0.0)) {
+    const ArmForce spring =
+        armForce(c.arm, armGeometry(c.arm, c.centre, c.mass), c.centre, Vector2::Zero(), false, 0.0);
+    if (!(spring.force.dot(pull) < 0.0)) {
       std::ostringstream m;
       m << pulleyAt(file, s, p) << "key 'arm.preload_angle': the spring (torque " << c.arm.stiffness * c.arm.preloadAngle
         << " N m at the drawn position) does not push the pulley into the belt, so no belt tension can balance it; "

@@ -543,11 +543,11 @@ class BeltDrive {
     // Tensioner arms: the friction anchor from the start-of-step anchor (as the belt's segments);
     // the change, as a force at the pulley (N), counts in the PNS error.
     for (int p = 0; p < circleCount_; ++p) {
-      if (circle_[p].kind != CircleKind::kTensionerArm || mode_ != Mode::kDynamic) continue;
-      const double delta = armState(p, *point.q, *point.v).angle;
-      const double anchor = updateArmAnchor(circle_[p].arm, armAnchorStart_[p], delta);
-      const double change = std::fabs(anchor - armAnchor_[p]) * circle_[p].arm.frictionStiffness / armGeometry_[p].length;
-      if (hasArmFriction(circle_[p].arm) && change > error) error = change;
+      const CircleParameters& c = circle_[p];
+      if (c.kind != CircleKind::kTensionerArm || !hasArmFriction(c.arm) || mode_ != Mode::kDynamic) continue;
+      const double anchor = updateArmAnchor(c.arm, armAnchorStart_[p], armState(p, *point.q, *point.v).angle);
+      const double change = std::fabs(anchor - armAnchor_[p]) * c.arm.frictionStiffness / armGeometry_[p].length;
+      if (change > error) error = change;
       armAnchor_[p] = anchor;
     }
     for (int p = 0; p < circleCount_; ++p) {
@@ -586,9 +586,7 @@ class BeltDrive {
   void initializeContactHistory(const Vector& q, const Vector& v) {
     for (int p = 0; p < circleCount_; ++p) {
       // Tensioner friction anchored where the arm is: no friction torque at the start.
-      if (circle_[p].kind == CircleKind::kTensionerArm)
-        armAnchor_[p] = armAnchorStart_[p] = armForce(circle_[p].arm, armGeometry_[p], circleState(q, v, p).centre,
-                                                      Vector2::Zero(), false, 0.0).angle;
+      if (circle_[p].kind == CircleKind::kTensionerArm) armAnchor_[p] = armAnchorStart_[p] = armState(p, q, v).angle;
     }
     for (int p = 0; p < circleCount_; ++p) {
       const CircleState cs = circleState(q, v, p);
@@ -892,10 +890,9 @@ class BeltDrive {
       const double m = centreMass(p);
       for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j) {
-          double value = stiffnessFactor * f.stiffness(i, j);
-          if (mode_ == Mode::kDynamic) value += dampingFactor * f.damping(i, j);
-          if (i == j) value += massFactor * m;
-          addEntry(circleDof(p, i), circleDof(p, j), value);
+          // (f.damping is zero in the static solve.)
+          const double value = stiffnessFactor * f.stiffness(i, j) + dampingFactor * f.damping(i, j);
+          addEntry(circleDof(p, i), circleDof(p, j), i == j ? value + massFactor * m : value);
         }
       if (mode_ == Mode::kStatic) return;
     }
