@@ -1,5 +1,6 @@
 // Chooses the compiled element count and circle build of a scenario: two-pulley drives run on
-// the 2-circle build (the paper's bits), every other drive on the 8-circle build.
+// the 2-circle build (the paper's bits), every other drive and every open belt on the 8-circle
+// build.
 #include <cstdio>
 
 #include "simulation.hpp"
@@ -8,13 +9,15 @@ namespace beltsim::host {
 
 #define BELTSIM_ELEMENTS(NE)                                                            \
   extern template int runScenarioWith<NE, 2>(const Scenario&, const RunOptions&); \
-  extern template int runScenarioWith<NE, kMaxPulleys>(const Scenario&, const RunOptions&);
+  extern template int runScenarioWith<NE, kMaxPulleys>(const Scenario&, const RunOptions&); \
+  extern template int runOpenCableWith<NE>(const Scenario&, const RunOptions&);
 #include "element_counts.inc"
 #undef BELTSIM_ELEMENTS
 
 int runScenario(const Scenario& scenario, const RunOptions& options) {
   const bool two = scenario.pulleys.size() == 2;
-#define BELTSIM_ELEMENTS(NE) \
+#define BELTSIM_ELEMENTS(NE)                                                  \
+  if (scenario.elements == NE && !scenario.belt.closed) return runOpenCableWith<NE>(scenario, options); \
   if (scenario.elements == NE) \
     return two ? runScenarioWith<NE, 2>(scenario, options) : runScenarioWith<NE, kMaxPulleys>(scenario, options);
 #include "element_counts.inc"

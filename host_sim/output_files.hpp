@@ -61,6 +61,7 @@ struct RunInfo {
   double beltLength = 0.0;
   double driverArcStart = 0.0;  // s_l where the belt arrives on P1 (start of P1's contact arc)
   double driverRadius = 0.0;    // centreline radius on P1
+  double arcStart[kMaxPulleys] = {};  // s_l where the belt arrives on pulley p (drawn path; p = 0: driverArcStart)
   bool staticConverged = false;
   double staticResidual = 0.0;
   double wallTime = 0.0;
@@ -72,6 +73,7 @@ class OutputFiles {
  public:
   // Creates the folder; fails if it exists and is not empty.
   bool open(const std::string& directory, std::string& error);
+  const std::string& directory() const { return directory_; }
   bool writeAll(const RunInfo& info, const std::vector<TimeRow>& rows, const std::vector<ProfileRow>& profile,
                 std::vector<float> stepMicros, bool plots, std::string& error);
 

@@ -350,6 +350,92 @@ void readArm(const std::string& file, const toml::table& t, const std::string& p
   r.finish();
 }
 
+// [belt] keys of an open cable: its ends and its initial nodes (a straight cable from `start` to
+// `end`, or `nodes`, elements + 1 points); the element length is the polyline's length / elements.
+// A closed belt rejects them.
+void readCableEnds(const std::string& file, const toml::table& t, TableReader& r, Scenario& s) {
+  const std::set<std::string> ends{"free", "pinned", "clamped"};
+  auto end = [](const std::string& text) {
+    return text == "clamped" ? CableEnd::kClamped : text == "pinned" ? CableEnd::kPinned : CableEnd::kFree;
+  };
+  s.belt.startEnd = end(r.text("start_end", "free", ends));
+  s.belt.finishEnd = end(r.text("finish_end", "free", ends));
+  Vector2 start = Vector2::Zero(), finish = Vector2::Zero();
+  r.vector2("start", start);
+  r.vector2("end", finish);
+  const toml::node* nodes = r.find("nodes");
+  if (s.belt.closed) {
+    for (const char* key : {"start_end", "finish_end", "start", "end", "nodes"})
+      if (const toml::node* n = t.get(key))
+        fail(file, *n, std::string("belt.") + key, "only an open belt (closed = false) has it");
+    return;
+  }
+  const bool straight = t.get("start") != nullptr || t.get("end") != nullptr;
+  if (nodes != nullptr && straight)
+    fail(file, *nodes, "belt.nodes", "give either nodes or start and end, not both");
+  if (nodes == nullptr && !(t.get("start") != nullptr && t.get("end") != nullptr))
+    fail(file, t, "belt.start", "an open belt needs start = [x, y] and end = [x, y], or nodes = [[x, y], ...]");
+  s.cableNodes.clear();
+  if (nodes == nullptr) {
+    if (!((finish - start).norm() > 0.0)) fail(file, *t.get("end"), "belt.end", "is the start point: no cable");
+    for (int k = 0; k <= s.elements; ++k)
+      s.cableNodes.push_back(start + (finish - start) * (static_cast<double>(k) / s.elements));
+    return;
+  }
+  const toml::array* a = nodes->as_array();
+  if (a == nullptr) fail(file, *nodes, "belt.nodes", "expected [[x, y], ...]");
+  if (static_cast<int>(a->size()) != s.elements + 1) {
+    fail(file, *nodes, "belt.nodes", "has " + std::to_string(a->size()) + " points; " + std::to_string(s.elements) +
+                                         " elements need " + std::to_string(s.elements + 1));
+  }
+  for (const toml::node& item : *a) {
+    const toml::array* xy = item.as_array();
+    Vector2 p;
+    for (int i = 0; i < 2; ++i) {
+      const toml::node* c = xy != nullptr && xy->size() == 2 ? xy->get(i) : nullptr;
+      if (c == nullptr || !(c->is_floating_point() || c->is_integer()))
+        fail(file, *nodes, "belt.nodes", "point " + std::to_string(s.cableNodes.size()) + " is not [x, y] of numbers");
+      p(i) = c->is_integer() ? static_cast<double>(*c->value_exact<int64_t>()) : *c->value_exact<double>();
+      if (!std::isfinite(p(i))) fail(file, *nodes, "belt.nodes", "must be finite");
+    }
+    s.cableNodes.push_back(p);
+  }
+  for (size_t k = 1; k < s.cableNodes.size(); ++k)
+    if (!((s.cableNodes[k] - s.cableNodes[k - 1]).norm() > 0.0))
+      fail(file, *nodes, "belt.nodes",
+           "points " + std::to_string(k - 1) + " and " + std::to_string(k) + " coincide: an element needs a length");
+}
+
+// An open cable must start clear of every pulley (a node inside one would start with a
+// penetration of the order of the radius), and the pulleys must not overlap.
+void checkOpenCableLayout(const std::string& file, const Scenario& s) {
+  const int n = static_cast<int>(s.pulleys.size());
+  for (int p = 0; p < n; ++p) {
+    const CircleParameters& c = s.pulleys[p].circle;
+    if (!(c.radius > 0.0)) throw ScenarioError{pulleyAt(file, s, p) + "needs a radius > 0 (key 'radius')"};
+    if (c.kind == CircleKind::kTensionerArm)
+      throw ScenarioError{pulleyAt(file, s, p) + "key 'kind': a tensioner needs a closed belt"};
+    for (int b = 0; b < p; ++b) {
+      const double distance = (c.centre - s.pulleys[b].circle.centre).norm();
+      if (distance < c.radius + s.pulleys[b].circle.radius) {
+        std::ostringstream m;
+        m << pulleyAt(file, s, p) << "overlaps pulley[" << b << "] (" << s.pulleys[b].name << ")";
+        throw ScenarioError{m.str()};
+      }
+    }
+    const double surface = c.radius + 0.5 * s.belt.thickness * c.side;
+    for (size_t k = 0; k < s.cableNodes.size(); ++k) {
+      const double distance = (s.cableNodes[k] - c.centre).norm();
+      if (distance < surface) {
+        std::ostringstream m;
+        m << pulleyAt(file, s, p) << "node " << k << " of the belt starts inside this pulley (" << distance
+          << " m from its centre, belt surface at " << surface << " m); move the pulley or the belt";
+        throw ScenarioError{m.str()};
+      }
+    }
+  }
+}
+
 void readScenario(const std::string& file, const toml::table& root, Scenario& s) {
   TableReader top(file, root, "");
   s.title = top.text("title", "", {});
@@ -364,6 +450,7 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
            std::to_string(s.elements) + " is not compiled in; supported element counts: " + list);
     }
     r.boolean("closed", s.belt.closed);
+    readCableEnds(file, *t, r, s);
     auto& e = s.belt.element;
     r.number("mass_per_length", e.massPerLength, 0.0, 1e6);
     r.number("axial_stiffness", e.EA, 0.0, 1e12, true);
@@ -373,6 +460,7 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.number("axial_damping", e.axialDamping, 0.0, 1e9);
     r.number("bending_damping", e.bendingDamping, 0.0, 1e9);
     r.vector2("gravity", e.gravity);
+    e.lumpedGravity = r.text("gravity_loads", "consistent", {"consistent", "lumped"}) == "lumped";
     const std::string scheme = r.text("integration_scheme", "c", {"a", "b", "c"});
     e.scheme = scheme == "a" ? IntegrationScheme::kA : scheme == "b" ? IntegrationScheme::kB : IntegrationScheme::kC;
     r.number("thickness", s.belt.thickness, 0.0, 1.0);
@@ -394,6 +482,10 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.number("coefficient", s.contactPerArea.frictionCoefficient, 0.0, 10.0);
     r.number("bristle_stiffness_per_area", s.contactPerArea.bristleStiffness, 0.0, 1e15);
     r.number("velocity_penalty_damping_ratio", s.contactPerArea.velocityPenaltyDampingRatio, 0.0, 100.0);
+    r.number("velocity_penalty", s.contactPerArea.velocityPenalty, 0.0, 1e15);
+    if (t->get("velocity_penalty") != nullptr && t->get("velocity_penalty_damping_ratio") != nullptr)
+      fail(file, *t->get("velocity_penalty"), "friction.velocity_penalty",
+           "give either velocity_penalty (N s/m^3 per area) or velocity_penalty_damping_ratio, not both");
     const std::string law = r.text("law", "bristle", {"bristle", "continuous"});
     s.law = law == "continuous" ? TangentialLaw::kContinuous : TangentialLaw::kBristle;
     r.number("characteristic_velocity", s.characteristicVelocity, 0.0, 100.0, true);
@@ -447,14 +539,15 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
       s.pulleys.push_back(p);
     }
   }
-  if (!s.belt.closed)
-    throw ScenarioError{file + ": key 'belt.closed': open belts are not available in scenarios yet; a closed belt "
-                        "(closed = true) runs around 2 to " + std::to_string(kMaxPulleys) + " pulleys"};
-  if (s.pulleys.size() < 2) {
-    throw ScenarioError{file + ": key 'pulley': a closed belt needs at least 2 pulleys (got " +
-                        std::to_string(s.pulleys.size()) + ")"};
+  if (s.belt.closed) {
+    if (s.pulleys.size() < 2) {
+      throw ScenarioError{file + ": key 'pulley': a closed belt needs at least 2 pulleys (got " +
+                          std::to_string(s.pulleys.size()) + ")"};
+    }
+    checkPulleyLayout(file, s);
+  } else {
+    checkOpenCableLayout(file, s);
   }
-  checkPulleyLayout(file, s);
   if (const toml::table* t = top.subtable("solver")) {
     TableReader r(file, *t, "solver");
     r.number("step_size", s.stepSize, 0.0, 1.0, true);
@@ -480,12 +573,24 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.number("load_range", s.staticSettings.loadRange, 1.0, 1e12);
     r.number("stabilizer", s.staticSettings.stabilizer, 0.0, 1e12);
     r.integer("max_newton", s.staticSettings.maxNewtonIterations, 1, 200);
+    s.startAtRest = r.text("start", "equilibrium", {"equilibrium", "rest"}) == "rest";
     r.finish();
   }
   if (const toml::table* t = top.subtable("output")) {
     TableReader r(file, *t, "output");
     r.number("sample_interval", s.sampleInterval, 0.0, 1e6, true);
     r.boolean("plots", s.plots);
+    if (const toml::node* n = r.find("nodes")) {
+      const toml::array* a = n->as_array();
+      const int last = s.belt.closed ? s.elements - 1 : s.elements;
+      if (a == nullptr) fail(file, *n, "output.nodes", "expected a list of node indices");
+      for (const toml::node& item : *a) {
+        const auto k = item.value_exact<int64_t>();
+        if (!k || *k < 0 || *k > last)
+          fail(file, *n, "output.nodes", "expected node indices in [0, " + std::to_string(last) + "]");
+        s.outputNodes.push_back(static_cast<int>(*k));
+      }
+    }
     r.finish();
   }
   top.finish();

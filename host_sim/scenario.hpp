@@ -12,7 +12,7 @@
 
 namespace beltsim::host {
 
-// Pulleys a scenario may have (closed belt: 2 or more).
+// Pulleys a scenario may have (closed belt: 2 or more; open cable: 0 or more).
 constexpr int kMaxPulleys = 8;
 
 struct PulleySpec {
@@ -28,7 +28,13 @@ struct Scenario {
 
   // [belt]
   int elements = 60;
-  BeltParameters belt;  // belt.element.length comes from the geometry
+  BeltParameters belt;  // belt.element.length comes from the geometry (closed) or the nodes (open)
+
+  // [belt] of an open cable (closed = false): its initial nodes, elements + 1 of them, from
+  // `start` and `end` (a straight cable) or from `nodes` (a polyline). Ends: belt.startEnd,
+  // belt.finishEnd (`start_end`, `finish_end`: free, pinned = x and y held, clamped = x, y and
+  // the slope held).
+  std::vector<Vector2> cableNodes;
 
   // Per-area values of [contact] (stiffness_per_area, damping_per_area) and [friction]
   // (coefficient, bristle_stiffness_per_area, velocity_penalty_damping_ratio), kept in the model's
@@ -56,10 +62,14 @@ struct Scenario {
 
   // [static]
   StaticSettings staticSettings;
+  // start = "equilibrium" (default): the static equilibrium; "rest": the drawn configuration at
+  // rest, with accelerations consistent with it (BeltDrive::consistentAccelerations).
+  bool startAtRest = false;
 
   // [output]
   double sampleInterval = 1e-3;  // s, rows of timeseries.csv
   bool plots = true;
+  std::vector<int> outputNodes;  // belt nodes whose positions are written (node_x_k, node_y_k)
 };
 
 // Pulley p as the belt's path sees it (spec §8.1): centreline radius r + h/2 on the belt's side.

@@ -18,6 +18,10 @@ struct RunOptions {
 // Returns 0 on success, 2 on a set-up or output error (message on stderr), 3 if the model faulted.
 int runScenario(const Scenario& scenario, const RunOptions& options);
 
+// An open belt (belt.closed = false) of NE elements on the 8-circle build (open_cable_impl.hpp).
+template <int NE>
+int runOpenCableWith(const Scenario& scenario, const RunOptions& options);
+
 // NE elements, a build of NP circles (NP >= the scenario's pulley count).
 template <int NE, int NP>
 int runScenarioWith(const Scenario& scenario, const RunOptions& options);

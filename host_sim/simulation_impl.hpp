@@ -15,11 +15,10 @@
 #include "beltsim/static_equilibrium.hpp"
 #include "beltsim/time_stepper.hpp"
 #include "output_files.hpp"
+#include "run_steps.hpp"
 #include "simulation.hpp"
 
 namespace beltsim::host {
-
-constexpr int kMaxSegments = 8;  // contact.segments_per_element may be 1..8 at run time
 
 template <int NE, int NP>
 int runScenarioWith(const Scenario& sc, const RunOptions& options) {
@@ -51,13 +50,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   }
   const double length = path.totalLength / NE;
   const int segments = sc.segmentsPerElement;
-  // Per-segment contact values from per-area values (spec §9.1): c_F = b L / n_cs.
-  ContactParameters contact = contactFromPerArea(sc.contactPerArea, sc.belt, length, segments);
-  contact.normalExponent = sc.normalExponent;
-  contact.useSegmentNormals = sc.useSegmentNormals;
-  contact.useBoundingBox = sc.useBoundingBox;
-  contact.friction.law = sc.law;
-  contact.friction.characteristicVelocity = sc.characteristicVelocity;
+  const ContactParameters contact = contactParametersOf(sc, length);
   e = drive->setUp(sc.belt, length, circleParameters, pulleys, contact);
   if (!e.ok()) {
     std::fprintf(stderr, "%s: invalid model parameter '%s'\n", sc.file.c_str(), e.parameter);
@@ -69,6 +62,26 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
     return 2;
   }
 
+  // ---- the start: static equilibrium (spec §8.3-8.4), or the drawn path at rest -----------------
+  RunInfo info;
+  Vector q;
+  placeOnPath(*drive, path, q);
+  const auto wallStart = std::chrono::steady_clock::now();
+  Vector a = Vector::Zero();
+  if (sc.startAtRest) {
+    const Vector zero = Vector::Zero();
+    const SchemeCoefficients scheme = SchemeCoefficients::make(sc.integrator, sc.stepSize);
+    const IterationPoint<Vector> point{&q, &zero, &zero, 0.0, &scheme};
+    if (drive->consistentAccelerations(point, a) != Status::kOk) {
+      std::fprintf(stderr, "%s: the initial accelerations could not be computed; nothing written\n", sc.file.c_str());
+      return 3;
+    }
+  } else {
+    int iterations = 0;
+    if (!staticStart(sc, *drive, q, contact.friction, info.staticConverged, info.staticResidual, iterations, options))
+      return 3;
+  }
+
   // ---- output folder: created only now, never mixed with old files ------------------------------
   OutputFiles out;
   std::string error;
@@ -77,36 +90,17 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
     return 2;
   }
 
-  // ---- static equilibrium (spec §8.3-8.4) ------------------------------------------------------
-  Vector q;
-  placeOnPath(*drive, path, q);
-  const auto wallStart = std::chrono::steady_clock::now();
-  const StaticResult statics = solveStaticEquilibrium(*drive, q, sc.staticSettings, contact.friction);
-  if (statics.status != Status::kOk) {
-    std::fprintf(stderr, "static equilibrium failed: status %d\n", static_cast<int>(statics.status));
-    return 3;
-  }
-  if (options.progress) {
-    std::fprintf(stderr, "static equilibrium: %s, %d Newton iterations, residual %.3e N\n",
-                 statics.converged ? "converged" : "NOT converged", statics.newtonIterations, statics.residualNorm);
-  }
-
   // ---- dynamic run ---------------------------------------------------------------------------------
-  integrator->initialize(q, Vector::Zero(), Vector::Zero(), 0.0);
+  integrator->initialize(q, Vector::Zero(), a, 0.0);
   const Status prepared = integrator->prepare(*drive);
   if (prepared != Status::kOk) {
     std::fprintf(stderr, "Newton matrix at the initial state failed: status %d\n", static_cast<int>(prepared));
     return 3;
   }
-  const long long steps = static_cast<long long>(std::llround(sc.endTime / sc.stepSize));
-  const long long sampleEvery = std::max<long long>(1, std::llround(sc.sampleInterval / sc.stepSize));
   std::vector<float> stepMicros;
-  stepMicros.reserve(static_cast<size_t>(steps));
   RunTotals totals;
-  int intervalNewton = 0, intervalPns = 0;
   std::vector<TimeRow> rows;
-  rows.reserve(static_cast<size_t>(steps / sampleEvery + 2));
-  auto sample = [&](double t) {
+  auto sample = [&](double t, int newton, int pns) {
     const Vector& qq = integrator->positions();
     const Vector& vv = integrator->velocities();
     TimeRow row;
@@ -114,18 +108,13 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
     for (int p = 0; p < pulleys; ++p) {
       row.angle[p] = qq(Drive::circleDof(p, 2));
       row.omega[p] = vv(Drive::circleDof(p, 2));
-      // The torque of what drives or loads the pulley: a speed drive's reaction, else the
-      // applied torque (profile and command); a fixed pulley's axle holds the belt's torque.
-      const CircleKind kind = circleParameters[p].kind;
-      row.torque[p] = kind == CircleKind::kSpeedDriven ? drive->driveTorque(p)
-                      : kind == CircleKind::kFixed     ? -drive->beltTorque(p)
-                                                       : drive->appliedTorque(p, t);
+      row.torque[p] = pulleyTorque(*drive, p, t);
       row.beltTorque[p] = drive->beltTorque(p);
       row.hubForce[p][0] = drive->hubForce(p)(0);
       row.hubForce[p][1] = drive->hubForce(p)(1);
       row.centre[p][0] = qq(Drive::circleDof(p, 0));
       row.centre[p][1] = qq(Drive::circleDof(p, 1));
-      if (kind == CircleKind::kTensionerArm) {
+      if (circleParameters[p].kind == CircleKind::kTensionerArm) {
         const ArmForce arm = drive->armState(p, qq, vv);
         row.armAngle[p] = drive->armGeometryOf(p).drawnAngle + arm.angle;
         row.armTorque[p] = arm.torque;
@@ -136,37 +125,11 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
       row.spanForce[k] = m.force;
       row.spanSpeed[k] = m.speed;
     }
-    row.newtonIterations = intervalNewton;
-    row.pnsIterations = intervalPns;
-    intervalNewton = intervalPns = 0;
+    row.newtonIterations = newton;
+    row.pnsIterations = pns;
     rows.push_back(row);
   };
-  sample(0.0);
-  int lastPercent = -1;
-  for (long long i = 0; i < steps; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const StepStatistics st = integrator->step(*drive);
-    const auto t1 = std::chrono::steady_clock::now();
-    stepMicros.push_back(static_cast<float>(std::chrono::duration<double, std::micro>(t1 - t0).count()));
-    totals.add(st);
-    intervalNewton = std::max(intervalNewton, st.newtonIterations);
-    intervalPns = std::max(intervalPns, st.pnsIterations);
-    if (st.flags & kStepFault) {
-      std::fprintf(stderr, "model fault at step %lld (t = %.6f s): status %d; run stopped\n", i + 1,
-                   integrator->time(), static_cast<int>(st.status));
-      totals.faulted = true;
-      break;
-    }
-    if ((i + 1) % sampleEvery == 0 || i + 1 == steps) sample(integrator->time());
-    const int percent = static_cast<int>(100 * (i + 1) / steps);
-    if (options.progress && percent != lastPercent && percent % 5 == 0) {
-      const double wall = std::chrono::duration<double>(t1 - wallStart).count();
-      std::fprintf(stderr, "\r  t = %.3f s (%3d %%), wall %.1f s, non-converged steps %lld   ", integrator->time(),
-                   percent, wall, totals.nonConverged);
-      lastPercent = percent;
-    }
-  }
-  if (options.progress) std::fprintf(stderr, "\n");
+  runSteps(sc, *integrator, *drive, sample, stepMicros, totals, options);
   const double wallTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
   // ---- end-of-run profile along the belt (spatial arc coordinate s_l of spec §9.5) -----------
@@ -186,7 +149,6 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   }
   std::sort(profile.begin(), profile.end(), [](const ProfileRow& a, const ProfileRow& b) { return a.s < b.s; });
 
-  RunInfo info;
   info.scenario = &sc;
   info.elements = NE;
   info.pulleys = pulleys;
@@ -195,8 +157,12 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   info.beltLength = path.totalLength;
   info.driverArcStart = path.totalLength - circles[0].radius * std::fabs(path.arcSweep[0]);
   info.driverRadius = circles[0].radius;
-  info.staticConverged = statics.converged;
-  info.staticResidual = statics.residualNorm;
+  info.arcStart[0] = info.driverArcStart;
+  double sl = 0.0;  // s_l along the drawn path: span 0, the arc on P2, span 1, ..., the arc on P1
+  for (int p = 1; p < pulleys; ++p) {
+    info.arcStart[p] = sl += path.spanLength[p - 1];
+    sl += circles[p].radius * std::fabs(path.arcSweep[p]);
+  }
   info.wallTime = wallTime;
   info.steps = static_cast<long long>(stepMicros.size());
   info.totals = totals;

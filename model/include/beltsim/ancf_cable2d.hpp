@@ -55,6 +55,9 @@ struct AncfCable2DParameters {
   Scalar bendingDamping = Scalar(0);        // d_K, M_b += d_K K_dot [N m^2 s]
   Eigen::Matrix<Scalar, 2, 1> gravity =
       Eigen::Matrix<Scalar, 2, 1>::Zero();  // distributed mass-proportional load [m/s^2]
+  // false: the gravity load's consistent nodal forces (spec §2.7, with the end moments
+  // +-rho A g L^2 / 12 on the slopes); true: lumped, rho A g L / 2 on each node's position.
+  bool lumpedGravity = false;
   IntegrationScheme scheme = kDefaultIntegrationScheme;
 };
 
@@ -349,10 +352,9 @@ class AncfCable2D {
 
   void computeGravityForce() {
     const Scalar L = params_.length;
-    const Scalar c[4] = {params_.massPerLength * L / Scalar(2),
-                         params_.massPerLength * L * L / Scalar(12),
-                         params_.massPerLength * L / Scalar(2),
-                         -params_.massPerLength * L * L / Scalar(12)};
+    const Scalar moment = params_.lumpedGravity ? Scalar(0) : params_.massPerLength * L * L / Scalar(12);
+    const Scalar c[4] = {params_.massPerLength * L / Scalar(2), moment, params_.massPerLength * L / Scalar(2),
+                         -moment};
     for (int j = 0; j < 4; ++j) {
       gravityForce_(2 * j) = c[j] * params_.gravity(0);
       gravityForce_(2 * j + 1) = c[j] * params_.gravity(1);

@@ -102,10 +102,10 @@ class BeltDrive {
                        const ContactParameters& contact) {
     return setUp(belt, elementLength, circles, NP, contact);
   }
-  // The same with the first circleCount (1..NP) circles in use.
+  // The same with the first circleCount (1..NP; an open cable 0..NP) circles in use.
   ParameterError setUp(const BeltParameters& belt, double elementLength, const CircleParameters* circles,
                        int circleCount, const ContactParameters& contact) {
-    if (circleCount < 1 || circleCount > NP) return ParameterError::invalid("circle.count");
+    if (circleCount < (belt.closed ? 1 : 0) || circleCount > NP) return ParameterError::invalid("circle.count");
     circleCount_ = circleCount;
     belt_ = belt;
     belt_.element.length = elementLength;
@@ -179,6 +179,8 @@ class BeltDrive {
 
   const BeltParameters& belt() const { return belt_; }
   const Element& element() const { return element_; }
+  // Contact parameters as given to setUp (per-circle radius and offset are in each pair's).
+  const ContactParameters& contact() const { return contact_; }
   const CircleParameters& circle(int p) const { return circle_[p]; }
   // Circles in use (the first circleCount() of the NP compiled ones).
   int circleCount() const { return circleCount_; }
@@ -403,6 +405,41 @@ class BeltDrive {
   Status factorize(const IterationPoint<Vector>& point) {
     bool built = false;
     return factorize(point, MatrixUpdate::kFull, built);
+  }
+
+  // Accelerations consistent with a state that is not an equilibrium (a start from rest in the
+  // drawn configuration): M a = Q_ext(t) - Q(q, v), the contact forces included, with a = 0 on
+  // every prescribed unknown. `point.a` is ignored; `point.scheme` only serves the residual's
+  // prescribed rows, which are then replaced by a = 0. Factorizes the mass matrix alone (the
+  // elements' M, circle inertias and masses) in place of the Newton matrix: the next factorize
+  // is a full build.
+  Status consistentAccelerations(const IterationPoint<Vector>& point, Vector& a) {
+    const Vector zero = Vector::Zero();
+    IterationPoint<Vector> atZero = point;
+    atZero.a = &zero;
+    Vector r;
+    Status s = residual(atZero, r);
+    if (s != Status::kOk) return s;
+    for (int dof = 0; dof < kSize; ++dof)
+      if (prescribedKind(dof) != Prescribed::kNo) r(dof) = 0.0;
+    blocksValid_ = false;
+    factorized_ = false;
+    build_ = active_;
+    updates_.clear();
+    target().setZero();
+    for (int e = 0; e < NE; ++e) {
+      Matrix8 m = Matrix8::Zero();
+      addMassMatrix(1.0, m);
+      addElementMatrix(e, m);
+    }
+    for (int p = 0; p < NP; ++p) circleMatrix(p, *point.q, *point.v, 1.0, 0.0, 0.0);
+    applyPrescribedMatrixRows();
+    s = target().factorize();
+    if (s != Status::kOk) return s;
+    scale_ = 1.0;
+    s = solve(r, a);
+    a = -a;
+    return s;
   }
 
   // ---- kept Newton matrix (fixed-cost stepper, fixed_cost_stepper.hpp) ---------------------------

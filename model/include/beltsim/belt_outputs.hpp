@@ -67,7 +67,7 @@ template <int NE, int NP, int NCS>
 Status sampleBelt(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<NE, NP, NCS>::Vector& q,
                   const typename BeltDrive<NE, NP, NCS>::Vector& v, int e, int segment, BeltSample& out) {
   const double length = drive.belt().element.length;
-  const int segments = drive.pair(e, 0).parameters().segmentCount;
+  const int segments = drive.contact().segmentCount;  // also without a circle in use
   const double x = (segment + 0.5) * length / segments;
   AncfCable2DSection<double> s;
   const Status st = drive.element().section(drive.gatherElement(q, e), drive.gatherElement(v, e), x, s);

@@ -32,6 +32,9 @@ struct ContactPerArea {
   double bristleStiffness = 5e9;   // mu_k, N/m^3
   // mu_v per segment = 2 zeta sqrt(mu_k,seg m_seg); zeta = 1/sqrt(2) is what the data used.
   double velocityPenaltyDampingRatio = 0.7071067811865476;
+  // mu_v given directly per unit area, N s/m^3 (per segment: times b L / n_cs, like mu_k); a
+  // negative value (the default) means: from the damping ratio above.
+  double velocityPenalty = -1.0;
   double frictionCoefficient = 0.5;
 };
 
@@ -47,7 +50,9 @@ inline ContactParameters contactFromPerArea(const ContactPerArea& a, const BeltP
   c.contactDamping = a.damping * area;
   c.friction.frictionCoefficient = a.frictionCoefficient;
   c.friction.bristleStiffness = a.bristleStiffness * area;
-  c.friction.velocityPenalty = 2.0 * a.velocityPenaltyDampingRatio * std::sqrt(c.friction.bristleStiffness * segmentMass);
+  c.friction.velocityPenalty = a.velocityPenalty >= 0.0
+                                   ? a.velocityPenalty * area
+                                   : 2.0 * a.velocityPenaltyDampingRatio * std::sqrt(c.friction.bristleStiffness * segmentMass);
   return c;
 }
 

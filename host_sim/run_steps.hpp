@@ -1,0 +1,110 @@
+// Pieces shared by the closed-drive run (simulation_impl.hpp) and the open-belt run
+// (open_cable_impl.hpp): contact values from the scenario, the static start, the torque output
+// of a pulley and the fixed-step loop.
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "beltsim/paper_parameters.hpp"
+#include "beltsim/static_equilibrium.hpp"
+#include "beltsim/time_stepper.hpp"
+#include "output_files.hpp"
+#include "simulation.hpp"
+
+namespace beltsim::host {
+
+constexpr int kMaxSegments = 8;  // contact.segments_per_element may be 1..8 at run time
+
+// Per-segment contact values from the per-area values (spec §9.1: c_F = b L / n_cs) and the
+// scenario's contact and friction options.
+inline ContactParameters contactParametersOf(const Scenario& sc, double elementLength) {
+  ContactParameters contact = contactFromPerArea(sc.contactPerArea, sc.belt, elementLength, sc.segmentsPerElement);
+  contact.normalExponent = sc.normalExponent;
+  contact.useSegmentNormals = sc.useSegmentNormals;
+  contact.useBoundingBox = sc.useBoundingBox;
+  contact.friction.law = sc.law;
+  contact.friction.characteristicVelocity = sc.characteristicVelocity;
+  return contact;
+}
+
+// The static equilibrium (spec §8.3-8.4) from q. A solve that fails or does not converge says so
+// with its residual and returns false: the run stops before anything is written.
+template <typename Drive>
+bool staticStart(const Scenario& sc, Drive& drive, typename Drive::Vector& q, const FrictionParameters& friction,
+                 bool& converged, double& residual, int& iterations, const RunOptions& options) {
+  const StaticResult statics = solveStaticEquilibrium(drive, q, sc.staticSettings, friction);
+  converged = statics.converged;
+  residual = statics.residualNorm;
+  iterations = statics.newtonIterations;
+  if (statics.status != Status::kOk || !statics.converged) {
+    std::fprintf(stderr,
+                 "%s: static equilibrium did not converge (status %d, residual %.3e N after %d Newton iterations, "
+                 "required %.1e N); nothing written. Try [static] load_steps or max_newton, or start = \"rest\"\n",
+                 sc.file.c_str(), static_cast<int>(statics.status), statics.residualNorm, statics.newtonIterations,
+                 sc.staticSettings.equilibriumTolerance);
+    return false;
+  }
+  if (options.progress) {
+    std::fprintf(stderr, "static equilibrium: converged, %d Newton iterations, residual %.3e N\n",
+                 statics.newtonIterations, statics.residualNorm);
+  }
+  return true;
+}
+
+// The torque of what drives or loads pulley p: a speed drive's reaction, else the applied torque
+// (profile and command); a fixed pulley's axle holds the belt's torque.
+template <typename Drive>
+double pulleyTorque(const Drive& drive, int p, double t) {
+  const CircleKind kind = drive.circle(p).kind;
+  return kind == CircleKind::kSpeedDriven ? drive.driveTorque(p)
+         : kind == CircleKind::kFixed     ? -drive.beltTorque(p)
+                                          : drive.appliedTorque(p, t);
+}
+
+// The fixed-step run to sc.endTime: sample(t, maxNewton, maxPns) at t = 0, every
+// output.sample_interval and at the end (the maxima since the previous sample). Returns false if
+// the model faulted (the run stops there, the samples so far kept).
+template <typename Drive, typename Sample>
+bool runSteps(const Scenario& sc, TimeStepper<Drive>& integrator, Drive& drive, Sample&& sample,
+              std::vector<float>& stepMicros, RunTotals& totals, const RunOptions& options) {
+  const auto wallStart = std::chrono::steady_clock::now();
+  const long long steps = static_cast<long long>(std::llround(sc.endTime / sc.stepSize));
+  const long long sampleEvery = std::max<long long>(1, std::llround(sc.sampleInterval / sc.stepSize));
+  stepMicros.reserve(static_cast<size_t>(steps));
+  int intervalNewton = 0, intervalPns = 0;
+  sample(0.0, 0, 0);
+  int lastPercent = -1;
+  for (long long i = 0; i < steps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const StepStatistics st = integrator.step(drive);
+    const auto t1 = std::chrono::steady_clock::now();
+    stepMicros.push_back(static_cast<float>(std::chrono::duration<double, std::micro>(t1 - t0).count()));
+    totals.add(st);
+    intervalNewton = std::max(intervalNewton, st.newtonIterations);
+    intervalPns = std::max(intervalPns, st.pnsIterations);
+    if (st.flags & kStepFault) {
+      std::fprintf(stderr, "model fault at step %lld (t = %.6f s): status %d; run stopped\n", i + 1,
+                   integrator.time(), static_cast<int>(st.status));
+      totals.faulted = true;
+      break;
+    }
+    if ((i + 1) % sampleEvery == 0 || i + 1 == steps) {
+      sample(integrator.time(), intervalNewton, intervalPns);
+      intervalNewton = intervalPns = 0;
+    }
+    const int percent = static_cast<int>(100 * (i + 1) / steps);
+    if (options.progress && percent != lastPercent && percent % 5 == 0) {
+      const double wall = std::chrono::duration<double>(t1 - wallStart).count();
+      std::fprintf(stderr, "\r  t = %.3f s (%3d %%), wall %.1f s, non-converged steps %lld   ", integrator.time(),
+                   percent, wall, totals.nonConverged);
+      lastPercent = percent;
+    }
+  }
+  if (options.progress) std::fprintf(stderr, "\n");
+  return !totals.faulted;
+}
+
+}  // namespace beltsim::host
