@@ -7,19 +7,30 @@
 
 namespace beltsim::host {
 
-#define BELTSIM_ELEMENTS(NE)                                                            \
-  extern template int runScenarioWith<NE, 2>(const Scenario&, const RunOptions&); \
+// Two-pulley drives with fewer elements run on the 8-circle build (host_sim/CMakeLists.txt).
+constexpr int kSmallestTwoCircleBuild = 24;
+
+#define BELTSIM_ELEMENTS(NE)                                                                \
+  extern template int runScenarioWith<NE, 2>(const Scenario&, const RunOptions&);           \
   extern template int runScenarioWith<NE, kMaxPulleys>(const Scenario&, const RunOptions&); \
   extern template int runOpenCableWith<NE>(const Scenario&, const RunOptions&);
 #include "element_counts.inc"
 #undef BELTSIM_ELEMENTS
 
+namespace {
+template <int NE>
+int runWith(const Scenario& scenario, const RunOptions& options) {
+  if (!scenario.belt.closed) return runOpenCableWith<NE>(scenario, options);
+  if constexpr (NE >= kSmallestTwoCircleBuild) {
+    if (scenario.pulleys.size() == 2) return runScenarioWith<NE, 2>(scenario, options);
+  }
+  return runScenarioWith<NE, kMaxPulleys>(scenario, options);
+}
+}  // namespace
+
 int runScenario(const Scenario& scenario, const RunOptions& options) {
-  const bool two = scenario.pulleys.size() == 2;
-#define BELTSIM_ELEMENTS(NE)                                                  \
-  if (scenario.elements == NE && !scenario.belt.closed) return runOpenCableWith<NE>(scenario, options); \
-  if (scenario.elements == NE) \
-    return two ? runScenarioWith<NE, 2>(scenario, options) : runScenarioWith<NE, kMaxPulleys>(scenario, options);
+#define BELTSIM_ELEMENTS(NE) \
+  if (scenario.elements == NE) return runWith<NE>(scenario, options);
 #include "element_counts.inc"
 #undef BELTSIM_ELEMENTS
   std::fprintf(stderr, "%s: key 'belt.elements': %d is not compiled in\n", scenario.file.c_str(), scenario.elements);

@@ -28,7 +28,8 @@ file(GLOB _fmu_files "${SOURCE_DIR}/firmware/fmu/*.cpp" "${SOURCE_DIR}/firmware/
 list(FILTER _fmu_files EXCLUDE REGEX "describe_fmu\\.cpp$")
 file(COPY ${_fmu_files} DESTINATION "${STAGE}/sources/firmware/fmu")
 file(COPY "${SOURCE_DIR}/firmware/frames.hpp" "${SOURCE_DIR}/firmware/plant_loop.hpp"
-          "${SOURCE_DIR}/firmware/plant_config.hpp" DESTINATION "${STAGE}/sources/firmware")
+          "${SOURCE_DIR}/firmware/plant_config.hpp" "${GENERATED_DIR}/microcontroller_plant_config.hpp"
+          "${GENERATED_DIR}/pc_plant_config.hpp" DESTINATION "${STAGE}/sources/firmware")
 file(COPY "${SOURCE_DIR}/model/include/beltsim" DESTINATION "${STAGE}/sources/model/include")
 # Eigen: the Core module and what it includes (src/Core, src/misc, src/plugins).
 file(COPY "${EIGEN_DIR}/Eigen/Core" DESTINATION "${STAGE}/sources/eigen3/Eigen")

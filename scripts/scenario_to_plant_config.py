@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Generates a firmware plant configuration (C++ header) from a scenario TOML file.
+
+Usage: scenario_to_plant_config.py SCENARIO.toml OUTPUT.hpp NAME
+
+Writes `constexpr int k<Name>Elements` and `PlantConfig <name>PlantConfig(MotorMode mode)` in
+namespace beltsim::fw. The firmware's plant (model/include/beltsim/plant.hpp) is a two-pulley
+drive: pulley 1 the motor (kind "speed" or "torque": the file's kind is the default motor mode,
+k<Name>MotorMode; an image may build the other), pulley 2 the load (kind "fixed_axis"). Every
+other key of the scenario format is either mapped to the PlantConfig field `beltsim run` and
+`beltsim hil` map it to (host_sim/scenario.cpp, host_sim/hil.cpp plantConfigFromScenario) or, if
+the firmware plant cannot do what it asks, rejected with one line naming the key and its line.
+Keys the file does not give keep the scenario format's defaults (PlantConfig's own defaults are
+those of the paper's belt and contact; the solver's are set below as scenario.cpp sets them).
+Numbers are written with repr(): the shortest decimal that reads back as the same double, so
+the firmware and `beltsim hil` build bit-identical plants from one file (test
+host_hil_scenario, FirmwareConfigs.*).
+
+Exit status 0 and the header written, or 1 and one line on stderr, nothing written.
+"""
+import os
+import re
+import sys
+import tomllib
+
+
+class ConfigError(Exception):
+    pass
+
+
+def key_line(text, table, key):
+    """Line of `key` inside [table] (or [[table]] occurrence `index`), for messages; 0 if not found."""
+    name, _, index = table.partition("#")
+    occurrence = -1
+    current = ""
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        header = re.match(r"^\[\[?\s*([A-Za-z0-9_.]+)\s*\]\]?", stripped)
+        if header:
+            current = header.group(1)
+            if current == name and stripped.startswith("[["):
+                occurrence += 1
+            continue
+        if current == name and (not index or occurrence == int(index)):
+            if re.match(r"^" + re.escape(key) + r"\s*=", stripped):
+                return number
+    return 0
+
+
+class Reader:
+    """Reads one table's keys with their types; remembers the used ones."""
+
+    def __init__(self, path, text, table, data, prefix, line_table=None):
+        self.path, self.text, self.data, self.prefix = path, text, data, prefix
+        self.line_table = line_table or table
+        self.used = set()
+
+    def error(self, key, message):
+        line = key_line(self.text, self.line_table, key)
+        where = f"{self.path}:{line}" if line else self.path
+        raise ConfigError(f"{where}: key '{self.prefix}{key}': {message}")
+
+    def get(self, key, kind):
+        self.used.add(key)
+        if key not in self.data:
+            return None
+        value = self.data[key]
+        ok = {
+            "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "bool": isinstance(value, bool),
+            "str": isinstance(value, str),
+            "vec2": isinstance(value, list) and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value),
+        }[kind]
+        if not ok:
+            self.error(key, {"number": "expected a number", "int": "expected an integer", "bool": "expected true or false",
+                             "str": "expected a string", "vec2": "expected [x, y]"}[kind])
+        return value
+
+    def unsupported(self, key, default, why):
+        value = self.data.get(key, default)
+        self.used.add(key)
+        if value != default:
+            self.error(key, f"the firmware plant does not support it ({why})")
+
+    def ignored(self, *keys):
+        self.used.update(keys)
+
+    def finish(self):
+        for key in self.data:
+            if key not in self.used:
+                self.error(key, "unknown key")
+
+
+def number(value):
+    return repr(float(value))
+
+
+def generate(path, name):
+    with open(path, "rb") as f:
+        raw = f.read()
+    text = raw.decode("utf-8")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: {e}")
+    lines = []  # assignments in the generated function
+
+    def set_(field, value):
+        lines.append(f"  c.{field} = {value};")
+
+    top = Reader(path, text, "", doc, "")
+    top.ignored("title", "output")
+    elements = 60
+    belt = doc.get("belt", {})
+    top.used.add("belt")
+    r = Reader(path, text, "belt", belt, "belt.")
+    if r.get("elements", "int") is not None:
+        elements = r.get("elements", "int")
+        if not 1 <= elements <= 2000:
+            r.error("elements", "out of range: not in [1, 2000]")
+    r.unsupported("closed", True, "an open belt")
+    for key, field in [("mass_per_length", "belt.element.massPerLength"), ("axial_stiffness", "belt.element.EA"),
+                       ("bending_stiffness", "belt.element.EI"), ("reference_strain", "belt.element.referenceAxialStrain"),
+                       ("reference_curvature", "belt.element.referenceCurvature"),
+                       ("axial_damping", "belt.element.axialDamping"), ("bending_damping", "belt.element.bendingDamping"),
+                       ("thickness", "belt.thickness"), ("width", "belt.width")]:
+        v = r.get(key, "number")
+        if v is not None:
+            set_(field, number(v))
+    g = r.get("gravity", "vec2")
+    if g is not None:
+        set_("belt.element.gravity", f"Eigen::Vector2d({number(g[0])}, {number(g[1])})")
+    scheme = r.get("integration_scheme", "str")
+    if scheme is not None:
+        if scheme not in ("a", "b", "c"):
+            r.error("integration_scheme", f"'{scheme}' is not one of: a, b, c")
+        set_("belt.element.scheme", f"IntegrationScheme::k{scheme.upper()}")
+    loads = r.get("gravity_loads", "str")
+    if loads is not None:
+        if loads not in ("consistent", "lumped"):
+            r.error("gravity_loads", f"'{loads}' is not one of: consistent, lumped")
+        set_("belt.element.lumpedGravity", "true" if loads == "lumped" else "false")
+    r.finish()
+
+    contact = doc.get("contact", {})
+    top.used.add("contact")
+    r = Reader(path, text, "contact", contact, "contact.")
+    segments = r.get("segments_per_element", "int")
+    if segments is not None:
+        if not 1 <= segments <= 4:
+            r.error("segments_per_element", "the firmware plant takes 1 to 4")
+        set_("segmentsPerElement", str(segments))
+    for key, field in [("stiffness_per_area", "contact.stiffness"), ("damping_per_area", "contact.damping")]:
+        v = r.get(key, "number")
+        if v is not None:
+            set_(field, number(v))
+    r.unsupported("normal_exponent", 1.0, "a nonlinear normal law")
+    r.unsupported("segment_normals", True, "point-wise normals")
+    r.unsupported("bounding_box", True, "contact without the bounding-box pre-check")
+    r.finish()
+
+    friction = doc.get("friction", {})
+    top.used.add("friction")
+    r = Reader(path, text, "friction", friction, "friction.")
+    for key, field in [("coefficient", "contact.frictionCoefficient"),
+                       ("bristle_stiffness_per_area", "contact.bristleStiffness"),
+                       ("velocity_penalty_damping_ratio", "contact.velocityPenaltyDampingRatio"),
+                       ("velocity_penalty", "contact.velocityPenalty")]:
+        v = r.get(key, "number")
+        if v is not None:
+            set_(field, number(v))
+    r.unsupported("law", "bristle", "the continuous friction law")
+    r.unsupported("characteristic_velocity", 1e-3, "the continuous friction law")
+    r.finish()
+
+    pulleys = doc.get("pulley", [])
+    top.used.add("pulley")
+    if not isinstance(pulleys, list) or len(pulleys) != 2:
+        raise ConfigError(f"{path}: key 'pulley': the firmware plant has exactly two pulleys (motor, load); "
+                          f"this file has {len(pulleys) if isinstance(pulleys, list) else 0}")
+    motor_mode = None
+    for p, pulley in enumerate(pulleys):
+        r = Reader(path, text, "pulley", pulley, f"pulley[{p}].", line_table=f"pulley#{p}")
+        r.ignored("name", "speed", "torque")  # profiles: the firmware's commands come from the controller
+        kind = r.get("kind", "str") or "fixed_axis"
+        if p == 0:
+            if kind not in ("speed", "torque"):
+                r.error("kind", "the motor pulley (pulley 1) must be \"speed\" or \"torque\"")
+            motor_mode = "MotorMode::kSpeed" if kind == "speed" else "MotorMode::kTorque"
+        elif kind != "fixed_axis":
+            r.error("kind", "the load pulley (pulley 2) must be \"fixed_axis\"")
+        for key in ("centre", "radius", "inertia"):
+            if key not in pulley:
+                r.error(key, "missing (the firmware plant needs it)")
+        centre = r.get("centre", "vec2")
+        set_(f"pulleyCentre[{p}]", f"Vector2({number(centre[0])}, {number(centre[1])})")
+        set_(f"pulleyRadius[{p}]", number(r.get("radius", "number")))
+        set_(f"pulleyInertia[{p}]", number(r.get("inertia", "number")))
+        damping = r.get("damping", "number")
+        set_(f"pulleyDamping[{p}]", number(damping if damping is not None else 0.0))
+        r.unsupported("side", 1, "a back-side pulley")
+        for key in ("mass", "support_stiffness", "support_damping", "arm"):
+            if key in pulley:
+                r.error(key, "the firmware plant's pulleys turn on fixed axes")
+        r.finish()
+
+    solver = doc.get("solver", {})
+    top.used.add("solver")
+    r = Reader(path, text, "solver", solver, "solver.")
+    r.ignored("end_time")
+    step = r.get("step_size", "number")
+    set_("stepSize", number(step if step is not None else 5e-5))
+    scheme = r.get("scheme", "str") or "newmark"
+    if scheme not in ("newmark", "generalized_alpha"):
+        r.error("scheme", f"'{scheme}' is not one of: generalized_alpha, newmark")
+    set_("integrator.newmark", "true" if scheme == "newmark" else "false")
+    defaults = {"max_newton": 8, "absolute_tolerance": 1e-7}  # scenario.cpp's, not IntegratorSettings'
+    for key, field, kind in [("spectral_radius", "spectralRadius", "number"), ("newmark_beta", "newmarkBeta", "number"),
+                             ("newmark_gamma", "newmarkGamma", "number"), ("max_newton", "maxNewtonIterations", "int"),
+                             ("max_pns", "maxPnsIterations", "int"), ("relative_tolerance", "relativeTolerance", "number"),
+                             ("absolute_tolerance", "absoluteTolerance", "number"),
+                             ("pns_tolerance", "pnsTolerance", "number"), ("warm_start_pns", "warmStartPns", "bool"),
+                             ("update_changed_contacts_only", "updateChangedContactsOnly", "bool"),
+                             ("reuse_jacobian", "reuseJacobian", "bool")]:
+        v = r.get(key, kind)
+        if v is None:
+            v = defaults.get(key)
+        if v is None:
+            continue
+        text_value = ("true" if v else "false") if kind == "bool" else str(v) if kind == "int" else number(v)
+        set_(f"integrator.{field}", text_value)
+    r.finish()
+
+    statics = doc.get("static", {})
+    top.used.add("static")
+    r = Reader(path, text, "static", statics, "static.")
+    for key, field, kind in [("load_steps", "loadSteps", "int"), ("load_range", "loadRange", "number"),
+                             ("stabilizer", "stabilizer", "number"), ("max_newton", "maxNewtonIterations", "int")]:
+        v = r.get(key, kind)
+        if v is not None:
+            set_(f"statics.{field}", str(v) if kind == "int" else number(v))
+    r.unsupported("start", "equilibrium", "a start from rest")
+    r.finish()
+    top.finish()
+
+    upper = name[0].upper() + name[1:]
+    body = "\n".join(lines)
+    return f"""// Generated by scripts/scenario_to_plant_config.py from {os.path.basename(path)}: do not edit; edit the
+// scenario file (its comments give the reasons for the values).
+#pragma once
+#include "beltsim/plant.hpp"
+
+namespace beltsim::fw {{
+
+constexpr int k{upper}Elements = {elements};
+constexpr MotorMode k{upper}MotorMode = {motor_mode};  // pulley 1's kind in the file
+
+inline PlantConfig {name}PlantConfig(MotorMode mode) {{
+  PlantConfig c;  // the paper's belt and contact, the default static settings (as a scenario)
+  c.motorMode = mode;
+{body}
+  return c;
+}}
+
+}}  // namespace beltsim::fw
+"""
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__.splitlines()[2], file=sys.stderr)
+        return 2
+    path, output, name = sys.argv[1:4]
+    try:
+        header = generate(path, name)
+    except (ConfigError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    # Written only when it changed, so a reconfigure does not rebuild the firmware.
+    if not os.path.exists(output) or open(output).read() != header:
+        os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+        with open(output, "w") as f:
+            f.write(header)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

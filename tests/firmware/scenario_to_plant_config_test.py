@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""scripts/scenario_to_plant_config.py (firmware built from a scenario, issue 16): a file the
+firmware plant cannot run is refused with one line naming the key (and its line), and nothing is
+written; a valid file of another drive gives that drive's numbers. That the generated plant is
+the scenario's plant bit for bit is host_hil_scenario (FirmwareConfigs.*).
+
+Usage: scenario_to_plant_config_test.py SOURCE_DIR WORK_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+
+
+def generate(source, text, work, name):
+    path = os.path.join(work, name + ".toml")
+    with open(path, "w") as f:
+        f.write(text)
+    out = os.path.join(work, name + ".hpp")
+    if os.path.exists(out):
+        os.remove(out)
+    p = subprocess.run([sys.executable, os.path.join(source, "scripts", "scenario_to_plant_config.py"), path, out, "user"],
+                       capture_output=True, text=True, timeout=60)
+    return p, out
+
+
+def main():
+    source, work = sys.argv[1:3]
+    os.makedirs(work, exist_ok=True)
+    base = open(os.path.join(source, "firmware", "configs", "microcontroller.toml")).read()
+    load = base[base.index('[[pulley]]\nname = "load"'):base.index("[solver]")]
+    cases = [
+        ("three pulleys", base.replace("[solver]", load + "[solver]"),
+         r"key 'pulley': the firmware plant has exactly two pulleys \(motor, load\); this file has 3"),
+        ("a speed-driven load", base.replace('name = "load"\nkind = "fixed_axis"', 'name = "load"\nkind = "speed"'),
+         r":\d+: key 'pulley\[1\].kind': the load pulley \(pulley 2\) must be \"fixed_axis\""),
+        ("an open belt", base.replace("elements = 24\n", "elements = 24\nclosed = false\n"),
+         r":\d+: key 'belt.closed': the firmware plant does not support it"),
+        ("six contact segments", base.replace("segments_per_element = 4", "segments_per_element = 6"),
+         r":\d+: key 'contact.segments_per_element': the firmware plant takes 1 to 4"),
+        ("point-wise normals", base.replace("[friction]", "segment_normals = false\n\n[friction]"),
+         r":\d+: key 'contact.segment_normals': the firmware plant does not support it \(point-wise normals\)"),
+        ("an unknown key", base.replace("[solver]\n", "[solver]\nstep_sise = 1e-4\n"),
+         r":(\d+): key 'solver.step_sise': unknown key"),
+        ("a wrong type", base.replace("max_pns = 5", "max_pns = \"five\""), r"key 'solver.max_pns': expected an integer"),
+        ("malformed TOML", "[belt\nelements = 24\n", r"error: .*user_7\.toml"),
+    ]
+    passed = failed = 0
+    for i, (name, text, pattern) in enumerate(cases):
+        p, out = generate(source, text, work, f"user_{i}")
+        message = p.stderr.strip()
+        problems = []
+        if p.returncode == 0:
+            problems.append("accepted")
+        if not re.search(pattern, message):
+            problems.append(f"message does not match '{pattern}'")
+        if len(message.splitlines()) != 1:
+            problems.append("not one line")
+        if os.path.exists(out):
+            problems.append("a header was written")
+        if name == "an unknown key" and not problems:
+            line = int(re.search(pattern, message).group(1))
+            if "step_sise" not in text.splitlines()[line - 1]:
+                problems.append(f"line {line} is not the key's line")
+        if problems:
+            print(f"FAILED {name}: {'; '.join(problems)}: {message}")
+            failed += 1
+        else:
+            print(f"ok {name}: {message}")
+            passed += 1
+    # Another drive: its numbers reach the header (30 elements, a 1.5 N m s load damper, the
+    # motor speed-driven).
+    other = base.replace("elements = 24", "elements = 30").replace("damping = 2.0", "damping = 1.5") \
+                .replace('kind = "torque"', 'kind = "speed"')
+    p, out = generate(source, other, work, "user_ok")
+    header = open(out).read() if p.returncode == 0 and os.path.exists(out) else ""
+    expected = ["constexpr int kUserElements = 30;", "c.pulleyDamping[1] = 1.5;",
+                "constexpr MotorMode kUserMotorMode = MotorMode::kSpeed;", "inline PlantConfig userPlantConfig(MotorMode mode)"]
+    missing = [e for e in expected if e not in header]
+    if missing:
+        print(f"FAILED another drive: {p.stderr.strip()} missing {missing}")
+        failed += 1
+    else:
+        print("ok another drive: its element count, damper and motor mode are in the header")
+        passed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
