@@ -60,17 +60,8 @@ int runOpenCableWith(const Scenario& sc, const RunOptions& options) {
 
   CircleParameters circles[kMaxPulleys];
   for (int p = 0; p < pulleys; ++p) circles[p] = sc.pulleys[p].circle;
-  ContactParameters contact = contactParametersOf(sc, length);
-  ParameterError e = drive->setUp(sc.belt, length, circles, pulleys, contact);
-  if (!e.ok()) {
-    std::fprintf(stderr, "%s: invalid model parameter '%s'\n", sc.file.c_str(), e.parameter);
-    return 2;
-  }
-  e = integrator->setUp(sc.integrator, sc.stepSize);
-  if (!e.ok()) {
-    std::fprintf(stderr, "%s: key 'solver': invalid setting '%s'\n", sc.file.c_str(), e.parameter);
-    return 2;
-  }
+  const ContactParameters contact = contactParametersOf(sc, length);
+  if (!setUpRun(sc, *drive, *integrator, length, circles, pulleys, contact)) return 2;
 
   // ---- the start: static equilibrium, or the drawn configuration at rest -----------------------
   CableRunInfo info;
@@ -78,35 +69,14 @@ int runOpenCableWith(const Scenario& sc, const RunOptions& options) {
   info.length = length * NE;
   info.startAtRest = sc.startAtRest;
   const auto wallStart = std::chrono::steady_clock::now();
-  Vector a = Vector::Zero();
-  if (sc.startAtRest) {
-    const Vector zero = Vector::Zero();
-    const SchemeCoefficients scheme = SchemeCoefficients::make(sc.integrator, sc.stepSize);
-    const IterationPoint<Vector> point{&q, &zero, &zero, 0.0, &scheme};
-    const Status s = drive->consistentAccelerations(point, a);
-    if (s != Status::kOk) {
-      std::fprintf(stderr, "%s: the initial accelerations could not be computed (status %d); nothing written\n",
-                   sc.file.c_str(), static_cast<int>(s));
-      return 3;
-    }
-  } else if (!staticStart(sc, *drive, q, contact.friction, info.staticConverged, info.staticResidual,
-                          info.staticIterations, options)) {
+  Vector a;
+  if (!startState(sc, *drive, q, a, contact.friction, info.staticConverged, info.staticResidual, info.staticIterations,
+                  options))
     return 3;
-  }
 
+  // ---- dynamic run (the output folder is created only now, never mixed with old files) --------
   OutputFiles out;
-  std::string error;
-  if (!out.open(options.outputDirectory, error)) {
-    std::fprintf(stderr, "%s\n", error.c_str());
-    return 2;
-  }
-
-  // ---- dynamic run ---------------------------------------------------------------------------------
-  integrator->initialize(q, Vector::Zero(), a, 0.0);
-  if (integrator->prepare(*drive) != Status::kOk) {
-    std::fprintf(stderr, "Newton matrix at the initial state failed\n");
-    return 3;
-  }
+  if (const int status = beginRun(options, out, *integrator, *drive, q, a)) return status;
   std::vector<CableRow> rows;
   auto sample = [&](double t, int newton, int pns) {
     const Vector& qq = integrator->positions();
@@ -148,6 +118,7 @@ int runOpenCableWith(const Scenario& sc, const RunOptions& options) {
                                         bs.axialVelocity, bs.normalStress, bs.tangentialStress, bs.stickSlip,
                                         bs.circle});
     }
+  std::string error;
   if (!writeOpenCableFiles(out.directory(), info, rows, profile, stepMicros, error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 2;

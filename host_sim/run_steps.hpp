@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "beltsim/paper_parameters.hpp"
@@ -52,6 +53,64 @@ bool staticStart(const Scenario& sc, Drive& drive, typename Drive::Vector& q, co
                  statics.newtonIterations, statics.residualNorm);
   }
   return true;
+}
+
+// Sets up the model and the stepper; false (with the message on stderr) if a parameter is invalid.
+template <typename Drive>
+bool setUpRun(const Scenario& sc, Drive& drive, TimeStepper<Drive>& integrator, double elementLength,
+              const CircleParameters* circles, int circleCount, const ContactParameters& contact) {
+  ParameterError e = drive.setUp(sc.belt, elementLength, circles, circleCount, contact);
+  if (!e.ok()) {
+    std::fprintf(stderr, "%s: invalid model parameter '%s'\n", sc.file.c_str(), e.parameter);
+    return false;
+  }
+  e = integrator.setUp(sc.integrator, sc.stepSize);
+  if (!e.ok()) {
+    std::fprintf(stderr, "%s: key 'solver': invalid setting '%s'\n", sc.file.c_str(), e.parameter);
+    return false;
+  }
+  return true;
+}
+
+// The initial state from the drawn configuration q: the static equilibrium (q moves to it, a = 0)
+// or, with static.start = "rest", q at rest with consistent accelerations a. False (with the
+// message on stderr) if neither can be had: the run stops before anything is written.
+template <typename Drive>
+bool startState(const Scenario& sc, Drive& drive, typename Drive::Vector& q, typename Drive::Vector& a,
+                const FrictionParameters& friction, bool& converged, double& residual, int& iterations,
+                const RunOptions& options) {
+  using Vector = typename Drive::Vector;
+  a.setZero();
+  if (!sc.startAtRest) return staticStart(sc, drive, q, friction, converged, residual, iterations, options);
+  const Vector zero = Vector::Zero();
+  const SchemeCoefficients scheme = SchemeCoefficients::make(sc.integrator, sc.stepSize);
+  const IterationPoint<Vector> point{&q, &zero, &zero, 0.0, &scheme};
+  const Status s = drive.consistentAccelerations(point, a);
+  if (s != Status::kOk) {
+    std::fprintf(stderr, "%s: the initial accelerations could not be computed (status %d); nothing written\n",
+                 sc.file.c_str(), static_cast<int>(s));
+    return false;
+  }
+  return true;
+}
+
+// Creates the output folder (only now: nothing is written for a run that cannot start) and starts
+// the stepper at (q, 0, a). Returns 0, or the exit status of beltsim run (message on stderr).
+template <typename Drive>
+int beginRun(const RunOptions& options, OutputFiles& out, TimeStepper<Drive>& integrator, Drive& drive,
+             const typename Drive::Vector& q, const typename Drive::Vector& a) {
+  std::string error;
+  if (!out.open(options.outputDirectory, error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 2;
+  }
+  integrator.initialize(q, Drive::Vector::Zero(), a, 0.0);
+  const Status prepared = integrator.prepare(drive);
+  if (prepared != Status::kOk) {
+    std::fprintf(stderr, "Newton matrix at the initial state failed: status %d\n", static_cast<int>(prepared));
+    return 3;
+  }
+  return 0;
 }
 
 // The torque of what drives or loads pulley p: a speed drive's reaction, else the applied torque

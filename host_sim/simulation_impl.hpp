@@ -43,7 +43,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
     circles[p] = pathCircleOf(sc, p);
   }
   BeltPath<NP> path;
-  ParameterError e = buildBeltPath(circles, pulleys, path);
+  const ParameterError e = buildBeltPath(circles, pulleys, path);
   if (!e.ok()) {
     std::fprintf(stderr, "%s: key 'pulley': belt path impossible (%s)\n", sc.file.c_str(), e.parameter);
     return 2;
@@ -51,52 +51,20 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   const double length = path.totalLength / NE;
   const int segments = sc.segmentsPerElement;
   const ContactParameters contact = contactParametersOf(sc, length);
-  e = drive->setUp(sc.belt, length, circleParameters, pulleys, contact);
-  if (!e.ok()) {
-    std::fprintf(stderr, "%s: invalid model parameter '%s'\n", sc.file.c_str(), e.parameter);
-    return 2;
-  }
-  e = integrator->setUp(sc.integrator, sc.stepSize);
-  if (!e.ok()) {
-    std::fprintf(stderr, "%s: key 'solver': invalid setting '%s'\n", sc.file.c_str(), e.parameter);
-    return 2;
-  }
+  if (!setUpRun(sc, *drive, *integrator, length, circleParameters, pulleys, contact)) return 2;
 
   // ---- the start: static equilibrium (spec §8.3-8.4), or the drawn path at rest -----------------
   RunInfo info;
-  Vector q;
+  Vector q, a;
   placeOnPath(*drive, path, q);
   const auto wallStart = std::chrono::steady_clock::now();
-  Vector a = Vector::Zero();
-  if (sc.startAtRest) {
-    const Vector zero = Vector::Zero();
-    const SchemeCoefficients scheme = SchemeCoefficients::make(sc.integrator, sc.stepSize);
-    const IterationPoint<Vector> point{&q, &zero, &zero, 0.0, &scheme};
-    if (drive->consistentAccelerations(point, a) != Status::kOk) {
-      std::fprintf(stderr, "%s: the initial accelerations could not be computed; nothing written\n", sc.file.c_str());
-      return 3;
-    }
-  } else {
-    int iterations = 0;
-    if (!staticStart(sc, *drive, q, contact.friction, info.staticConverged, info.staticResidual, iterations, options))
-      return 3;
-  }
-
-  // ---- output folder: created only now, never mixed with old files ------------------------------
-  OutputFiles out;
-  std::string error;
-  if (!out.open(options.outputDirectory, error)) {
-    std::fprintf(stderr, "%s\n", error.c_str());
-    return 2;
-  }
-
-  // ---- dynamic run ---------------------------------------------------------------------------------
-  integrator->initialize(q, Vector::Zero(), a, 0.0);
-  const Status prepared = integrator->prepare(*drive);
-  if (prepared != Status::kOk) {
-    std::fprintf(stderr, "Newton matrix at the initial state failed: status %d\n", static_cast<int>(prepared));
+  int iterations = 0;
+  if (!startState(sc, *drive, q, a, contact.friction, info.staticConverged, info.staticResidual, iterations, options))
     return 3;
-  }
+
+  // ---- dynamic run (the output folder is created only now, never mixed with old files) --------
+  OutputFiles out;
+  if (const int status = beginRun(options, out, *integrator, *drive, q, a)) return status;
   std::vector<float> stepMicros;
   RunTotals totals;
   std::vector<TimeRow> rows;
@@ -166,6 +134,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   info.wallTime = wallTime;
   info.steps = static_cast<long long>(stepMicros.size());
   info.totals = totals;
+  std::string error;
   if (!out.writeAll(info, rows, profile, stepMicros, sc.plots, error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 2;
