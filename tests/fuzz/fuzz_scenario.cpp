@@ -58,8 +58,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::to_string(s.elements));
   check(s.segmentsPerElement >= 1 && s.segmentsPerElement <= 8, "segments per element out of range",
         std::to_string(s.segmentsPerElement));
-  check(s.pulleys.size() >= 2 && s.pulleys.size() <= beltsim::host::kMaxPulleys, "pulley count out of range",
-        std::to_string(s.pulleys.size()));
+  // A closed belt runs around 2 to 8 pulleys; an open belt has 0 to 8 and one initial node per
+  // element end, no two consecutive ones equal.
+  check(s.pulleys.size() >= (s.belt.closed ? 2u : 0u) && s.pulleys.size() <= beltsim::host::kMaxPulleys,
+        "pulley count out of range", std::to_string(s.pulleys.size()));
+  check(s.belt.closed ? s.cableNodes.empty() : static_cast<int>(s.cableNodes.size()) == s.elements + 1,
+        "open-belt node count", std::to_string(s.cableNodes.size()));
+  for (std::size_t k = 1; k < s.cableNodes.size(); ++k)
+    check((s.cableNodes[k] - s.cableNodes[k - 1]).norm() > 0.0, "coincident open-belt nodes", std::to_string(k));
+  for (int k : s.outputNodes)
+    check(k >= 0 && k <= s.elements, "output node out of range", std::to_string(k));
   for (const auto& p : s.pulleys) {
     check(p.circle.side == 1 || p.circle.side == -1, "pulley side not +-1", std::to_string(p.circle.side));
     // The layout check requires every radius (> 0); a missing inertia keeps its default 0, which
