@@ -13,10 +13,12 @@ rm -rf build/bitcheck
 failed=()
 for preset in cortex-m7 aarch64 host-debug host; do
   echo "=================== preset ${preset} ==================="
+  t0=$(date +%s)
   if cmake --preset "$preset" >/dev/null \
      && cmake --build --preset "$preset" \
+     && t1=$(date +%s) \
      && ctest --preset "$preset"; then
-    echo "preset ${preset}: OK"
+    echo "preset ${preset}: OK (build $(( t1 - t0 )) s, tests $(( $(date +%s) - t1 )) s)"
   else
     echo "preset ${preset}: FAILED"
     failed+=("$preset")
