@@ -124,12 +124,16 @@ void writePlots(const std::string& directory, const Scenario& sc) {
   }
   g << "\nset size noratio\n";
   if (!sc.outputNodes.empty()) {
-    g << "set output 'node_positions.png'\nset title 'Output nodes'\nset xlabel 't [s]'\nset ylabel 'position [m]'\nplot ";
+    // Displacements from the drawn configuration (x - x0 solid, y - y0 dashed): the positions
+    // themselves differ by metres where the motion is millimetres.
+    g << "set output 'node_positions.png'\nset title 'Output nodes: displacement from the drawn position (x solid, "
+         "y dashed)'\nset xlabel 't [s]'\nset ylabel 'displacement [m]'\nplot ";
     for (size_t j = 0; j < sc.outputNodes.size(); ++j) {
       const int k = sc.outputNodes[j];
-      g << (j > 0 ? ", " : "") << "'timeseries.csv' every ::1 using 1:" << nodeColumn + 2 * j
-        << " with lines title 'x node " << k << "', '' every ::1 using 1:" << nodeColumn + 2 * j + 1
-        << " with lines title 'y node " << k << "'";
+      const Vector2 drawn = sc.cableNodes[static_cast<size_t>(k)];
+      g << (j > 0 ? ", " : "") << "'timeseries.csv' every ::1 using 1:($" << nodeColumn + 2 * j << " - "
+        << num(drawn(0)) << ") with lines lc " << j + 1 << " title 'node " << k << "', '' every ::1 using 1:($"
+        << nodeColumn + 2 * j + 1 << " - " << num(drawn(1)) << ") with lines dt 2 lc " << j + 1 << " notitle";
     }
     g << "\n";
   }
