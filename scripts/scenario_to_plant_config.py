@@ -178,8 +178,11 @@ def generate(path, name):
     pulleys = doc.get("pulley", [])
     top.used.add("pulley")
     if not isinstance(pulleys, list) or len(pulleys) != 2:
-        raise ConfigError(f"{path}: key 'pulley': the firmware plant has exactly two pulleys (motor, load); "
-                          f"this file has {len(pulleys) if isinstance(pulleys, list) else 0}")
+        count = len(pulleys) if isinstance(pulleys, list) else 0
+        headers = [n for n, line in enumerate(text.splitlines(), 1) if re.match(r"^\s*\[\[\s*pulley\s*\]\]", line)]
+        where = f"{path}:{headers[2]}" if count > 2 and len(headers) > 2 else path  # the first pulley too many
+        raise ConfigError(f"{where}: key 'pulley': the firmware plant has exactly two pulleys (motor, load); "
+                          f"this file has {count}")
     motor_mode = None
     for p, pulley in enumerate(pulleys):
         r = Reader(path, text, "pulley", pulley, f"pulley[{p}].", line_table=f"pulley#{p}")

@@ -31,7 +31,7 @@ def main():
     load = base[base.index('[[pulley]]\nname = "load"'):base.index("[solver]")]
     cases = [
         ("three pulleys", base.replace("[solver]", load + "[solver]"),
-         r"key 'pulley': the firmware plant has exactly two pulleys \(motor, load\); this file has 3"),
+         r":\d+: key 'pulley': the firmware plant has exactly two pulleys \(motor, load\); this file has 3"),
         ("a speed-driven load", base.replace('name = "load"\nkind = "fixed_axis"', 'name = "load"\nkind = "speed"'),
          r":\d+: key 'pulley\[1\].kind': the load pulley \(pulley 2\) must be \"fixed_axis\""),
         ("an open belt", base.replace("elements = 24\n", "elements = 24\nclosed = false\n"),
