@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "beltsim/belt_geometry.hpp"
+
 namespace beltsim::host {
 
 namespace fs = std::filesystem;
@@ -57,11 +59,18 @@ TailMeans tailMeans(const std::vector<TimeRow>& rows) {
   return m;
 }
 
-// Largest relative deviation of the axial force over P1's slip arc from the capstan law
-// F(phi) = F_slack exp(mu phi), phi = (s - s0) / R (spec §9.6 check 4; Euler-Eytelwein), s0 the
-// start of P1's contact arc. Two ranges: the measured slip arc (segments on P1 in a slip state:
-// where the law applies) and the theoretical arc phi in [0, ln(F_tight/F_slack)/mu], whose last
-// few per cent lie in the transition to the stick zone (about 645 N against 665 N at its end).
+// Largest relative deviation of the axial force over a pulley's slip arc from the capstan law
+// F(phi) = F_start exp(+-mu phi), phi = (s - s0) / R (spec §9.6 check 4; Euler-Eytelwein), s0 the
+// start of the pulley's contact arc, F_start the force of the span arriving there and F_end that
+// of the span leaving the arc's other end; the sign makes F run from F_start towards F_end, and
+// the arc over which the law reaches F_end is ln(F_tight / F_slack) / mu. The belt runs towards
+// decreasing s (pulleys turning counter-clockwise), so s0 is where it leaves the pulley, the end
+// at which creep theory puts the slip arc (the stick arc follows, next to the entry). Two ranges:
+// the measured slip arc (segments in a slip state: where the law applies) and the theoretical arc
+// phi in [0, ln(F_tight/F_slack)/mu], whose last few per cent lie in the transition to the stick
+// zone (on P1 of the paper's drive about 645 N against 665 N at its end). `pulley` >= 0 counts
+// only the segments in contact with that pulley; P1's top-level check counts every segment (its
+// arc ends at s = belt length, so nothing else has phi >= 0).
 struct CapstanCheck {
   double wrapAngle = 0.0;          // ln(F_tight / F_slack) / mu, rad
   double slipArcAngle = 0.0;       // measured slip arc, rad
@@ -69,26 +78,64 @@ struct CapstanCheck {
   double errorTheoretical = -1.0;  // max relative error over [0, wrapAngle]
 };
 
-CapstanCheck capstanCheck(const RunInfo& info, const std::vector<ProfileRow>& profile, double tight, double slack) {
+CapstanCheck capstanCheck(const std::vector<ProfileRow>& profile, double mu, double s0, double R, double startForce,
+                          double endForce, int pulley) {
   CapstanCheck c;
-  const double mu = info.scenario->contactPerArea.frictionCoefficient;
-  if (!(mu > 0.0 && slack > 0.0 && tight > slack)) return c;
+  const double tight = std::max(startForce, endForce), slack = std::min(startForce, endForce);
+  const double sign = endForce > startForce ? 1.0 : -1.0;
+  if (!(mu > 0.0 && slack > 0.0 && tight > slack && R > 0.0)) return c;
   c.wrapAngle = std::log(tight / slack) / mu;
+  auto counts = [&](const ProfileRow& row) { return pulley < 0 || row.pulley == pulley; };
   for (const ProfileRow& row : profile) {
-    const double phi = (row.s - info.driverArcStart) / info.driverRadius;
-    if (phi >= 0.0 && (row.stickSlip == 1 || row.stickSlip == -1)) c.slipArcAngle = std::max(c.slipArcAngle, phi);
+    const double phi = (row.s - s0) / R;
+    if (phi >= 0.0 && (row.stickSlip == 1 || row.stickSlip == -1) && counts(row))
+      c.slipArcAngle = std::max(c.slipArcAngle, phi);
   }
   c.slipArcAngle = std::min(c.slipArcAngle, c.wrapAngle);
   c.errorSlipArc = c.errorTheoretical = 0.0;
   for (const ProfileRow& row : profile) {
-    const double phi = (row.s - info.driverArcStart) / info.driverRadius;
-    if (phi < 0.0 || phi > c.wrapAngle) continue;
-    const double law = slack * std::exp(mu * phi);
+    const double phi = (row.s - s0) / R;
+    if (phi < 0.0 || phi > c.wrapAngle || !counts(row)) continue;
+    const double law = startForce * std::exp(sign * mu * phi);
     const double error = std::fabs(row.axialForce - law) / law;
     c.errorTheoretical = std::max(c.errorTheoretical, error);
     if (phi <= c.slipArcAngle) c.errorSlipArc = std::max(c.errorSlipArc, error);
   }
   return c;
+}
+
+// The capstan check over pulley p's own arc: the belt arrives there (in s) from span p-1 and
+// leaves on span p.
+CapstanCheck pulleyCapstanCheck(const RunInfo& info, const std::vector<ProfileRow>& profile, const TimeRow& last, int p) {
+  const int n = info.pulleys;
+  return capstanCheck(profile, info.scenario->contactPerArea.frictionCoefficient, info.arcStart[p],
+                      info.centrelineRadius[p], last.spanForce[(p + n - 1) % n], last.spanForce[p], p);
+}
+
+// Pulleys that turn with the belt against a drive or load: the capstan check is written for them.
+bool turnsWithBelt(const Scenario& sc, int p) {
+  const CircleKind kind = sc.pulleys[p].circle.kind;
+  return kind == CircleKind::kSpeedDriven || kind == CircleKind::kTorqueDriven || kind == CircleKind::kFixedAxis;
+}
+
+// Unit direction of each span at the end: the common tangent of its two pulleys at their
+// end-time centres (floating pulleys and tensioners move away from the drawn path).
+struct SpanDirections {
+  bool ok = false;
+  Vector2 direction[kMaxPulleys];
+};
+
+SpanDirections spanDirections(const Scenario& sc, const TimeRow& last, int n) {
+  SpanDirections d;
+  PathCircle circles[kMaxPulleys];
+  for (int p = 0; p < n; ++p) {
+    circles[p] = pathCircleOf(sc, p);
+    circles[p].centre = Vector2(last.centre[p][0], last.centre[p][1]);
+  }
+  BeltPath<kMaxPulleys> path;
+  d.ok = buildBeltPath(circles, n, path).ok();
+  for (int k = 0; d.ok && k < n; ++k) d.direction[k] = (path.arrival[k] - path.departure[k]) / path.spanLength[k];
+  return d;
 }
 
 // Contact and slip arcs of each pulley in the end-of-run profile: segments in contact with it,
@@ -219,7 +266,9 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
   }
   const PulleyArcs arcs = pulleyArcs(info, profile);
   const TailMeans tail = tailMeans(rows);
-  const CapstanCheck capstan = capstanCheck(info, profile, last.spanForce[tight], last.spanForce[slack]);
+  const CapstanCheck capstan = capstanCheck(profile, sc.contactPerArea.frictionCoefficient, info.driverArcStart,
+                                            info.driverRadius, last.spanForce[slack], last.spanForce[tight], -1);
+  const SpanDirections directions = spanDirections(sc, last, n);
   const double wrapAngle = capstan.wrapAngle;
   std::sort(stepMicros.begin(), stepMicros.end());
   const double median = stepMicros.empty() ? 0.0 : stepMicros[stepMicros.size() / 2];
@@ -250,16 +299,24 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
           << ", \"arm_hub_load\": " << number(std::hypot(last.hubForce[p][0], last.hubForce[p][1]));
       }
       f << ", \"contact_arc\": " << number(arcs.contact[p]) << ", \"slip_arc\": " << number(arcs.slip[p])
-        << ", \"slip_arc_angle\": " << number(R > 0.0 ? arcs.slip[p] / R : 0.0)
-        << ", \"tail_mean\": {\"omega\": " << number(tail.omega[p]) << ", \"torque\": " << number(tail.torque[p])
+        << ", \"slip_arc_angle\": " << number(R > 0.0 ? arcs.slip[p] / R : 0.0);
+      if (turnsWithBelt(sc, p)) {
+        const CapstanCheck c = pulleyCapstanCheck(info, profile, last, p);
+        f << ", \"capstan\": {\"wrap_angle\": " << number(c.wrapAngle) << ", \"slip_arc_angle\": "
+          << number(c.slipArcAngle) << ", \"max_rel_error\": " << number(c.errorSlipArc)
+          << ", \"max_rel_error_full_wrap\": " << number(c.errorTheoretical) << "}";
+      }
+      f << ", \"tail_mean\": {\"omega\": " << number(tail.omega[p]) << ", \"torque\": " << number(tail.torque[p])
         << ", \"belt_torque\": " << number(tail.beltTorque[p]) << "}}" << (p + 1 < n ? "," : "") << "\n";
     }
     f << "  ],\n";
     f << "  \"spans\": [\n";
     for (int k = 0; k < n; ++k) {
       f << "    {\"from\": " << jsonText(sc.pulleys[k].name) << ", \"to\": " << jsonText(sc.pulleys[(k + 1) % n].name)
-        << ", \"force\": " << number(last.spanForce[k]) << ", \"speed\": " << number(last.spanSpeed[k])
-        << ", \"tail_mean_force\": " << number(tail.spanForce[k]) << "}" << (k + 1 < n ? "," : "") << "\n";
+        << ", \"force\": " << number(last.spanForce[k]) << ", \"speed\": " << number(last.spanSpeed[k]);
+      if (directions.ok)
+        f << ", \"direction\": [" << number(directions.direction[k](0)) << ", " << number(directions.direction[k](1)) << "]";
+      f << ", \"tail_mean_force\": " << number(tail.spanForce[k]) << "}" << (k + 1 < n ? "," : "") << "\n";
     }
     f << "  ],\n";
     f << "  \"drive_torque\": " << number(std::fabs(last.torque[0])) << ",\n";

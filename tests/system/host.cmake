@@ -8,3 +8,20 @@ beltsim_add_gtest(host_fixed_cost_stepper host/test_fixed_cost_stepper.cpp)
 beltsim_add_gtest(host_pulley_count host/test_pulley_count.cpp)
 beltsim_add_gtest(host_tensioner_arm host/test_tensioner_arm.cpp)
 beltsim_add_gtest(host_energy host/test_energy.cpp)
+
+# Pulley laws of beltsim runs (issue 16, "What must be shown"): the capstan law on every driven
+# pulley in slip (two_drives_in_slip.toml) and the accessory drive's static hub loads against the
+# span forces. Host preset only (optimized build; 60 elements); about 5 s together.
+if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "RelWithDebInfo")
+  find_program(BELTSIM_PYTHON python3 REQUIRED)
+  foreach(check capstan_driven_pulleys:capstan:two_drives_in_slip static_hub_loads:hub:accessory_drive)
+    string(REPLACE ":" ";" check "${check}")
+    list(GET check 0 name)
+    list(GET check 1 mode)
+    list(GET check 2 scenario)
+    add_test(NAME beltsim_${name}
+             COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/pulley_laws.py ${mode} $<TARGET_FILE:beltsim>
+                     ${CMAKE_SOURCE_DIR}/host_sim/scenarios/${scenario}.toml ${CMAKE_CURRENT_BINARY_DIR}/beltsim_${name})
+    set_tests_properties(beltsim_${name} PROPERTIES TIMEOUT 300 LABELS cli)
+  endforeach()
+endif()

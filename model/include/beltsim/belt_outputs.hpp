@@ -13,17 +13,35 @@ struct SpanMeasure {
   int samples = 0;     // element midpoints that fell into the middle half
 };
 
-// Span k of `path` runs from its departure point on circle k to its arrival on circle k+1.
-// An element counts for the span if its midpoint projects into the middle half of the span and
-// lies within 2 % of the span length (plus 1 mm) of the span line.
+// Span k of `path` runs from its departure point on circle k to its arrival on circle k+1; its
+// line is the two circles' common tangent (as in buildBeltPath) at their current centres in q, so
+// that it follows a tensioner or floating pulley (against the drawn line, the short span between
+// the example's tensioner and crankshaft had no element left in it: 0 N). An element counts for
+// the span if its midpoint projects into the middle half of the span and lies within 2 % of the
+// span length (plus 1 mm) of the span line.
 template <int NE, int NP, int NCS, int MaxCircles>
 SpanMeasure measureSpan(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<NE, NP, NCS>::Vector& q,
                         const typename BeltDrive<NE, NP, NCS>::Vector& v, const BeltPath<MaxCircles>& path, int span) {
+  using Drive = BeltDrive<NE, NP, NCS>;
   SpanMeasure m;
-  const Vector2 start = path.departure[span];
-  const double length = path.spanLength[span];
+  if (!(span >= 0 && span < path.circleCount)) return m;
+  const int next = (span + 1) % path.circleCount;
+  const PathCircle& a = path.circle[span];
+  const PathCircle& b = path.circle[next];
+  const Vector2 centreA(q(Drive::circleDof(span, 0)), q(Drive::circleDof(span, 1)));
+  const Vector2 centreB(q(Drive::circleDof(next, 0)), q(Drive::circleDof(next, 1)));
+  const Vector2 between = centreB - centreA;
+  const double distance = between.norm();
+  if (!(distance > 0.0)) return m;
+  const double sine = (b.side * b.radius - a.side * a.radius) / distance;
+  if (!(sine > -1.0 && sine < 1.0)) return m;
+  const Vector2 along = between / distance;
+  const Vector2 normal = std::sqrt(1.0 - sine * sine) * leftNormal(along) - sine * along;
+  const Vector2 start = centreA + a.side * a.radius * normal;
+  const Vector2 arrival = centreB + b.side * b.radius * normal;
+  const double length = (arrival - start).norm();
   if (!(length > 0.0)) return m;
-  const Vector2 u = (path.arrival[span] - start) / length;
+  const Vector2 u = (arrival - start) / length;
   const double lateralLimit = 0.02 * length + 1e-3;
   // The midpoint's position decides whether an element counts; only those that count need the
   // section (axial force, slope): a few elements of each span instead of all of them, every step.
