@@ -62,6 +62,26 @@ bool plantConfigFromScenario(const Scenario& s, PlantConfig& c, std::string& err
     error = where + "key 'pulley[1].kind': the load pulley must be \"fixed_axis\" for hil";
     return false;
   }
+  // The firmware plant is a closed two-pulley belt started from its static equilibrium (as
+  // scripts/scenario_to_plant_config.py requires of the firmware's own files).
+  if (!s.belt.closed) {
+    error = where + "key 'belt.closed': hil runs a closed belt (the firmware plant)";
+    return false;
+  }
+  if (s.startAtRest) {
+    error = where + "key 'static.start': hil starts from the static equilibrium (the firmware plant)";
+    return false;
+  }
+  // Contact options the plant does not carry would be ignored silently: refused instead.
+  const char* unsupported = s.normalExponent != 1.0   ? "contact.normal_exponent"
+                            : !s.useSegmentNormals     ? "contact.segment_normals"
+                            : !s.useBoundingBox        ? "contact.bounding_box"
+                            : s.law != TangentialLaw::kBristle ? "friction.law"
+                                                               : nullptr;
+  if (unsupported != nullptr) {
+    error = where + "key '" + unsupported + "': hil's plant (the firmware's) supports only the default";
+    return false;
+  }
   if (s.segmentsPerElement > BeltDrivePlant<24>::kSegments) {
     error = where + "key 'contact.segments_per_element': hil supports at most 4";
     return false;

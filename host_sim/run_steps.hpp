@@ -40,12 +40,20 @@ bool staticStart(const Scenario& sc, Drive& drive, typename Drive::Vector& q, co
   converged = statics.converged;
   residual = statics.residualNorm;
   iterations = statics.newtonIterations;
-  if (statics.status != Status::kOk || !statics.converged) {
+  if (statics.status != Status::kOk) {
+    // A degenerate or non-finite state stops the solve before a residual is known.
     std::fprintf(stderr,
-                 "%s: static equilibrium did not converge (status %d, residual %.3e N after %d Newton iterations, "
-                 "required %.1e N); nothing written. Try [static] load_steps or max_newton, or start = \"rest\"\n",
-                 sc.file.c_str(), static_cast<int>(statics.status), statics.residualNorm, statics.newtonIterations,
-                 sc.staticSettings.equilibriumTolerance);
+                 "%s: static equilibrium failed: the state became %s after %d Newton iterations; nothing written. "
+                 "Check the layout (a pulley pushed far into the belt, a slack belt), or start = \"rest\"\n",
+                 sc.file.c_str(), statics.status == Status::kDegenerateState ? "degenerate" : "non-finite",
+                 statics.newtonIterations);
+    return false;
+  }
+  if (!statics.converged) {
+    std::fprintf(stderr,
+                 "%s: static equilibrium did not converge (residual %.3e N after %d Newton iterations, required "
+                 "%.1e N); nothing written. Try [static] load_steps or max_newton, or start = \"rest\"\n",
+                 sc.file.c_str(), statics.residualNorm, statics.newtonIterations, sc.staticSettings.equilibriumTolerance);
     return false;
   }
   if (options.progress) {

@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "beltsim/plant.hpp"
 #include "hil.hpp"
@@ -61,6 +62,26 @@ TEST(HilScenario, DescribesTheFirmwaresMicrocontrollerPlantBitForBit) {
   const PlantConfig fromScenario = fromScenarioFile(BELTSIM_HIL_SCENARIO, elements);
   ASSERT_EQ(elements, fw::kMicrocontrollerElements);
   expectSameBits<fw::kMicrocontrollerElements>(fromScenario, fw::microcontrollerPlantConfig(MotorMode::kTorque), 300);
+}
+
+// A scenario that asks for what the firmware plant cannot do is refused by name, not run with
+// the option silently dropped.
+TEST(HilScenario, RefusesWhatTheFirmwarePlantCannotRun) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"static.start=rest", "key 'static.start'"},
+      {"contact.segment_normals=false", "key 'contact.segment_normals'"},
+      {"contact.normal_exponent=2", "key 'contact.normal_exponent'"},
+      {"friction.law=continuous", "key 'friction.law'"},
+  };
+  for (const auto& [setting, key] : cases) {
+    host::Scenario scenario;
+    const host::ParseResult parsed = host::loadScenario(BELTSIM_HIL_SCENARIO, {setting}, scenario);
+    ASSERT_TRUE(parsed.ok) << setting << ": " << parsed.error;
+    PlantConfig config;
+    std::string error;
+    EXPECT_FALSE(host::plantConfigFromScenario(scenario, config, error)) << setting;
+    EXPECT_NE(error.find(key), std::string::npos) << setting << ": " << error;
+  }
 }
 
 // The firmware's configurations are generated from scenario files at configure time by a
