@@ -1,31 +1,32 @@
-// Plant I/O frames, version 1: the bytes that cross the plant's I/O (UART, UDP, trace files).
+// Plant I/O frames, version 2: the bytes that cross the plant's I/O (UART, UDP, trace files).
 // Little-endian, fixed size, CRC-32 (IEEE 802.3, reflected, as zlib) over every byte before the
 // CRC. Encoding and decoding are pure functions on caller buffers; decode never reads past
-// `length` and reports why a frame was refused.
+// `length` and reports why a frame was refused. Both frames carry kFramePulleys (8) pulley slots
+// whatever the plant's pulley count n; slots n.. are zero.
 //
-// Command frame (controller -> plant), 32 bytes:
-//    0 u8[2] magic "BD"   2 u8 version = 1   3 u8 type = 1
+// Command frame (controller -> plant), 88 bytes:
+//    0 u8[2] magic "BD"   2 u8 version = 2   3 u8 type = 1
 //    4 u32 sequence (controller's counter)
-//    8 u8 mode (1: motor speed command, 2: motor torque command)   9 u8 flags (0)   10 u16 reserved (0)
-//   12 f64 motor command: rad/s or N m, counter-clockwise positive
-//   20 f64 load torque on P2: N m, braking positive
-//   28 u32 CRC-32 of bytes 0..27
-// Output frame (plant -> controller), 136 bytes:
-//    0 u8[2] magic "BD"   2 u8 version = 1   3 u8 type = 2
+//    8 u8 pulley count n   9 u8 flags (0)   10 u16 reserved (0)
+//   12 u8[8] input kind per pulley (PulleyInput: 0 none, 1 speed, 2 torque, 3 load torque)
+//   20 f64[8] input per pulley: rad/s, N m (counter-clockwise positive) or N m (braking positive)
+//   84 u32 CRC-32 of bytes 0..83
+// Output frame (plant -> controller), 472 bytes:
+//    0 u8[2] magic "BD"   2 u8 version = 2   3 u8 type = 2
 //    4 u32 sequence (plant's frame counter)   8 u32 step index   12 u32 sequence of the command in use
 //   16 f64 simulated time, s
-//   ground truth of the model:
-//   24 f64[2] pulley angles P1, P2, rad      40 f64[2] pulley speeds, rad/s
-//   56 f64 motor torque, N m                64 f64 load torque, N m
-//   72 f64[2] span forces (span P1->P2, span P2->P1), N
+//   ground truth of the model, one slot per pulley (spans: span k from pulley k to k+1):
+//   24 f64[8] angles, rad   88 f64[8] speeds, rad/s   152 f64[8] torques on the pulleys, N m
+//  216 f64[8] span forces, N   280 f64[8] tensioner arm angles, rad
 //   emulated sensors (what a controller on real hardware would see):
-//   88 i32[2] incremental encoder counts of P1, P2 (floor(angle / 2 pi * counts per revolution))
-//   96 f64[2] load cells on the two spans: span force rounded to the load-cell resolution, N
-//   health:
-//  112 u8 converged  113 u8 Newton iterations  114 u8 PNS iterations  115 u8 model status
-//  116 u8 fault code (FaultCode)  117 u8 safe state (0/1)  118 u8 motor mode  119 u8 reserved
-//  120 u32 overrun count  124 u32 rejected-frame count  128 u32 late-frame count
-//  132 u32 CRC-32 of bytes 0..131
+//  344 i32[8] incremental encoder counts (floor(angle / 2 pi * counts per revolution))
+//  376 f64[8] load cells on the spans: span force rounded to the load-cell resolution, N
+//   configuration and health:
+//  440 u8[8] input kind per pulley (the plant's)   448 u8 pulley count
+//  449 u8 converged  450 u8 Newton iterations  451 u8 PNS iterations  452 u8 model status
+//  453 u8 fault code (FaultCode)  454 u8 safe state (0/1)  455 u8 reserved
+//  456 u32 overrun count  460 u32 rejected-frame count  464 u32 late-frame count
+//  468 u32 CRC-32 of bytes 0..467
 // The full specification (units, ranges, sequence rules, transports) is firmware/PROTOCOL.md.
 #pragma once
 #include <cstddef>
@@ -35,10 +36,11 @@
 namespace beltsim::fw {
 
 constexpr std::uint8_t kFrameMagic0 = 'B', kFrameMagic1 = 'D';
-constexpr std::uint8_t kFrameVersion = 1;
+constexpr std::uint8_t kFrameVersion = 2;
+constexpr int kFramePulleys = 8;
 constexpr std::uint8_t kFrameTypeCommand = 1, kFrameTypeOutput = 2;
-constexpr std::size_t kCommandFrameSize = 32;
-constexpr std::size_t kOutputFrameSize = 136;
+constexpr std::size_t kCommandFrameSize = 88;
+constexpr std::size_t kOutputFrameSize = 472;
 
 enum class FaultCode : std::uint8_t {
   kNone = 0,
@@ -52,10 +54,10 @@ enum class FaultCode : std::uint8_t {
 
 struct CommandFrame {
   std::uint32_t sequence = 0;
-  std::uint8_t mode = 1;
+  std::uint8_t pulleyCount = 0;
   std::uint8_t flags = 0;
-  double motor = 0.0;
-  double loadTorque = 0.0;
+  std::uint8_t inputKind[kFramePulleys] = {};  // PulleyInput values
+  double input[kFramePulleys] = {};
 };
 
 struct OutputFrame {
@@ -63,20 +65,21 @@ struct OutputFrame {
   std::uint32_t step = 0;
   std::uint32_t commandSequence = 0;
   double time = 0.0;
-  double angle[2] = {};
-  double speed[2] = {};
-  double motorTorque = 0.0;
-  double loadTorque = 0.0;
-  double spanForce[2] = {};
-  std::int32_t encoderCount[2] = {};
-  double loadCell[2] = {};
+  double angle[kFramePulleys] = {};
+  double speed[kFramePulleys] = {};
+  double torque[kFramePulleys] = {};
+  double spanForce[kFramePulleys] = {};
+  double armAngle[kFramePulleys] = {};
+  std::int32_t encoderCount[kFramePulleys] = {};
+  double loadCell[kFramePulleys] = {};
+  std::uint8_t inputKind[kFramePulleys] = {};
+  std::uint8_t pulleyCount = 0;
   std::uint8_t converged = 0;
   std::uint8_t newtonIterations = 0;
   std::uint8_t pnsIterations = 0;
   std::uint8_t modelStatus = 0;
   FaultCode fault = FaultCode::kNone;
   std::uint8_t safeState = 0;
-  std::uint8_t motorMode = 0;
   std::uint32_t overruns = 0;
   std::uint32_t rejectedFrames = 0;
   std::uint32_t lateFrames = 0;
@@ -129,12 +132,15 @@ inline void putHeader(std::uint8_t* p, std::uint8_t type) {
   p[3] = type;
 }
 
+// Header first, so that a frame of another protocol version is refused as such (kVersion), not
+// for its length: a version-1 command (32 bytes) to a version-2 plant says "version".
 inline DecodeError checkFrame(const std::uint8_t* p, std::size_t length, std::size_t size, std::uint8_t type) {
-  if (length < size) return DecodeError::kTruncated;
-  if (length > size) return DecodeError::kOversized;
+  if (length < 4) return DecodeError::kTruncated;
   if (p[0] != kFrameMagic0 || p[1] != kFrameMagic1) return DecodeError::kMagic;
   if (p[2] != kFrameVersion) return DecodeError::kVersion;
   if (p[3] != type) return DecodeError::kType;
+  if (length < size) return DecodeError::kTruncated;
+  if (length > size) return DecodeError::kOversized;
   if (le::getU32(p + size - 4) != crc32(p, size - 4)) return DecodeError::kCrc;
   return DecodeError::kNone;
 }
@@ -143,12 +149,14 @@ inline DecodeError checkFrame(const std::uint8_t* p, std::size_t length, std::si
 inline void encodeCommand(const CommandFrame& f, std::uint8_t (&out)[kCommandFrameSize]) {
   putHeader(out, kFrameTypeCommand);
   le::putU32(out + 4, f.sequence);
-  out[8] = f.mode;
+  out[8] = f.pulleyCount;
   out[9] = f.flags;
   le::putU16(out + 10, 0);
-  le::putF64(out + 12, f.motor);
-  le::putF64(out + 20, f.loadTorque);
-  le::putU32(out + 28, crc32(out, 28));
+  for (int i = 0; i < kFramePulleys; ++i) {
+    out[12 + i] = f.inputKind[i];
+    le::putF64(out + 20 + 8 * i, f.input[i]);
+  }
+  le::putU32(out + 84, crc32(out, 84));
 }
 
 inline DecodeError decodeCommand(const std::uint8_t* data, std::size_t length, CommandFrame& f) {
@@ -156,10 +164,12 @@ inline DecodeError decodeCommand(const std::uint8_t* data, std::size_t length, C
   if (e != DecodeError::kNone) return e;
   if (le::getU16(data + 10) != 0) return DecodeError::kReserved;
   f.sequence = le::getU32(data + 4);
-  f.mode = data[8];
+  f.pulleyCount = data[8];
   f.flags = data[9];
-  f.motor = le::getF64(data + 12);
-  f.loadTorque = le::getF64(data + 20);
+  for (int i = 0; i < kFramePulleys; ++i) {
+    f.inputKind[i] = data[12 + i];
+    f.input[i] = le::getF64(data + 20 + 8 * i);
+  }
   return DecodeError::kNone;
 }
 
@@ -170,62 +180,64 @@ inline void encodeOutput(const OutputFrame& f, std::uint8_t (&out)[kOutputFrameS
   le::putU32(out + 8, f.step);
   le::putU32(out + 12, f.commandSequence);
   le::putF64(out + 16, f.time);
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < kFramePulleys; ++i) {
     le::putF64(out + 24 + 8 * i, f.angle[i]);
-    le::putF64(out + 40 + 8 * i, f.speed[i]);
-    le::putF64(out + 72 + 8 * i, f.spanForce[i]);
-    le::putU32(out + 88 + 4 * i, static_cast<std::uint32_t>(f.encoderCount[i]));
-    le::putF64(out + 96 + 8 * i, f.loadCell[i]);
+    le::putF64(out + 88 + 8 * i, f.speed[i]);
+    le::putF64(out + 152 + 8 * i, f.torque[i]);
+    le::putF64(out + 216 + 8 * i, f.spanForce[i]);
+    le::putF64(out + 280 + 8 * i, f.armAngle[i]);
+    le::putU32(out + 344 + 4 * i, static_cast<std::uint32_t>(f.encoderCount[i]));
+    le::putF64(out + 376 + 8 * i, f.loadCell[i]);
+    out[440 + i] = f.inputKind[i];
   }
-  le::putF64(out + 56, f.motorTorque);
-  le::putF64(out + 64, f.loadTorque);
-  out[112] = f.converged;
-  out[113] = f.newtonIterations;
-  out[114] = f.pnsIterations;
-  out[115] = f.modelStatus;
-  out[116] = static_cast<std::uint8_t>(f.fault);
-  out[117] = f.safeState;
-  out[118] = f.motorMode;
-  out[119] = 0;
-  le::putU32(out + 120, f.overruns);
-  le::putU32(out + 124, f.rejectedFrames);
-  le::putU32(out + 128, f.lateFrames);
-  le::putU32(out + 132, crc32(out, 132));
+  out[448] = f.pulleyCount;
+  out[449] = f.converged;
+  out[450] = f.newtonIterations;
+  out[451] = f.pnsIterations;
+  out[452] = f.modelStatus;
+  out[453] = static_cast<std::uint8_t>(f.fault);
+  out[454] = f.safeState;
+  out[455] = 0;
+  le::putU32(out + 456, f.overruns);
+  le::putU32(out + 460, f.rejectedFrames);
+  le::putU32(out + 464, f.lateFrames);
+  le::putU32(out + 468, crc32(out, 468));
 }
 
 inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, OutputFrame& f) {
   const DecodeError e = checkFrame(data, length, kOutputFrameSize, kFrameTypeOutput);
   if (e != DecodeError::kNone) return e;
-  if (data[119] != 0) return DecodeError::kReserved;
+  if (data[455] != 0) return DecodeError::kReserved;
   f.sequence = le::getU32(data + 4);
   f.step = le::getU32(data + 8);
   f.commandSequence = le::getU32(data + 12);
   f.time = le::getF64(data + 16);
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < kFramePulleys; ++i) {
     f.angle[i] = le::getF64(data + 24 + 8 * i);
-    f.speed[i] = le::getF64(data + 40 + 8 * i);
-    f.spanForce[i] = le::getF64(data + 72 + 8 * i);
-    f.encoderCount[i] = static_cast<std::int32_t>(le::getU32(data + 88 + 4 * i));
-    f.loadCell[i] = le::getF64(data + 96 + 8 * i);
+    f.speed[i] = le::getF64(data + 88 + 8 * i);
+    f.torque[i] = le::getF64(data + 152 + 8 * i);
+    f.spanForce[i] = le::getF64(data + 216 + 8 * i);
+    f.armAngle[i] = le::getF64(data + 280 + 8 * i);
+    f.encoderCount[i] = static_cast<std::int32_t>(le::getU32(data + 344 + 4 * i));
+    f.loadCell[i] = le::getF64(data + 376 + 8 * i);
+    f.inputKind[i] = data[440 + i];
   }
-  f.motorTorque = le::getF64(data + 56);
-  f.loadTorque = le::getF64(data + 64);
-  f.converged = data[112];
-  f.newtonIterations = data[113];
-  f.pnsIterations = data[114];
-  f.modelStatus = data[115];
-  f.fault = static_cast<FaultCode>(data[116]);
-  f.safeState = data[117];
-  f.motorMode = data[118];
-  f.overruns = le::getU32(data + 120);
-  f.rejectedFrames = le::getU32(data + 124);
-  f.lateFrames = le::getU32(data + 128);
+  f.pulleyCount = data[448];
+  f.converged = data[449];
+  f.newtonIterations = data[450];
+  f.pnsIterations = data[451];
+  f.modelStatus = data[452];
+  f.fault = static_cast<FaultCode>(data[453]);
+  f.safeState = data[454];
+  f.overruns = le::getU32(data + 456);
+  f.rejectedFrames = le::getU32(data + 460);
+  f.lateFrames = le::getU32(data + 464);
   return DecodeError::kNone;
 }
 
 // Bytes of an output frame that depend on the wall clock, not on the model: the overrun and
 // late-frame counters and the CRC that covers them.
-inline bool isTimingByte(std::size_t i) { return (i >= 120 && i < 124) || i >= 128; }
+inline bool isTimingByte(std::size_t i) { return (i >= 456 && i < 460) || i >= 464; }
 
 // ---- byte streams (UART, TCP) ---------------------------------------------------------------------
 // Finds frames of one type in a byte stream: frames follow each other without gaps, but bytes

@@ -1,6 +1,7 @@
 // The scripted command sequence of the firmware test images (issue 6): the controller's part,
-// played from a table instead of received. Motor speed ramp 0 -> 12 rad/s over t = 0.05..0.35 s,
-// then a 25 N m load-torque step at t = 0.45 s; a few bad frames in between that the loop must
+// played from a table instead of received. Pulley 1's input ramps 0 -> 12 (rad/s or N m, as its
+// kind) over t = 0.05..0.35 s, then the first load-torque input after it steps to 25 N m at
+// t = 0.45 s; every other input stays 0; a few bad frames in between that the loop must
 // reject without effect on the model (each is followed by a valid frame one tick later).
 #pragma once
 #include <cstddef>
@@ -29,26 +30,28 @@ inline ScriptedDefect scriptedDefectAt(std::uint32_t tick) {
 }
 constexpr std::uint32_t kScriptedDefectCount = 6;
 
-// The encoded command frame for tick k (the command for the step ending at t = k h).
-inline std::size_t scriptedCommandBytes(std::uint32_t tick, double stepSize, std::uint8_t mode, bool withDefects,
+// The encoded command frame for tick k (the command for the step ending at t = k h), for a plant
+// whose zero command is `base` (commandFrameFor its configuration).
+inline std::size_t scriptedCommandBytes(std::uint32_t tick, double stepSize, const CommandFrame& base, bool withDefects,
                                         std::uint8_t (&out)[kCommandFrameSize]) {
   const double t = static_cast<double>(tick) * stepSize;
-  CommandFrame f;
+  CommandFrame f = base;
   f.sequence = tick;
-  f.mode = mode;
-  f.motor = linearRamp(t, 0.05, 0.35, 0.0, 12.0);
-  f.loadTorque = t >= 0.45 ? 25.0 : 0.0;
+  f.input[0] = linearRamp(t, 0.05, 0.35, 0.0, 12.0);
+  int load = 1;
+  while (load < kFramePulleys && f.inputKind[load] != 3) ++load;  // 3: PulleyInput::kLoadTorque
+  if (load < kFramePulleys) f.input[load] = t >= 0.45 ? 25.0 : 0.0;
   const ScriptedDefect d = withDefects ? scriptedDefectAt(tick) : ScriptedDefect::kNone;
   switch (d) {
-    case ScriptedDefect::kNaN: f.motor = std::numeric_limits<double>::quiet_NaN(); break;
-    case ScriptedDefect::kInfinity: f.loadTorque = std::numeric_limits<double>::infinity(); break;
-    case ScriptedDefect::kOutOfRange: f.motor = 1e3; break;
-    case ScriptedDefect::kWrongMode: f.mode = static_cast<std::uint8_t>(mode == 1 ? 2 : 1); break;
-    case ScriptedDefect::kDuplicate: f.sequence = tick - 1; f.motor = -5.0; break;
+    case ScriptedDefect::kNaN: f.input[0] = std::numeric_limits<double>::quiet_NaN(); break;
+    case ScriptedDefect::kInfinity: f.input[load < kFramePulleys ? load : 0] = std::numeric_limits<double>::infinity(); break;
+    case ScriptedDefect::kOutOfRange: f.input[0] = 1e3; break;
+    case ScriptedDefect::kWrongMode: f.inputKind[0] = static_cast<std::uint8_t>(f.inputKind[0] == 1 ? 2 : 1); break;
+    case ScriptedDefect::kDuplicate: f.sequence = tick - 1; f.input[0] = -5.0; break;
     default: break;
   }
   encodeCommand(f, out);
-  if (d == ScriptedDefect::kBadCrc) out[12] ^= 0x40u;  // a flipped bit on the wire
+  if (d == ScriptedDefect::kBadCrc) out[20] ^= 0x40u;  // a flipped bit on the wire
   return kCommandFrameSize;
 }
 

@@ -24,10 +24,11 @@ using namespace beltsim;
 using namespace beltsim::fw;
 
 constexpr int kElements = BELTSIM_FW_PC_CONFIG ? kPcElements : kMicrocontrollerElements;
+constexpr int kPulleys = BELTSIM_FW_PC_CONFIG ? kPcPulleys : kMicrocontrollerPulleys;
 constexpr std::uint32_t kTraceBatch = 32;  // frames per trace write
 
 // Everything big lives in static storage, not on the (64 KiB) stack.
-PlantLoop<kElements> g_loop;
+PlantLoop<kElements, kPulleys> g_loop;
 LoopTiming g_timing;
 std::uint8_t g_traceBuffer[kTraceBatch * kOutputFrameSize];
 std::uint32_t g_traceFill = 0;
@@ -91,6 +92,7 @@ int main() {
   TextLine line;
   const hal::FaultRecord previous = hal::faultRecordRead();
   line.text("beltsim firmware on ").text(hal::platformName()).text(": ").u64(kElements).text(" elements, ")
+      .u64(kPulleys).text(" pulleys, ")
       .text(BELTSIM_FW_PC_CONFIG ? "PC" : "microcontroller").text(" configuration; resets ").u64(previous.resets)
       .text(", last fault ").u64(previous.faultCode);
   print(line);
@@ -138,6 +140,7 @@ int main() {
   }
   TraceHash hash;
   CommandFrame command;
+  const CommandFrame zeroCommand = commandFrameFor(config);
   std::uint8_t wire[kCommandFrameSize];
   const std::uint32_t tickPeriod = opt.lockstep ? 0 : opt.tickNanoseconds;
   std::uint8_t frame[kOutputFrameSize];
@@ -146,7 +149,7 @@ int main() {
     std::uint32_t elapsed = 1;
     if (opt.scripted) {
       elapsed = hal::waitForTick();
-      const std::size_t length = scriptedCommandBytes(tick, config.stepSize, static_cast<std::uint8_t>(mode), true, wire);
+      const std::size_t length = scriptedCommandBytes(tick, config.stepSize, zeroCommand, true, wire);
       if (decodeCommand(wire, length, command) == DecodeError::kNone) g_loop.receive(command);
       else g_loop.countUndecodableFrame();
     } else if (opt.lockstep) {
@@ -187,7 +190,7 @@ int main() {
   // ---- report ----------------------------------------------------------------------------------------------
   const OutputFrame& last = g_loop.tick(1);  // one more frame: the state after the run
   line.text("final: t ").fixed(last.time, 4).text(" s, omega P1 ").fixed(last.speed[0], 6).text(" omega P2 ")
-      .fixed(last.speed[1], 6).text(" rad/s, motor torque ").fixed(last.motorTorque, 4).text(" N m, spans ")
+      .fixed(last.speed[1], 6).text(" rad/s, motor torque ").fixed(last.torque[0], 4).text(" N m, spans ")
       .fixed(last.spanForce[0], 3).text(" / ").fixed(last.spanForce[1], 3).text(" N");
   print(line);
   line.text("health: safe state ").u64(last.safeState).text(", fault ").u64(static_cast<std::uint64_t>(last.fault))

@@ -4,8 +4,8 @@
 // I/O, and tests drive it directly.
 //
 // Policies (documented in README "Firmware loop"):
-// - A command frame with a NaN/Inf value, a value outside PlantLimits, the wrong motor mode or a
-//   stale sequence number is rejected before the model step: the last valid command is held and
+// - A command frame with a NaN/Inf value, a value outside PlantLimits, another pulley count or
+//   input kinds than the plant's, or a stale sequence number is rejected before the model step: the last valid command is held and
 //   the rejection counted in every following output frame. The model never sees it.
 // - A step that does not converge is flagged (converged = 0) and used; after
 //   `maxConsecutiveNonConverged` flagged steps in a row the loop enters the safe state.
@@ -43,21 +43,46 @@ struct LoopOptions {
 
 enum class Rejection : std::uint8_t { kNone, kNotFinite, kOutOfRange, kWrongMode, kStale };
 
+// The range of an input of the given kind (PlantLimits); 0 for a pulley without input.
+inline double inputLimit(PulleyInput kind, const PlantLimits& l) {
+  switch (kind) {
+    case PulleyInput::kSpeed: return l.maxMotorSpeed;
+    case PulleyInput::kTorque: return l.maxMotorTorque;
+    case PulleyInput::kLoadTorque: return l.maxLoadTorque;
+    default: return 0.0;
+  }
+}
+
+// A command fits the plant if it names the plant's pulley count and every pulley's input kind
+// (kWrongMode otherwise: the controller was built for another drive), and every value is finite
+// and within its kind's range (slots beyond the pulley count and inputs of kind none: exactly 0).
 inline Rejection validateCommand(const CommandFrame& f, const PlantConfig& config) {
-  if (!(isFinite(f.motor) && isFinite(f.loadTorque))) return Rejection::kNotFinite;
-  if (f.mode != static_cast<std::uint8_t>(config.motorMode)) return Rejection::kWrongMode;
-  const PlantLimits& l = config.limits;
-  const double motorLimit = config.motorMode == MotorMode::kSpeed ? l.maxMotorSpeed : l.maxMotorTorque;
-  if (f.motor > motorLimit || f.motor < -motorLimit) return Rejection::kOutOfRange;
-  if (f.loadTorque > l.maxLoadTorque || f.loadTorque < -l.maxLoadTorque) return Rejection::kOutOfRange;
-  if (f.flags != 0) return Rejection::kOutOfRange;  // no flags defined in version 1
+  for (int i = 0; i < kFramePulleys; ++i)
+    if (!isFinite(f.input[i])) return Rejection::kNotFinite;
+  if (f.pulleyCount != config.pulleyCount) return Rejection::kWrongMode;
+  for (int i = 0; i < kFramePulleys; ++i) {
+    const PulleyInput kind = i < config.pulleyCount ? inputOf(config.pulley[i].kind) : PulleyInput::kNone;
+    if (f.inputKind[i] != static_cast<std::uint8_t>(kind)) return Rejection::kWrongMode;
+    const double limit = inputLimit(kind, config.limits);
+    if (f.input[i] > limit || f.input[i] < -limit) return Rejection::kOutOfRange;
+  }
+  if (f.flags != 0) return Rejection::kOutOfRange;  // no flags defined in version 2
   return Rejection::kNone;
 }
 
-template <int NE>
+// A command frame for `config` with every input 0 (the plant's input kinds filled in).
+inline CommandFrame commandFrameFor(const PlantConfig& config) {
+  CommandFrame f;
+  f.pulleyCount = static_cast<std::uint8_t>(config.pulleyCount);
+  for (int i = 0; i < config.pulleyCount && i < kFramePulleys; ++i)
+    f.inputKind[i] = static_cast<std::uint8_t>(inputOf(config.pulley[i].kind));
+  return f;
+}
+
+template <int NE, int NP = 2>
 class PlantLoop {
  public:
-  using Plant = BeltDrivePlant<NE>;
+  using Plant = BeltDrivePlant<NE, NP>;
 
   ParameterError setUp(const PlantConfig& config, const LoopOptions& options) {
     options_ = options;
@@ -104,8 +129,7 @@ class PlantLoop {
       return;
     }
     if (validThisTick_) ++rejected_;  // superseded within the tick
-    command_.motor = f.motor;
-    command_.loadTorque = f.loadTorque;
+    for (int i = 0; i < kFramePulleys && i < kMaxPlantPulleys; ++i) command_.input[i] = f.input[i];
     commandSequence_ = f.sequence;
     haveCommand_ = true;
     validThisTick_ = true;
@@ -129,7 +153,9 @@ class PlantLoop {
     o = OutputFrame{};
     o.sequence = ++frameSequence_;
     o.step = step_;
-    o.motorMode = static_cast<std::uint8_t>(plant_.config().motorMode);
+    const PlantConfig& config = plant_.config();
+    o.pulleyCount = static_cast<std::uint8_t>(config.pulleyCount);
+    for (int i = 0; i < config.pulleyCount; ++i) o.inputKind[i] = static_cast<std::uint8_t>(inputOf(config.pulley[i].kind));
     o.commandSequence = commandSequence_;
     if (!safe_) {
       const PlantOutput p = plant_.step(command_);
@@ -167,13 +193,13 @@ class PlantLoop {
  private:
   static void copyPlantOutput(const PlantOutput& p, OutputFrame& o) {
     o.time = p.time;
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < p.pulleyCount && i < kFramePulleys; ++i) {
       o.angle[i] = p.angle[i];
       o.speed[i] = p.speed[i];
+      o.torque[i] = p.torque[i];
       o.spanForce[i] = p.spanForce[i];
+      o.armAngle[i] = p.armAngle[i];
     }
-    o.motorTorque = p.motorTorque;
-    o.loadTorque = p.loadTorque;
     o.converged = p.converged ? 1 : 0;
     o.newtonIterations = p.newtonIterations;
     o.pnsIterations = p.pnsIterations;
@@ -184,7 +210,7 @@ class PlantLoop {
   // load cells rounded to their resolution. Deterministic: floor and multiplications only.
   void emulateSensors(OutputFrame& o) const {
     const double countsPerRadian = options_.encoderCountsPerRevolution / (2.0 * detmath::kPi);
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < plant_.config().pulleyCount; ++i) {
       const double counts = std::floor(o.angle[i] * countsPerRadian);
       o.encoderCount[i] = counts > 2147483647.0 ? 2147483647 : counts < -2147483648.0 ? (-2147483647 - 1)
                                                                                     : static_cast<std::int32_t>(counts);
@@ -194,8 +220,7 @@ class PlantLoop {
 
   void applySafeValues(OutputFrame& o) const {
     o.time = static_cast<double>(step_) * plant_.config().stepSize;
-    for (int i = 0; i < 2; ++i) o.angle[i] = o.speed[i] = o.spanForce[i] = 0.0;
-    o.motorTorque = o.loadTorque = 0.0;
+    for (int i = 0; i < kFramePulleys; ++i) o.angle[i] = o.speed[i] = o.torque[i] = o.spanForce[i] = o.armAngle[i] = 0.0;
     o.converged = 0;
     o.fault = fault_;
     o.safeState = 1;

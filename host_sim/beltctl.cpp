@@ -1,6 +1,9 @@
 // beltctl: the reference drive controller for beltsim's plant (and the example to copy for your
-// own). A PI speed controller drives the torque-driven motor pulley P1 along a speed profile
-// (a step by default) while a load-torque profile on P2 acts as the disturbance. It talks the
+// own). A PI speed controller drives a torque-driven motor pulley (P1 by default) along a speed
+// profile (a step by default) while a load-torque profile on a loaded pulley (the first after the
+// motor) acts as the disturbance; every other input is held at a constant (0 by default).
+// --inputs lists the plant's pulley inputs in belt order as the plant's scenario implies them
+// (speed / torque pulleys: "speed" / "torque"; fixed: "none"; every other kind: "load"). It talks the
 // plant protocol (firmware/PROTOCOL.md) over UDP (beltsim hil) or a TCP byte stream (the
 // Cortex-M7 firmware's UART under QEMU), in lockstep or in real time.
 //
@@ -10,7 +13,9 @@
 
 #include <cerrno>
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <string>
@@ -29,6 +34,30 @@ struct Step {
   double time = 0.0, value = 0.0;  // value after `time`, 0 before
   double at(double t) const { return t >= time ? value : 0.0; }
 };
+
+// "torque,load,none,...": the plant's input kinds (PulleyInput values); false if malformed.
+bool parseInputs(const std::string& text, fw::CommandFrame& f) {
+  f = fw::CommandFrame{};
+  std::size_t begin = 0;
+  int n = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string kind = text.substr(begin, end - begin);
+    if (n == fw::kFramePulleys) return false;
+    f.inputKind[n++] = kind == "none" ? 0 : kind == "speed" ? 1 : kind == "torque" ? 2 : kind == "load" ? 3 : 255;
+    if (f.inputKind[n - 1] == 255) return false;
+    begin = end + 1;
+  }
+  f.pulleyCount = static_cast<std::uint8_t>(n);
+  return n >= 2;
+}
+
+std::string inputsText(const std::uint8_t* kinds, int n) {
+  static const char* const names[] = {"none", "speed", "torque", "load"};
+  std::string text;
+  for (int i = 0; i < n; ++i) text += (i ? "," : "") + std::string(kinds[i] < 4 ? names[kinds[i]] : "?");
+  return text;
+}
 
 bool parseStep(const std::string& text, Step& s) {
   const std::size_t colon = text.find(':');
@@ -130,6 +159,9 @@ Analysis analyse(const std::vector<double>& t, const std::vector<double>& omega,
 int main(int argc, char** argv) {
   CLI::App app{"beltctl: reference PI speed controller for the beltsim plant"};
   std::string udp = "127.0.0.1:47800", tcp, logPath, tracePath, summaryPath, speedText = "0.05:12", loadText = "1.0:25";
+  std::string inputsArg = "torque,load";
+  std::vector<std::string> holdArgs;
+  int motorPulley = 0, loadPulley = 0;  // 1-based; 0: the first torque input / the first load input after it
   bool lockstep = false, useTruth = false;
   double duration = 2.0, stepSize = 1e-3, encoderCpr = 65536.0;
   int window = 4, timeoutMs = 10000;
@@ -140,7 +172,12 @@ int main(int argc, char** argv) {
   app.add_option("--duration", duration, "seconds to run")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--step", stepSize, "control period = the plant's step, s")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--speed-step", speedText, "TIME:VALUE speed reference step, rad/s")->capture_default_str();
-  app.add_option("--load-step", loadText, "TIME:VALUE load torque step on P2, N m")->capture_default_str();
+  app.add_option("--load-step", loadText, "TIME:VALUE load torque step on the load pulley, N m")->capture_default_str();
+  app.add_option("--inputs", inputsArg, "the plant's pulley inputs in belt order: speed|torque|load|none,...")
+      ->capture_default_str();
+  app.add_option("--motor", motorPulley, "pulley (1-based) the PI controller drives; default: the first torque input");
+  app.add_option("--load", loadPulley, "pulley (1-based) of the load step; default: the first load input after the motor");
+  app.add_option("--hold", holdArgs, "PULLEY:VALUE constant input of another pulley (repeatable)");
   app.add_option("--kp", pi.kp, "proportional gain, N m s/rad")->capture_default_str();
   app.add_option("--ki", pi.ki, "integral gain, N m/rad")->capture_default_str();
   app.add_option("--torque-limit", pi.torqueLimit, "N m")->capture_default_str()->check(CLI::PositiveNumber);
@@ -158,6 +195,38 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: --speed-step and --load-step take TIME:VALUE\n");
     return 2;
   }
+  fw::CommandFrame base;
+  if (!parseInputs(inputsArg, base)) {
+    std::fprintf(stderr, "error: --inputs takes 2 to %d of speed, torque, load, none separated by commas (got '%s')\n",
+                 fw::kFramePulleys, inputsArg.c_str());
+    return 2;
+  }
+  const int pulleys = base.pulleyCount;
+  for (int p = 0; motorPulley == 0 && p < pulleys; ++p)
+    if (base.inputKind[p] == 2) motorPulley = p + 1;
+  for (int p = motorPulley; loadPulley == 0 && p < pulleys; ++p)
+    if (base.inputKind[p] == 3) loadPulley = p + 1;
+  if (motorPulley < 1 || motorPulley > pulleys || base.inputKind[motorPulley - 1] != 2) {
+    std::fprintf(stderr, "error: --motor: the PI controller drives a pulley with a torque input (--inputs %s)\n",
+                 inputsArg.c_str());
+    return 2;
+  }
+  if (loadPulley < 0 || loadPulley > pulleys || (loadPulley > 0 && base.inputKind[loadPulley - 1] != 3)) {
+    std::fprintf(stderr, "error: --load: the load step needs a pulley with a load input (--inputs %s)\n",
+                 inputsArg.c_str());
+    return 2;
+  }
+  for (const std::string& h : holdArgs) {
+    Step held;
+    const int p = parseStep(h, held) ? static_cast<int>(held.time) : 0;
+    if (p < 1 || p > pulleys || held.time != p || p == motorPulley || p == loadPulley || base.inputKind[p - 1] == 0) {
+      std::fprintf(stderr, "error: --hold %s: PULLEY:VALUE for a pulley with an input other than the motor and load\n",
+                   h.c_str());
+      return 2;
+    }
+    base.input[p - 1] = held.value;
+  }
+  const int m = motorPulley - 1, l = loadPulley - 1;  // l < 0: no load input
   Link link;
   std::string error;
   if (!link.open(udp, tcp, error)) {
@@ -167,8 +236,11 @@ int main(int argc, char** argv) {
   std::ofstream log, trace;
   if (!logPath.empty()) {
     log.open(logPath);
-    log << "time,speed_reference,omega_p1,omega_p2,omega_p1_estimate,motor_torque_command,motor_torque,load_torque,"
-           "span_force_1,span_force_2,load_cell_1,load_cell_2,converged,safe_state,fault\n";
+    // The motor and load pulleys first (the columns of the two-pulley drive), then every pulley.
+    log << "time,speed_reference,omega_motor,omega_load,omega_motor_estimate,motor_torque_command,motor_torque,"
+           "load_torque,span_force_1,span_force_2,load_cell_1,load_cell_2,converged,safe_state,fault";
+    for (int p = 1; p <= pulleys; ++p) log << ",omega_p" << p;
+    log << "\n";
   }
   if (!tracePath.empty()) trace.open(tracePath, std::ios::binary);
 
@@ -183,11 +255,10 @@ int main(int argc, char** argv) {
   const std::uint64_t period = static_cast<std::uint64_t>(stepSize * 1e9 + 0.5);
   for (std::uint32_t k = 1; k <= steps; ++k) {
     const double t = k * stepSize;  // the command acts over the step that ends at t
-    fw::CommandFrame command;
+    fw::CommandFrame command = base;
     command.sequence = k;
-    command.mode = 2;  // motor torque
-    command.motor = torque;
-    command.loadTorque = load.at(t);
+    command.input[m] = torque;
+    if (l >= 0) command.input[l] = load.at(t);
     std::uint8_t bytes[fw::kCommandFrameSize];
     fw::encodeCommand(command, bytes);
     if (!link.send(bytes)) {
@@ -213,6 +284,12 @@ int main(int argc, char** argv) {
       }
       if (!fresh) ++missing;
     }
+    // The plant says which drive it is: a controller for another drive stops at once.
+    if (fresh && (out.pulleyCount != base.pulleyCount || std::memcmp(out.inputKind, base.inputKind, sizeof base.inputKind) != 0)) {
+      std::fprintf(stderr, "error: the plant's pulley inputs are %s; beltctl was started with --inputs %s\n",
+                   inputsText(out.inputKind, out.pulleyCount).c_str(), inputsArg.c_str());
+      return 2;
+    }
     if (fresh) {
       ++received;
       if (trace.is_open()) {
@@ -221,28 +298,32 @@ int main(int argc, char** argv) {
         trace.write(reinterpret_cast<const char*>(b), sizeof b);
       }
     }
-    const double estimate = estimator.update(out.encoderCount[0], stepSize);
+    const double estimate = estimator.update(out.encoderCount[m], stepSize);
     const double reference = speed.at(t);
-    torque = controller.update(reference, useTruth ? out.speed[0] : estimate, stepSize);
+    torque = controller.update(reference, useTruth ? out.speed[m] : estimate, stepSize);
     times.push_back(out.time);
-    speeds.push_back(out.speed[0]);
+    speeds.push_back(out.speed[m]);
     if (log.is_open()) {
-      char line[400];
-      std::snprintf(line, sizeof line, "%.6f,%.6g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%u,%u,%u\n", out.time,
-                    reference, out.speed[0], out.speed[1], estimate, torque, out.motorTorque, out.loadTorque,
-                    out.spanForce[0], out.spanForce[1], out.loadCell[0], out.loadCell[1], out.converged, out.safeState,
-                    static_cast<unsigned>(out.fault));
-      log << line;
+      const int lp = l >= 0 ? l : (m + 1) % pulleys;  // the load pulley's columns (or the next pulley's)
+      char line[800];
+      int n = std::snprintf(line, sizeof line, "%.6f,%.6g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%u,%u,%u",
+                            out.time, reference, out.speed[m], out.speed[lp], estimate, torque, out.torque[m],
+                            -out.torque[lp], out.spanForce[0], out.spanForce[1], out.loadCell[0], out.loadCell[1],
+                            out.converged, out.safeState, static_cast<unsigned>(out.fault));
+      for (int p = 0; p < pulleys; ++p)
+        n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%.9g", out.speed[p]);
+      log << line << "\n";
     }
   }
   const Analysis a = analyse(times, speeds, speed, load);
   std::fprintf(stderr,
-               "beltctl: %u steps, %u frames received (%u periods without), final omega P1 %.4f rad/s; speed step "
+               "beltctl: %u steps, %u frames received (%u periods without), final motor speed %.4f rad/s; speed step "
                "settles within 2 %% in %.3f s; load step %.1f N m: dip %.3f rad/s, back within 2 %% after %.3f s\n",
-               steps, received, missing, out.speed[0], a.settlingTime, load.value, a.dip, a.recoveryTime);
+               steps, received, missing, out.speed[m], a.settlingTime, load.value, a.dip, a.recoveryTime);
   if (!summaryPath.empty()) {
     std::ofstream j(summaryPath);
     j << "{\"steps\": " << steps << ", \"frames_received\": " << received << ", \"final_omega_p1\": " << out.speed[0]
+      << ", \"motor_pulley\": " << motorPulley << ", \"final_omega_motor\": " << out.speed[m]
       << ", \"settling_time_2pct\": " << a.settlingTime << ", \"load_dip\": " << a.dip
       << ", \"load_recovery_time_2pct\": " << a.recoveryTime << ", \"safe_state\": " << static_cast<int>(out.safeState)
       << ", \"fault\": " << static_cast<int>(out.fault) << "}\n";

@@ -44,25 +44,16 @@ void sleepUntil(std::uint64_t deadline) {
 
 }  // namespace
 
-// The plant configuration a scenario describes: pulley 1 is the motor (speed- or torque-driven),
-// pulley 2 the load (fixed axis). Profiles of the scenario are not used: commands come from the
-// controller.
+// The plant configuration a scenario describes: its 2 to 8 pulleys of any kind; each pulley's
+// input in the command frames follows from its kind (PulleyInput). Profiles of the scenario are
+// not used: commands come from the controller.
 bool plantConfigFromScenario(const Scenario& s, PlantConfig& c, std::string& error) {
   const std::string where = s.file + ": ";
-  if (s.pulleys.size() != 2) {
-    error = where + "key 'pulley': hil needs exactly two pulleys (motor, load)";
+  if (s.pulleys.size() < 2 || s.pulleys.size() > static_cast<std::size_t>(kMaxPlantPulleys)) {
+    error = where + "key 'pulley': hil takes 2 to " + std::to_string(kMaxPlantPulleys) + " pulleys";
     return false;
   }
-  const CircleKind motor = s.pulleys[0].circle.kind;
-  if (motor != CircleKind::kSpeedDriven && motor != CircleKind::kTorqueDriven) {
-    error = where + "key 'pulley[0].kind': the motor pulley must be \"speed\" or \"torque\" for hil";
-    return false;
-  }
-  if (s.pulleys[1].circle.kind != CircleKind::kFixedAxis) {
-    error = where + "key 'pulley[1].kind': the load pulley must be \"fixed_axis\" for hil";
-    return false;
-  }
-  // The firmware plant is a closed two-pulley belt started from its static equilibrium (as
+  // The firmware plant is a closed belt started from its static equilibrium (as
   // scripts/scenario_to_plant_config.py requires of the firmware's own files).
   if (!s.belt.closed) {
     error = where + "key 'belt.closed': hil runs a closed belt (the firmware plant)";
@@ -87,17 +78,11 @@ bool plantConfigFromScenario(const Scenario& s, PlantConfig& c, std::string& err
     return false;
   }
   c = PlantConfig{};
-  c.motorMode = motor == CircleKind::kSpeedDriven ? MotorMode::kSpeed : MotorMode::kTorque;
   c.belt = s.belt;
   c.contact = s.contactPerArea;  // the plant maps it per segment as `beltsim run` does
   c.segmentsPerElement = s.segmentsPerElement;
-  for (int p = 0; p < 2; ++p) {
-    const CircleParameters& cp = s.pulleys[static_cast<std::size_t>(p)].circle;
-    c.pulleyRadius[p] = cp.radius;
-    c.pulleyCentre[p] = cp.centre;
-    c.pulleyInertia[p] = cp.inertia;
-    c.pulleyDamping[p] = cp.rotationalDamping;
-  }
+  c.pulleyCount = static_cast<int>(s.pulleys.size());
+  for (int p = 0; p < c.pulleyCount; ++p) c.pulley[p] = s.pulleys[static_cast<std::size_t>(p)].circle;
   c.integrator = s.integrator;
   c.stepSize = s.stepSize;
   c.statics = s.staticSettings;
@@ -130,12 +115,12 @@ std::string histogramJson(const fw::TimingHistogram& h) {
 }
 
 // One plant session: the loop, its trace and time series, the recording.
-template <int NE>
+template <int NE, int NP>
 class Session {
  public:
   bool setUp(const PlantConfig& config, const fw::LoopOptions& loopOptions, const std::string& dir,
              const RecordingHeader* header, std::string& error) {
-    loop_ = std::make_unique<fw::PlantLoop<NE>>();
+    loop_ = std::make_unique<fw::PlantLoop<NE, NP>>();
     const ParameterError e = loop_->setUp(config, loopOptions);
     if (!e.ok()) {
       error = std::string("invalid plant parameter '") + e.parameter + "'";
@@ -148,9 +133,12 @@ class Session {
     }
     trace_.open(dir + "/trace.bin", std::ios::binary);
     series_.open(dir + "/timeseries.csv");
-    series_ << "step,time,motor_command_sequence,angle_p1,angle_p2,omega_p1,omega_p2,motor_torque,load_torque,"
-               "span_force_1,span_force_2,encoder_p1,encoder_p2,load_cell_1,load_cell_2,converged,newton,pns,"
-               "fault,safe_state,rejected,late,overruns\n";
+    pulleys_ = config.pulleyCount;
+    series_ << "step,time,command_sequence";
+    for (int p = 1; p <= pulleys_; ++p)
+      series_ << ",angle_p" << p << ",omega_p" << p << ",torque_p" << p << ",encoder_p" << p << ",arm_angle_p" << p;
+    for (int k = 1; k <= pulleys_; ++k) series_ << ",span_force_" << k << ",load_cell_" << k;
+    series_ << ",converged,newton,pns,fault,safe_state,rejected,late,overruns\n";
     if (header != nullptr && !recording_.open(dir + "/recording.bin", *header, error)) return false;
     record_ = header != nullptr;
     return trace_.good() && series_.good();
@@ -159,8 +147,18 @@ class Session {
   void frame(std::uint32_t tick, const std::uint8_t* data, std::size_t length) {
     if (record_) recording_.frame(tick, data, length);
     CommandFrame f;
-    if (fw::decodeCommand(data, length, f) == fw::DecodeError::kNone) loop_->receive(f);
-    else loop_->countUndecodableFrame();
+    const fw::DecodeError e = fw::decodeCommand(data, length, f);
+    if (e == fw::DecodeError::kNone) {
+      loop_->receive(f);
+      return;
+    }
+    loop_->countUndecodableFrame();
+    // A controller built for another protocol version is told why once (every frame is counted).
+    if (e == fw::DecodeError::kVersion && !versionReported_) {
+      versionReported_ = true;
+      std::fprintf(stderr, "rejected: a command frame of protocol version %u; this plant speaks version %u "
+                   "(firmware/PROTOCOL.md)\n", static_cast<unsigned>(data[2]), static_cast<unsigned>(fw::kFrameVersion));
+    }
   }
 
   // Steps the plant; the returned frame is valid until the next tick. The tick's trace and
@@ -186,13 +184,19 @@ class Session {
     for (std::size_t i = 0; i < pendingCount_; ++i) {
       const OutputFrame& o = pending_[i].frame;
       trace_.write(reinterpret_cast<const char*>(pending_[i].bytes), sizeof pending_[i].bytes);
-      char line[512];
-      std::snprintf(line, sizeof line,
-                    "%u,%.6f,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d,%.9g,%.9g,%u,%u,%u,%u,%u,%u,%u,%u\n",
-                    o.step, o.time, o.commandSequence, o.angle[0], o.angle[1], o.speed[0], o.speed[1], o.motorTorque,
-                    o.loadTorque, o.spanForce[0], o.spanForce[1], o.encoderCount[0], o.encoderCount[1], o.loadCell[0],
-                    o.loadCell[1], o.converged, o.newtonIterations, o.pnsIterations, static_cast<unsigned>(o.fault),
-                    o.safeState, o.rejectedFrames, o.lateFrames, o.overruns);
+      // Formatted into a fixed buffer (no allocation per record): at most 8 pulleys * 5 + 8 * 2
+      // numbers of <= 16 characters each.
+      char line[2048];
+      int n = std::snprintf(line, sizeof line, "%u,%.6f,%u", o.step, o.time, o.commandSequence);
+      for (int p = 0; p < pulleys_; ++p)
+        n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%.9g,%.9g,%.9g,%d,%.9g", o.angle[p],
+                           o.speed[p], o.torque[p], o.encoderCount[p], o.armAngle[p]);
+      for (int k = 0; k < pulleys_; ++k)
+        n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%.9g,%.9g", o.spanForce[k],
+                           o.loadCell[k]);
+      std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%u,%u,%u,%u,%u,%u,%u,%u\n", o.converged,
+                    o.newtonIterations, o.pnsIterations, static_cast<unsigned>(o.fault), o.safeState, o.rejectedFrames,
+                    o.lateFrames, o.overruns);
       series_ << line;
     }
     pendingCount_ = 0;
@@ -211,10 +215,12 @@ class Session {
   double stepSize() const { return loop_->plant().config().stepSize; }
 
  private:
-  std::unique_ptr<fw::PlantLoop<NE>> loop_;
+  std::unique_ptr<fw::PlantLoop<NE, NP>> loop_;
   std::ofstream trace_, series_;
   RecordingWriter recording_;
   bool record_ = false;
+  bool versionReported_ = false;
+  int pulleys_ = 2;
   std::uint8_t bytes_[fw::kOutputFrameSize];
   // Records of the ticks not yet written (a fixed buffer: no allocation in the tick).
   struct Pending {
@@ -237,8 +243,8 @@ struct RunReport {
   std::uint64_t lateTicks = 0;
 };
 
-template <int NE>
-void writeSummary(const std::string& dir, const Session<NE>& s, const RunReport& r) {
+template <int NE, int NP>
+void writeSummary(const std::string& dir, const Session<NE, NP>& s, const RunReport& r) {
   const OutputFrame& o = s.last();
   std::ofstream j(dir + "/summary.json");
   char hash[32];
@@ -250,7 +256,10 @@ void writeSummary(const std::string& dir, const Session<NE>& s, const RunReport&
     << ",\n  \"safe_state\": " << static_cast<int>(o.safeState) << ",\n  \"fault\": " << static_cast<int>(o.fault)
     << ",\n  \"rejected_frames\": " << o.rejectedFrames << ",\n  \"late_frames\": " << o.lateFrames
     << ",\n  \"overruns\": " << o.overruns << ",\n  \"final_omega_p1\": " << o.speed[0]
-    << ",\n  \"final_omega_p2\": " << o.speed[1] << ",\n  \"trace_hash\": \"" << hash << "\""
+    << ",\n  \"final_omega_p2\": " << o.speed[1] << ",\n  \"pulleys\": " << static_cast<int>(o.pulleyCount)
+    << ",\n  \"final_omega\": [";
+  for (int p = 0; p < o.pulleyCount; ++p) j << (p ? ", " : "") << o.speed[p];
+  j << "],\n  \"trace_hash\": \"" << hash << "\""
     << ",\n  \"step_time\": " << histogramJson(r.timing.stepTime) << ",\n  \"tick_jitter\": "
     << histogramJson(r.timing.tickJitter) << "\n}\n";
 }
@@ -304,7 +313,7 @@ long receiveUnlessStopped(UdpSocket& socket, std::uint8_t* buffer, std::size_t c
   return 0;
 }
 
-template <int NE>
+template <int NE, int NP>
 int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopOptions& loopOptions,
                const RecordingHeader& header) {
   std::string error;
@@ -318,7 +327,7 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 2;
   }
-  Session<NE> session;
+  Session<NE, NP> session;
   if (!session.setUp(config, loopOptions, opt.outputDirectory, &header, error)) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 3;
@@ -432,10 +441,10 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
   return 0;
 }
 
-template <int NE>
+template <int NE, int NP>
 int replayWith(const PlantConfig& config, const fw::LoopOptions& loopOptions, const std::vector<RecordedEvent>& events,
                const std::string& dir) {
-  Session<NE> session;
+  Session<NE, NP> session;
   std::string error;
   if (!session.setUp(config, loopOptions, dir, nullptr, error)) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
@@ -523,8 +532,12 @@ int runHil(const HilOptions& opt) {
   header.scenarioName = std::filesystem::path(opt.scenarioPath).filename().string();
   header.scenarioText = readFile(opt.scenarioPath, ok);
   header.options = optionsText(opt);
-  return scenario.elements == 24 ? runHilWith<24>(opt, config, loopOptions, header)
-                                 : runHilWith<60>(opt, config, loopOptions, header);
+  // Two pulleys run on the build of two circles (the firmware's bits), more on that of eight.
+  if (config.pulleyCount == 2)
+    return scenario.elements == 24 ? runHilWith<24, 2>(opt, config, loopOptions, header)
+                                   : runHilWith<60, 2>(opt, config, loopOptions, header);
+  return scenario.elements == 24 ? runHilWith<24, kMaxPlantPulleys>(opt, config, loopOptions, header)
+                                 : runHilWith<60, kMaxPlantPulleys>(opt, config, loopOptions, header);
 }
 
 int runReplay(const std::string& recordingPath, const std::string& outputDirectory) {
@@ -554,8 +567,11 @@ int runReplay(const std::string& recordingPath, const std::string& outputDirecto
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 2;
   }
-  return scenario.elements == 24 ? replayWith<24>(config, loopOptions, events, outputDirectory)
-                                 : replayWith<60>(config, loopOptions, events, outputDirectory);
+  if (config.pulleyCount == 2)
+    return scenario.elements == 24 ? replayWith<24, 2>(config, loopOptions, events, outputDirectory)
+                                   : replayWith<60, 2>(config, loopOptions, events, outputDirectory);
+  return scenario.elements == 24 ? replayWith<24, kMaxPlantPulleys>(config, loopOptions, events, outputDirectory)
+                                 : replayWith<60, kMaxPlantPulleys>(config, loopOptions, events, outputDirectory);
 }
 
 }  // namespace beltsim::host

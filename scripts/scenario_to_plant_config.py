@@ -4,9 +4,10 @@
 Usage: scenario_to_plant_config.py SCENARIO.toml OUTPUT.hpp NAME
 
 Writes `constexpr int k<Name>Elements` and `PlantConfig <name>PlantConfig(MotorMode mode)` in
-namespace beltsim::fw. The firmware's plant (model/include/beltsim/plant.hpp) is a two-pulley
-drive: pulley 1 the motor (kind "speed" or "torque": the file's kind is the default motor mode,
-k<Name>MotorMode; an image may build the other), pulley 2 the load (kind "fixed_axis"). Every
+namespace beltsim::fw. The firmware's plant (model/include/beltsim/plant.hpp) is a closed belt
+around 2 to 8 pulleys of any kind a scenario has (speed, torque, fixed_axis, fixed, floating,
+tensioner); pulley 1 is the motor of the images (kind "speed" or "torque": the file's kind is the
+default motor mode, k<Name>MotorMode; an image may build the other). Every
 other key of the scenario format is either mapped to the PlantConfig field `beltsim run` and
 `beltsim hil` map it to (host_sim/scenario.cpp, host_sim/hil.cpp plantConfigFromScenario) or, if
 the firmware plant cannot do what it asks, rejected with one line naming the key and its line.
@@ -29,22 +30,27 @@ class ConfigError(Exception):
 
 
 def key_line(text, table, key):
-    """Line of `key` inside [table] (or [[table]] occurrence `index`), for messages; 0 if not found."""
+    """Line of `key` inside [table] (or [[table]] occurrence `index`), for messages; a key the table
+    lacks gets the table's header line, a table the file lacks 0."""
     name, _, index = table.partition("#")
+    root = name.split(".")[0]  # [pulley.arm] belongs to the [[pulley]] before it
     occurrence = -1
     current = ""
+    header_line = 0
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         header = re.match(r"^\[\[?\s*([A-Za-z0-9_.]+)\s*\]\]?", stripped)
         if header:
             current = header.group(1)
-            if current == name and stripped.startswith("[["):
+            if current == root and stripped.startswith("[["):
                 occurrence += 1
+            if current == name and (not index or occurrence == int(index)) and not header_line:
+                header_line = number
             continue
         if current == name and (not index or occurrence == int(index)):
             if re.match(r"^" + re.escape(key) + r"\s*=", stripped):
                 return number
-    return 0
+    return header_line
 
 
 class Reader:
@@ -70,12 +76,13 @@ class Reader:
             "int": isinstance(value, int) and not isinstance(value, bool),
             "bool": isinstance(value, bool),
             "str": isinstance(value, str),
+            "table": isinstance(value, dict),
             "vec2": isinstance(value, list) and len(value) == 2
             and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value),
         }[kind]
         if not ok:
             self.error(key, {"number": "expected a number", "int": "expected an integer", "bool": "expected true or false",
-                             "str": "expected a string", "vec2": "expected [x, y]"}[kind])
+                             "str": "expected a string", "table": "expected a table", "vec2": "expected [x, y]"}[kind])
         return value
 
     def unsupported(self, key, default, why):
@@ -91,6 +98,16 @@ class Reader:
         for key in self.data:
             if key not in self.used:
                 self.error(key, "unknown key")
+
+
+MAX_PULLEYS = 8  # beltsim::kMaxPlantPulleys: the HIL frames' pulley slots
+KINDS = {"speed": "kSpeedDriven", "torque": "kTorqueDriven", "fixed_axis": "kFixedAxis", "fixed": "kFixed",
+         "floating": "kFloating", "tensioner": "kTensionerArm"}
+ARM_FIELDS = [("inertia", "inertia"), ("stiffness", "stiffness"), ("preload_angle", "preloadAngle"),
+              ("damping", "damping"), ("friction_torque_ccw", "frictionTorque[0]"),
+              ("friction_torque_cw", "frictionTorque[1]"), ("friction_stiffness", "frictionStiffness"),
+              ("friction_damping_ratio", "frictionDampingRatio"), ("radial_stiffness", "radialStiffness"),
+              ("radial_damping_ratio", "radialDampingRatio")]
 
 
 def number(value):
@@ -177,36 +194,63 @@ def generate(path, name):
 
     pulleys = doc.get("pulley", [])
     top.used.add("pulley")
-    if not isinstance(pulleys, list) or len(pulleys) != 2:
+    if not isinstance(pulleys, list) or not 2 <= len(pulleys) <= MAX_PULLEYS:
         count = len(pulleys) if isinstance(pulleys, list) else 0
         headers = [n for n, line in enumerate(text.splitlines(), 1) if re.match(r"^\s*\[\[\s*pulley\s*\]\]", line)]
-        where = f"{path}:{headers[2]}" if count > 2 and len(headers) > 2 else path  # the first pulley too many
-        raise ConfigError(f"{where}: key 'pulley': the firmware plant has exactly two pulleys (motor, load); "
+        # the first pulley too many, or the file
+        where = f"{path}:{headers[MAX_PULLEYS]}" if count > MAX_PULLEYS and len(headers) > MAX_PULLEYS else path
+        raise ConfigError(f"{where}: key 'pulley': the firmware plant takes 2 to {MAX_PULLEYS} pulleys; "
                           f"this file has {count}")
+    set_("pulleyCount", str(len(pulleys)))
     motor_mode = None
     for p, pulley in enumerate(pulleys):
         r = Reader(path, text, "pulley", pulley, f"pulley[{p}].", line_table=f"pulley#{p}")
         r.ignored("name", "speed", "torque")  # profiles: the firmware's commands come from the controller
         kind = r.get("kind", "str") or "fixed_axis"
+        if kind not in KINDS:
+            r.error("kind", f"'{kind}' is not one of: {', '.join(sorted(KINDS))}")
         if p == 0:
             if kind not in ("speed", "torque"):
-                r.error("kind", "the motor pulley (pulley 1) must be \"speed\" or \"torque\"")
+                r.error("kind", "pulley 1 is the motor of the firmware images: \"speed\" or \"torque\"")
             motor_mode = "MotorMode::kSpeed" if kind == "speed" else "MotorMode::kTorque"
-        elif kind != "fixed_axis":
-            r.error("kind", "the load pulley (pulley 2) must be \"fixed_axis\"")
         for key in ("centre", "radius", "inertia"):
             if key not in pulley:
                 r.error(key, "missing (the firmware plant needs it)")
+        pre = f"pulley[{p}]"
+        set_(pre, "CircleParameters{}")
+        set_(f"{pre}.kind", f"CircleKind::{KINDS[kind]}")
         centre = r.get("centre", "vec2")
-        set_(f"pulleyCentre[{p}]", f"Vector2({number(centre[0])}, {number(centre[1])})")
-        set_(f"pulleyRadius[{p}]", number(r.get("radius", "number")))
-        set_(f"pulleyInertia[{p}]", number(r.get("inertia", "number")))
-        damping = r.get("damping", "number")
-        set_(f"pulleyDamping[{p}]", number(damping if damping is not None else 0.0))
-        r.unsupported("side", 1, "a back-side pulley")
-        for key in ("mass", "support_stiffness", "support_damping", "arm"):
-            if key in pulley:
-                r.error(key, "the firmware plant's pulleys turn on fixed axes")
+        set_(f"{pre}.centre", f"Vector2({number(centre[0])}, {number(centre[1])})")
+        for key, field in [("radius", "radius"), ("inertia", "inertia"), ("damping", "rotationalDamping"),
+                           ("mass", "mass"), ("support_stiffness", "supportStiffness"),
+                           ("support_damping", "supportDamping")]:
+            v = r.get(key, "number")
+            if v is not None:
+                set_(f"{pre}.{field}", number(v))
+        side = r.get("side", "int")
+        if side is not None:
+            if side not in (1, -1):
+                r.error("side", "must be +1 or -1")
+            set_(f"{pre}.side", str(side))
+        if kind == "floating" and not (r.get("mass", "number") or 0.0) > 0.0:
+            r.error("mass", "a floating pulley needs a mass > 0")
+        arm = r.get("arm", "table")
+        if arm is not None and kind != "tensioner":
+            r.error("arm", "only a pulley of kind = \"tensioner\" has an arm")
+        if kind == "tensioner":
+            if arm is None:
+                r.error("arm", "a tensioner needs an [pulley.arm] table (pivot, stiffness, preload_angle)")
+            a = Reader(path, text, "pulley.arm", arm, f"pulley[{p}].arm.", line_table=f"pulley.arm#{p}")
+            for key in ("pivot", "stiffness", "preload_angle"):
+                if key not in arm:
+                    a.error(key, "missing (a tensioner arm needs it)")
+            pivot = a.get("pivot", "vec2")
+            set_(f"{pre}.arm.pivot", f"Vector2({number(pivot[0])}, {number(pivot[1])})")
+            for key, field in ARM_FIELDS:
+                v = a.get(key, "number")
+                if v is not None:
+                    set_(f"{pre}.arm.{field}", number(v))
+            a.finish()
         r.finish()
 
     solver = doc.get("solver", {})
@@ -258,12 +302,14 @@ def generate(path, name):
 namespace beltsim::fw {{
 
 constexpr int k{upper}Elements = {elements};
+constexpr int k{upper}Pulleys = {len(pulleys)};
 constexpr MotorMode k{upper}MotorMode = {motor_mode};  // pulley 1's kind in the file
 
+// `mode` chooses how pulley 1 (the motor) is driven; everything else is the file's.
 inline PlantConfig {name}PlantConfig(MotorMode mode) {{
   PlantConfig c;  // the paper's belt and contact, the default static settings (as a scenario)
-  c.motorMode = mode;
 {body}
+  c.pulley[0].kind = mode == MotorMode::kSpeed ? CircleKind::kSpeedDriven : CircleKind::kTorqueDriven;
   return c;
 }}
 

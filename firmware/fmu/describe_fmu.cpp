@@ -75,8 +75,8 @@ double constantValue(Ref ref, const beltsim::PlantConfig& c) {
   switch (ref) {
     case kElementCount: return kElements;
     case kInternalStepSize: return c.stepSize;
-    case kPulleyRadius: return c.pulleyRadius[0];
-    case kCentreDistance: return (c.pulleyCentre[1] - c.pulleyCentre[0]).norm();
+    case kPulleyRadius: return c.pulley[0].radius;
+    case kCentreDistance: return (c.pulley[1].centre - c.pulley[0].centre).norm();
     default: return 0.0;
   }
 }

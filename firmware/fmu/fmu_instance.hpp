@@ -217,9 +217,9 @@ class Instance {
   bool startPlant(const char* call, Reporter& log) {
     if (!sim_.plantReady) {
       PlantConfig config = build_->plantConfig(sim_.motorMode == 2 ? MotorMode::kTorque : MotorMode::kSpeed);
-      config.pulleyInertia[0] = sim_.inertia[0];
-      config.pulleyInertia[1] = sim_.inertia[1];
-      config.pulleyDamping[1] = sim_.loadDamping;
+      config.pulley[0].inertia = sim_.inertia[0];
+      config.pulley[1].inertia = sim_.inertia[1];
+      config.pulley[1].rotationalDamping = sim_.loadDamping;
       config.contact.frictionCoefficient = sim_.frictionCoefficient;
       const ParameterError e = sim_.plant.setUp(config);
       if (!e.ok()) {
@@ -241,8 +241,8 @@ class Instance {
 
   PlantCommand command() const {
     PlantCommand c;
-    c.motor = sim_.motorMode == 2 ? sim_.input[1] : sim_.input[0];
-    c.loadTorque = sim_.input[2];
+    c.input[0] = sim_.motorMode == 2 ? sim_.input[1] : sim_.input[0];
+    c.input[1] = sim_.input[2];  // pulley 2: braking load torque
     return c;
   }
 
@@ -362,13 +362,13 @@ class Instance {
       case kLoadDamping: return s.loadDamping;
       case kElementCount: return NE;
       case kInternalStepSize: return config.stepSize;
-      case kPulleyRadius: return config.pulleyRadius[0];
-      case kCentreDistance: return (config.pulleyCentre[1] - config.pulleyCentre[0]).norm();
+      case kPulleyRadius: return config.pulley[0].radius;
+      case kCentreDistance: return (config.pulley[1].centre - config.pulley[0].centre).norm();
       case kMotorPulleyAngle: return o.angle[0];
       case kLoadPulleyAngle: return o.angle[1];
       case kMotorPulleySpeed: return o.speed[0];
       case kLoadPulleySpeed: return o.speed[1];
-      case kDriveTorque: return o.motorTorque;
+      case kDriveTorque: return o.torque[0];
       case kBeltTorqueOnLoad: return s.beltTorqueOnLoad;
       case kTightSpanForce: return o.spanForce[0];
       case kSlackSpanForce: return o.spanForce[1];

@@ -36,7 +36,7 @@ int run(const char* name, PlantConfig config) {
   const test::PaperRun r = test::runPaperScenario(plant, config.stepSize, [&](int k, const PlantOutput& o) {
     if (trace)
       std::printf("%d %.4f |r| %.3e pns %.3e w %.4f %.4f F %.2f %.2f T %.3f nit %d\n", k, o.time, o.residualNorm,
-                  o.pnsError, o.speed[0], o.speed[1], o.spanForce[0], o.spanForce[1], o.motorTorque, o.newtonIterations);
+                  o.pnsError, o.speed[0], o.speed[1], o.spanForce[0], o.spanForce[1], o.torque[0], o.newtonIterations);
     const auto now = std::chrono::steady_clock::now();
     micros.push_back(std::chrono::duration<double, std::micro>(now - last).count());
     last = now;

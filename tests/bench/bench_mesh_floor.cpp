@@ -53,8 +53,8 @@ int runMesh() {
   for (int k = 1; k <= kSteps; ++k) {
     const double t = k * config.stepSize;
     PlantCommand command;
-    command.motor = beltsim::linearRamp(t, 0.05, 0.6, 0.0, 12.0);
-    command.loadTorque = beltsim::smoothStep(t, 1.0, 1.5, 0.0, 25.0);
+    command.input[0] = beltsim::linearRamp(t, 0.05, 0.6, 0.0, 12.0);
+    command.input[1] = beltsim::smoothStep(t, 1.0, 1.5, 0.0, 25.0);
     const auto begin = std::chrono::steady_clock::now();
     const PlantOutput out = plant.step(command);
     stepNanoseconds[k - 1] = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - begin).count();
@@ -65,7 +65,7 @@ int runMesh() {
     if (!out.converged) ++notConverged;
     if (k > kSteps - kTailSteps) {
       omega += out.speed[1] / kTailSteps;
-      torque += out.motorTorque / kTailSteps;
+      torque += out.torque[0] / kTailSteps;
       tight += out.spanForce[0] / kTailSteps;
       slack += out.spanForce[1] / kTailSteps;
     }

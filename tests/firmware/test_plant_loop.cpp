@@ -31,7 +31,7 @@ std::unique_ptr<Loop> startedLoop(const PlantConfig& config, const LoopOptions& 
 // Feeds tick k's scripted frame through the decoder, as main.cpp does.
 const OutputFrame& scriptedTick(Loop& loop, std::uint32_t tick, bool defects) {
   std::uint8_t wire[kCommandFrameSize];
-  scriptedCommandBytes(tick, loop.plant().config().stepSize, 1, defects, wire);
+  scriptedCommandBytes(tick, loop.plant().config().stepSize, commandFrameFor(loop.plant().config()), defects, wire);
   CommandFrame f;
   if (decodeCommand(wire, kCommandFrameSize, f) != DecodeError::kNone) {
     loop.countUndecodableFrame();
@@ -54,20 +54,80 @@ bool samePhysics(const OutputFrame& a, const OutputFrame& b) {
 TEST(FrameCodec, CommandRoundTripIsExact) {
   CommandFrame f;
   f.sequence = 0xA1B2C3D4u;
-  f.mode = 2;
-  f.motor = -3.141592653589793;
-  f.loadTorque = 25.0;
+  f.pulleyCount = 8;
+  for (int i = 0; i < kFramePulleys; ++i) {
+    f.inputKind[i] = static_cast<std::uint8_t>(i % 4);
+    f.input[i] = -3.141592653589793 * (i + 1);
+  }
   std::uint8_t wire[kCommandFrameSize];
   encodeCommand(f, wire);
   CommandFrame g;
   ASSERT_EQ(decodeCommand(wire, sizeof wire, g), DecodeError::kNone);
   EXPECT_EQ(g.sequence, f.sequence);
-  EXPECT_EQ(g.mode, 2);
-  EXPECT_EQ(std::memcmp(&g.motor, &f.motor, 8), 0);
-  EXPECT_EQ(g.loadTorque, 25.0);
-  // Little-endian on the wire, whatever the host: sequence bytes D4 C3 B2 A1 at offset 4.
+  EXPECT_EQ(g.pulleyCount, 8);
+  EXPECT_EQ(std::memcmp(g.inputKind, f.inputKind, sizeof f.inputKind), 0);
+  EXPECT_EQ(std::memcmp(g.input, f.input, sizeof f.input), 0);
+  // Little-endian on the wire, whatever the host: sequence bytes D4 C3 B2 A1 at offset 4;
+  // PROTOCOL.md's offsets: pulley count at 8, input kinds from 12, inputs from 20.
   EXPECT_EQ(wire[4], 0xD4);
   EXPECT_EQ(wire[7], 0xA1);
+  EXPECT_EQ(wire[8], 8);
+  EXPECT_EQ(wire[12 + 3], 3);
+  double last;
+  std::memcpy(&last, wire + 20 + 7 * 8, 8);  // little-endian host (x86-64, aarch64, Cortex-M7)
+  EXPECT_EQ(last, f.input[7]);
+}
+
+// Protocol version 1 (32-byte commands, firmware/PROTOCOL.md history) is refused as a version
+// mismatch, not as a frame of the wrong length: the reason a stale controller gets is "version".
+TEST(FrameCodec, VersionOneCommandIsRefusedForItsVersion) {
+  std::uint8_t v1[32] = {'B', 'D', 1, 1};
+  const std::uint32_t crc = crc32(v1, 28);
+  for (int i = 0; i < 4; ++i) v1[28 + i] = static_cast<std::uint8_t>(crc >> (8 * i));
+  CommandFrame out;
+  EXPECT_EQ(decodeCommand(v1, sizeof v1, out), DecodeError::kVersion);
+  // and in a byte stream it is skipped as garbage: no frame comes out of it
+  CommandStream stream;
+  stream.push(v1, sizeof v1);
+  std::uint8_t frame[kCommandFrameSize];
+  EXPECT_FALSE(stream.pop(frame));
+}
+
+TEST(FrameCodec, OutputRoundTripKeepsEveryPulleySlot) {
+  OutputFrame o;
+  o.pulleyCount = 8;
+  for (int i = 0; i < kFramePulleys; ++i) {
+    o.angle[i] = 0.1 * i;
+    o.speed[i] = -1.5 * i;
+    o.torque[i] = 2.25 * i;
+    o.spanForce[i] = 100.0 + i;
+    o.armAngle[i] = -0.01 * i;
+    o.encoderCount[i] = -1000 * i;
+    o.loadCell[i] = 99.5 + i;
+    o.inputKind[i] = static_cast<std::uint8_t>(i % 4);
+  }
+  o.overruns = 7;
+  o.lateFrames = 9;
+  std::uint8_t wire[kOutputFrameSize];
+  encodeOutput(o, wire);
+  OutputFrame g;
+  ASSERT_EQ(decodeOutput(wire, sizeof wire, g), DecodeError::kNone);
+  for (int i = 0; i < kFramePulleys; ++i) {
+    EXPECT_EQ(g.angle[i], o.angle[i]);
+    EXPECT_EQ(g.speed[i], o.speed[i]);
+    EXPECT_EQ(g.torque[i], o.torque[i]);
+    EXPECT_EQ(g.spanForce[i], o.spanForce[i]);
+    EXPECT_EQ(g.armAngle[i], o.armAngle[i]);
+    EXPECT_EQ(g.encoderCount[i], o.encoderCount[i]);
+    EXPECT_EQ(g.loadCell[i], o.loadCell[i]);
+    EXPECT_EQ(g.inputKind[i], o.inputKind[i]);
+  }
+  EXPECT_EQ(g.pulleyCount, 8);
+  // The wall-clock bytes (overruns 456..459, late frames 464..467, CRC) are what TraceHash skips.
+  EXPECT_EQ(wire[456], 7);
+  EXPECT_EQ(wire[464], 9);
+  EXPECT_TRUE(isTimingByte(456) && isTimingByte(467) && isTimingByte(471));
+  EXPECT_FALSE(isTimingByte(460) || isTimingByte(455));
 }
 
 TEST(FrameCodec, Crc32IsTheIeeeCheckValue) {
@@ -95,32 +155,42 @@ TEST(FrameCodec, EveryMalformedCommandFrameIsRefusedWithItsReason) {
     return decodeCommand(b, sizeof b, out);
   };
   EXPECT_EQ(corrupt(0, 'X'), DecodeError::kMagic);
-  EXPECT_EQ(corrupt(2, 2), DecodeError::kVersion);
+  EXPECT_EQ(corrupt(2, 1), DecodeError::kVersion);  // a version-1 header
   EXPECT_EQ(corrupt(3, kFrameTypeOutput), DecodeError::kType);
   EXPECT_EQ(corrupt(15, 0x7F), DecodeError::kCrc);
 }
 
 TEST(CommandValidation, NonFiniteOutOfRangeAndWrongModeAreRejected) {
   const PlantConfig c = microcontrollerPlantConfig(MotorMode::kSpeed);
-  CommandFrame f;
-  f.mode = 1;
-  f.motor = 12.0;
+  CommandFrame f = commandFrameFor(c);
+  ASSERT_EQ(f.pulleyCount, 2);
+  ASSERT_EQ(f.inputKind[0], 1);  // speed
+  ASSERT_EQ(f.inputKind[1], 3);  // load torque
+  f.input[0] = 12.0;
   EXPECT_EQ(validateCommand(f, c), Rejection::kNone);
-  f.motor = std::numeric_limits<double>::quiet_NaN();
+  f.input[0] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_EQ(validateCommand(f, c), Rejection::kNotFinite);
-  f.motor = 12.0;
-  f.loadTorque = -std::numeric_limits<double>::infinity();
+  f.input[0] = 12.0;
+  f.input[1] = -std::numeric_limits<double>::infinity();
   EXPECT_EQ(validateCommand(f, c), Rejection::kNotFinite);
-  f.loadTorque = c.limits.maxLoadTorque * 1.01;
+  f.input[1] = c.limits.maxLoadTorque * 1.01;
   EXPECT_EQ(validateCommand(f, c), Rejection::kOutOfRange);
-  f.loadTorque = 0.0;
-  f.motor = c.limits.maxMotorSpeed * 1.01;
+  f.input[1] = 0.0;
+  f.input[0] = c.limits.maxMotorSpeed * 1.01;
   EXPECT_EQ(validateCommand(f, c), Rejection::kOutOfRange);
-  f.motor = 1.0;
-  f.mode = 2;
+  f.input[0] = 1.0;
+  f.input[5] = 1e-3;  // a slot beyond the plant's pulleys must be 0
+  EXPECT_EQ(validateCommand(f, c), Rejection::kOutOfRange);
+  f.input[5] = 0.0;
+  f.inputKind[0] = 2;  // a torque command to a speed drive
   EXPECT_EQ(validateCommand(f, c), Rejection::kWrongMode);
-  f.mode = 1;
-  f.flags = 0x80;  // no flags are defined in version 1
+  f.inputKind[0] = 1;
+  f.pulleyCount = 3;  // a controller built for another drive
+  f.inputKind[2] = 3;
+  EXPECT_EQ(validateCommand(f, c), Rejection::kWrongMode);
+  f.pulleyCount = 2;
+  f.inputKind[2] = 0;
+  f.flags = 0x80;  // no flags are defined in version 2
   EXPECT_EQ(validateCommand(f, c), Rejection::kOutOfRange);
 }
 
@@ -142,7 +212,7 @@ TEST(PlantLoop, RejectedFramesActLikeNoFrameAndAreCounted) {
   EXPECT_EQ(faulty->rejectedFrames(), kScriptedDefectCount);
   EXPECT_FALSE(faulty->safeState());
   // The last frame (tick 290, valid) is in use: the ramp 12 (t - 0.05) / 0.3 at t = 0.29 s.
-  EXPECT_DOUBLE_EQ(faulty->heldCommand().motor, 12.0 * (0.29 - 0.05) / 0.3);
+  EXPECT_DOUBLE_EQ(faulty->heldCommand().input[0], 12.0 * (0.29 - 0.05) / 0.3);
 }
 
 TEST(PlantLoop, TooManyNonConvergedStepsEnterTheSafeStateAndTheLoopKeepsAnswering) {
@@ -168,7 +238,7 @@ TEST(PlantLoop, TooManyNonConvergedStepsEnterTheSafeStateAndTheLoopKeepsAnswerin
   EXPECT_EQ(later.step, safeAt + 1);
   EXPECT_DOUBLE_EQ(later.time, (safeAt + 1) * config.stepSize);
   EXPECT_EQ(later.speed[0], 0.0);
-  EXPECT_EQ(later.motorTorque, 0.0);
+  EXPECT_EQ(later.torque[0], 0.0);
   EXPECT_EQ(later.spanForce[0], 0.0);
 }
 
@@ -223,9 +293,9 @@ TEST(PlantLoop, EmulatedSensorsQuantizeTheGroundTruth) {
 TEST(PlantLoop, FloodOfFramesTakesOneStepWithTheNewestCommand) {
   auto loop = startedLoop(microcontrollerPlantConfig(MotorMode::kSpeed));
   for (std::uint32_t seq = 1; seq <= 3; ++seq) {
-    CommandFrame f;
+    CommandFrame f = commandFrameFor(loop->plant().config());
     f.sequence = seq;
-    f.motor = static_cast<double>(seq);
+    f.input[0] = static_cast<double>(seq);
     loop->receive(f);
   }
   const OutputFrame& o = loop->tick(1);
@@ -244,8 +314,8 @@ TEST(PlantLoop, SpeedCommandRampCostsTheInertiaTorque) {
   double duringRamp = 0.0, afterRamp = 0.0;
   for (std::uint32_t tick = 1; tick <= 380; ++tick) {
     const OutputFrame& o = scriptedTick(*loop, tick, false);
-    if (tick >= 291 && tick <= 300) duringRamp += o.motorTorque / 10.0;  // mean over 0.291..0.300 s
-    if (tick >= 371 && tick <= 380) afterRamp += o.motorTorque / 10.0;   // 0.371..0.380 s
+    if (tick >= 291 && tick <= 300) duringRamp += o.torque[0] / 10.0;  // mean over 0.291..0.300 s
+    if (tick >= 371 && tick <= 380) afterRamp += o.torque[0] / 10.0;   // 0.371..0.380 s
   }
   EXPECT_GT(duringRamp - afterRamp, 12.0);
   EXPECT_LT(duringRamp - afterRamp, 20.0);
@@ -283,8 +353,8 @@ ScriptedRun runScriptedStimulus(const PlantConfig& config) {
   for (int k = 1; k <= kSteps; ++k) {
     const double t = k * config.stepSize;
     PlantCommand command;
-    command.motor = linearRamp(t, 0.05, 0.35, 0.0, 12.0);
-    command.loadTorque = t >= 0.45 ? 25.0 : 0.0;
+    command.input[0] = linearRamp(t, 0.05, 0.35, 0.0, 12.0);
+    command.input[1] = t >= 0.45 ? 25.0 : 0.0;
     const PlantOutput out = plant.step(command);
     EXPECT_EQ(out.fault, PlantFault::kNone);
     if (!out.converged) ++m.flaggedSteps;
@@ -292,7 +362,7 @@ ScriptedRun runScriptedStimulus(const PlantConfig& config) {
     m.pnsPasses += out.pnsIterations;
     if (k > kSteps - kTail) {
       m.omegaP2 += out.speed[1] / kTail;
-      m.motorTorque += out.motorTorque / kTail;
+      m.motorTorque += out.torque[0] / kTail;
       m.tightForce += out.spanForce[0] / kTail;
       m.slackForce += out.spanForce[1] / kTail;
     }

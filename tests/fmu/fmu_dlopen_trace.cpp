@@ -91,7 +91,7 @@ int main() {
   std::uint64_t hash = 14695981039346656037ull;
   for (int k = 1; k <= steps; ++k) {
     const PlantCommand command = test::paperCommand(k * h);
-    const double u[2] = {command.motor, command.loadTorque};
+    const double u[2] = {command.input[0], command.input[1]};
     const PlantOutput o = g_plant.step(command);
     double got[kOutputs];
     bool flags[3];
@@ -104,7 +104,7 @@ int main() {
     }
     const double expected[kOutputs] = {o.angle[0],    o.angle[1],
                                        o.speed[0],    o.speed[1],
-                                       o.motorTorque, g_plant.drive().beltTorque(1),
+                                       o.torque[0], g_plant.drive().beltTorque(1),
                                        o.spanForce[0], o.spanForce[1],
                                        o.residualNorm, o.pnsError};
     if (std::memcmp(got, expected, sizeof got) != 0) {

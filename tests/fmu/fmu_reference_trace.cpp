@@ -33,8 +33,8 @@ int run(beltsim::PlantConfig config, double endTime, int n, std::FILE* out) {
       if (o.fault != beltsim::PlantFault::kNone) return 4;
     }
     // The inputs (value references 1 and 3), then the outputs 30..37 and 40..45 (fmu_variables.hpp).
-    std::fprintf(out, "%a %a %a %a %a %a %a %a %a %a %d %d %d %a %a\n", command.motor, command.loadTorque, o.angle[0], o.angle[1], o.speed[0], o.speed[1],
-                 o.motorTorque, plant.drive().beltTorque(1), o.spanForce[0], o.spanForce[1], converged ? 1 : 0,
+    std::fprintf(out, "%a %a %a %a %a %a %a %a %a %a %d %d %d %a %a\n", command.input[0], command.input[1], o.angle[0], o.angle[1], o.speed[0], o.speed[1],
+                 o.torque[0], plant.drive().beltTorque(1), o.spanForce[0], o.spanForce[1], converged ? 1 : 0,
                  o.newtonIterations, o.pnsIterations, o.residualNorm, o.pnsError);
   }
   return 0;

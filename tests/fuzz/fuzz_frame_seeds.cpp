@@ -20,12 +20,15 @@ bool write(const std::string& path, const std::vector<std::uint8_t>& bytes) {
   return std::fclose(f) == 0 && ok;
 }
 
+// A two-pulley command (motor input of kind `mode`, a load torque on pulley 2).
 std::vector<std::uint8_t> command(std::uint32_t sequence, std::uint8_t mode, double motor, double load) {
   CommandFrame c;
   c.sequence = sequence;
-  c.mode = mode;
-  c.motor = motor;
-  c.loadTorque = load;
+  c.pulleyCount = 2;
+  c.inputKind[0] = mode;
+  c.inputKind[1] = 3;
+  c.input[0] = motor;
+  c.input[1] = load;
   std::uint8_t bytes[kCommandFrameSize];
   encodeCommand(c, bytes);
   return std::vector<std::uint8_t>(bytes, bytes + kCommandFrameSize);
@@ -41,8 +44,8 @@ std::vector<std::uint8_t> output(std::uint32_t sequence) {
   o.angle[1] = -0.0625;
   o.speed[0] = 12.0;
   o.speed[1] = 11.34;
-  o.motorTorque = 47.68;
-  o.loadTorque = 25.0;
+  o.torque[0] = 47.68;
+  o.torque[1] = -25.0;
   o.spanForce[0] = 665.22;
   o.spanForce[1] = 186.65;
   o.encoderCount[0] = 81;
@@ -52,7 +55,9 @@ std::vector<std::uint8_t> output(std::uint32_t sequence) {
   o.converged = 1;
   o.newtonIterations = 3;
   o.pnsIterations = 2;
-  o.motorMode = 1;
+  o.pulleyCount = 2;
+  o.inputKind[0] = 1;
+  o.inputKind[1] = 3;
   o.overruns = 1;
   o.rejectedFrames = 2;
   o.lateFrames = 3;
@@ -73,7 +78,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
-  const std::vector<std::uint8_t> garbage{0x42, 0x44, 0x01, 0x07, 0x00};
+  const std::vector<std::uint8_t> garbage{0x42, 0x44, 0x02, 0x07, 0x00};
 
   std::vector<std::uint8_t> commands = garbage;
   append(commands, command(7, 1, 12.0, 25.0));
@@ -90,10 +95,10 @@ int main(int argc, char** argv) {
   // Reserved fields set, CRC valid: the decoder must refuse both (PROTOCOL.md, common rules).
   std::vector<std::uint8_t> commandReserved = command(7, 1, 12.0, 25.0);
   commandReserved[10] = 0x01;
-  le::putU32(commandReserved.data() + 28, crc32(commandReserved.data(), 28));
+  le::putU32(commandReserved.data() + 84, crc32(commandReserved.data(), 84));
   std::vector<std::uint8_t> outputReserved = output(5);
-  outputReserved[119] = 0x01;
-  le::putU32(outputReserved.data() + 132, crc32(outputReserved.data(), 132));
+  outputReserved[455] = 0x01;
+  le::putU32(outputReserved.data() + 468, crc32(outputReserved.data(), 468));
 
   const bool ok = write(dir + "/command.bin", command(7, 1, 12.0, 25.0)) &&
                   write(dir + "/command_reserved.bin", commandReserved) &&

@@ -1,7 +1,7 @@
 // libFuzzer target: the plant I/O frames (firmware/frames.hpp).
 // - decodeCommand / decodeOutput on the whole input and on every prefix (each copied to a heap
 //   block of exactly that length, so ASan reports any read past `length`); a wrong length must
-//   be refused as truncated or oversized;
+//   be refused (a frame with a valid header: as truncated or oversized);
 // - round trip: every frame that decodes re-encodes to the same bytes and decodes again to the
 //   same values;
 // - validateCommand (firmware/plant_loop.hpp) on every decoded command frame, with the
@@ -41,22 +41,22 @@ void check(bool ok, const char* what, const std::uint8_t* p, std::size_t length)
 bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 bool sameCommand(const CommandFrame& a, const CommandFrame& b) {
-  return a.sequence == b.sequence && a.mode == b.mode && a.flags == b.flags && sameBits(a.motor, b.motor) &&
-         sameBits(a.loadTorque, b.loadTorque);
+  bool same = a.sequence == b.sequence && a.pulleyCount == b.pulleyCount && a.flags == b.flags;
+  for (int i = 0; i < kFramePulleys; ++i) same = same && a.inputKind[i] == b.inputKind[i] && sameBits(a.input[i], b.input[i]);
+  return same;
 }
 
 bool sameOutput(const OutputFrame& a, const OutputFrame& b) {
   bool same = a.sequence == b.sequence && a.step == b.step && a.commandSequence == b.commandSequence &&
-              sameBits(a.time, b.time) && sameBits(a.motorTorque, b.motorTorque) &&
-              sameBits(a.loadTorque, b.loadTorque) && a.converged == b.converged &&
+              sameBits(a.time, b.time) && a.pulleyCount == b.pulleyCount && a.converged == b.converged &&
               a.newtonIterations == b.newtonIterations && a.pnsIterations == b.pnsIterations &&
               a.modelStatus == b.modelStatus && a.fault == b.fault && a.safeState == b.safeState &&
-              a.motorMode == b.motorMode && a.overruns == b.overruns && a.rejectedFrames == b.rejectedFrames &&
-              a.lateFrames == b.lateFrames;
-  for (int i = 0; i < 2; ++i) {
+              a.overruns == b.overruns && a.rejectedFrames == b.rejectedFrames && a.lateFrames == b.lateFrames;
+  for (int i = 0; i < kFramePulleys; ++i) {
     same = same && sameBits(a.angle[i], b.angle[i]) && sameBits(a.speed[i], b.speed[i]) &&
-           sameBits(a.spanForce[i], b.spanForce[i]) && a.encoderCount[i] == b.encoderCount[i] &&
-           sameBits(a.loadCell[i], b.loadCell[i]);
+           sameBits(a.torque[i], b.torque[i]) && sameBits(a.spanForce[i], b.spanForce[i]) &&
+           sameBits(a.armAngle[i], b.armAngle[i]) && a.encoderCount[i] == b.encoderCount[i] &&
+           sameBits(a.loadCell[i], b.loadCell[i]) && a.inputKind[i] == b.inputKind[i];
   }
   return same;
 }
@@ -67,15 +67,19 @@ void checkValidation(const CommandFrame& f, const std::uint8_t* p) {
   for (const beltsim::PlantConfig& config : configs) {
     const Rejection r = validateCommand(f, config);
     if (r != Rejection::kNone) continue;
-    // An accepted command is finite, in range, of the configured mode and without flags.
-    const beltsim::PlantLimits& l = config.limits;
-    const double motorLimit = config.motorMode == beltsim::MotorMode::kSpeed ? l.maxMotorSpeed : l.maxMotorTorque;
-    check(std::isfinite(f.motor) && std::isfinite(f.loadTorque), "validateCommand accepted a non-finite value",
-          p, kCommandFrameSize);
-    check(std::fabs(f.motor) <= motorLimit && std::fabs(f.loadTorque) <= l.maxLoadTorque,
-          "validateCommand accepted an out-of-range value", p, kCommandFrameSize);
-    check(f.mode == static_cast<std::uint8_t>(config.motorMode) && f.flags == 0,
-          "validateCommand accepted a wrong mode or flags", p, kCommandFrameSize);
+    // An accepted command is finite, in range, of the plant's pulley count and input kinds and
+    // without flags; slots beyond the plant's pulleys are 0.
+    check(f.pulleyCount == config.pulleyCount && f.flags == 0, "validateCommand accepted another drive or flags", p,
+          kCommandFrameSize);
+    for (int i = 0; i < kFramePulleys; ++i) {
+      const beltsim::PulleyInput kind =
+          i < config.pulleyCount ? beltsim::inputOf(config.pulley[i].kind) : beltsim::PulleyInput::kNone;
+      check(std::isfinite(f.input[i]), "validateCommand accepted a non-finite value", p, kCommandFrameSize);
+      check(f.inputKind[i] == static_cast<std::uint8_t>(kind), "validateCommand accepted a wrong input kind", p,
+            kCommandFrameSize);
+      check(std::fabs(f.input[i]) <= inputLimit(kind, config.limits), "validateCommand accepted an out-of-range value",
+            p, kCommandFrameSize);
+    }
   }
 }
 
@@ -83,8 +87,12 @@ void checkValidation(const CommandFrame& f, const std::uint8_t* p) {
 void decodeBoth(const std::uint8_t* p, std::size_t length) {
   CommandFrame c;
   const DecodeError ec = decodeCommand(p, length, c);
-  if (length < kCommandFrameSize) check(ec == DecodeError::kTruncated, "short command not truncated", p, length);
-  if (length > kCommandFrameSize) check(ec == DecodeError::kOversized, "long command not oversized", p, length);
+  // A wrong length is refused: for its length, or earlier for its header (version 1 says "version").
+  if (length != kCommandFrameSize) check(ec != DecodeError::kNone, "command of the wrong length accepted", p, length);
+  if (length >= 4 && length != kCommandFrameSize && p[0] == 'B' && p[1] == 'D' && p[2] == kFrameVersion &&
+      p[3] == kFrameTypeCommand)
+    check(ec == (length < kCommandFrameSize ? DecodeError::kTruncated : DecodeError::kOversized),
+          "command of the wrong length not refused for its length", p, length);
   if (ec == DecodeError::kNone) {
     std::uint8_t again[kCommandFrameSize];
     encodeCommand(c, again);
@@ -98,8 +106,11 @@ void decodeBoth(const std::uint8_t* p, std::size_t length) {
 
   OutputFrame o;
   const DecodeError eo = decodeOutput(p, length, o);
-  if (length < kOutputFrameSize) check(eo == DecodeError::kTruncated, "short output not truncated", p, length);
-  if (length > kOutputFrameSize) check(eo == DecodeError::kOversized, "long output not oversized", p, length);
+  if (length != kOutputFrameSize) check(eo != DecodeError::kNone, "output of the wrong length accepted", p, length);
+  if (length >= 4 && length != kOutputFrameSize && p[0] == 'B' && p[1] == 'D' && p[2] == kFrameVersion &&
+      p[3] == kFrameTypeOutput)
+    check(eo == (length < kOutputFrameSize ? DecodeError::kTruncated : DecodeError::kOversized),
+          "output of the wrong length not refused for its length", p, length);
   if (eo == DecodeError::kNone) {
     std::uint8_t again[kOutputFrameSize];
     encodeOutput(o, again);

@@ -37,31 +37,46 @@ def fail(msg):
     sys.exit(1)
 
 
-def command_frame(seq, motor, load, mode=2, flags=0, magic=b'BD', version=1, ftype=1, reserved=0):
-    body = magic + struct.pack('<BBIBBHdd', version, ftype, seq, mode, flags, reserved, motor, load)
+OUT_SIZE = 472  # protocol version 2 (firmware/PROTOCOL.md)
+
+
+def command_frame(seq, motor, load, mode=2, flags=0, magic=b'BD', version=2, ftype=1, reserved=0, count=2):
+    """A command for the two-pulley hil plant: pulley 1's input of kind `mode`, a load torque on pulley 2."""
+    kinds = [mode, 3] + [0] * 6
+    if count != 2:
+        kinds[2] = 3  # a controller built for another drive: one more loaded pulley
+    inputs = [motor, load] + [0.0] * 6
+    body = magic + struct.pack('<BBIBBH8B8d', version, ftype, seq, count, flags, reserved, *kinds, *inputs)
     return body + struct.pack('<I', zlib.crc32(body) & 0xFFFFFFFF)
 
 
-OUT = struct.Struct('<2sBBIII d 2d 2d d d 2d 2i 2d BBBBBBBB III I')
+def command_frame_v1(seq, motor, load):
+    """A protocol version 1 command (32 bytes): refused by a version 2 plant."""
+    body = b'BD' + struct.pack('<BBIBBHdd', 1, 1, seq, 2, 0, 0, motor, load)
+    return body + struct.pack('<I', zlib.crc32(body) & 0xFFFFFFFF)
+
+
+OUT = struct.Struct('<2sBBIII d 8d 8d 8d 8d 8d 8i 8d 8B 8B III I')
 
 
 def decode_output(b):
-    if len(b) != 136:
+    if len(b) != OUT_SIZE:
         fail('output frame of %d bytes' % len(b))
-    if zlib.crc32(b[:132]) & 0xFFFFFFFF != struct.unpack_from('<I', b, 132)[0]:
+    if zlib.crc32(b[:OUT_SIZE - 4]) & 0xFFFFFFFF != struct.unpack_from('<I', b, OUT_SIZE - 4)[0]:
         fail('output frame with a bad CRC')
     v = OUT.unpack(b)
-    return dict(seq=v[3], step=v[4], cmdseq=v[5], time=v[6], angle=v[7:9], speed=v[9:11], motor_torque=v[11],
-                load_torque=v[12], span=v[13:15], encoder=v[15:17], load_cell=v[17:19], converged=v[19],
-                newton=v[20], pns=v[21], status=v[22], fault=v[23], safe=v[24], mode=v[25],
-                overruns=v[27], rejected=v[28], late=v[29], raw=b)
+    n = v[71]  # pulley count
+    return dict(seq=v[3], step=v[4], cmdseq=v[5], time=v[6], angle=v[7:7 + n], speed=v[15:15 + n],
+                torque=v[23:23 + n], span=v[31:31 + n], arm=v[39:39 + n], encoder=v[47:47 + n],
+                load_cell=v[55:55 + n], kinds=v[63:63 + n], count=n, converged=v[72], newton=v[73], pns=v[74],
+                status=v[75], fault=v[76], safe=v[77], overruns=v[79], rejected=v[80], late=v[81], raw=b)
 
 
 def physics(frame):
     """The frame without counters and CRC: what the model computed."""
     b = bytearray(frame['raw'])
     b[12:16] = b'\0' * 4   # command sequence in use
-    b[120:136] = b'\0' * 16
+    b[456:OUT_SIZE] = b'\0' * (OUT_SIZE - 456)
     return bytes(b)
 
 
@@ -142,10 +157,12 @@ class Client:
 def bad_input(beltsim, scenario, work):
     nan, inf = float('nan'), float('inf')
     bad = [
-        ('truncated', lambda seq: command_frame(seq, 5.0, 0.0)[:31]),
+        ('truncated', lambda seq: command_frame(seq, 5.0, 0.0)[:87]),
         ('oversized', lambda seq: command_frame(seq, 5.0, 0.0) + b'\0'),
         ('wrong magic', lambda seq: command_frame(seq, 5.0, 0.0, magic=b'XD')),
-        ('wrong version', lambda seq: command_frame(seq, 5.0, 0.0, version=2)),
+        ('wrong version', lambda seq: command_frame(seq, 5.0, 0.0, version=3)),
+        ('version 1', lambda seq: command_frame_v1(seq, 5.0, 0.0)),
+        ('other drive', lambda seq: command_frame(seq, 5.0, 0.0, count=3)),
         ('wrong type', lambda seq: command_frame(seq, 5.0, 0.0, ftype=2)),
         ('bad CRC', lambda seq: command_frame(seq, 5.0, 0.0)[:-1] + b'\x00'),
         ('reserved bits', lambda seq: command_frame(seq, 5.0, 0.0, reserved=1)),
@@ -162,7 +179,7 @@ def bad_input(beltsim, scenario, work):
     a, b = Client(47831), Client(47832)
     seq_a = seq_b = 0
     rejected = 0
-    for k in range(1, 46):
+    for k in range(1, 52):
         motor = 10.0 if k > 5 else 0.0
         seq_a += 1
         seq_b += 1
@@ -262,7 +279,7 @@ def interrupt(beltsim, scenario, work):
         fail('summary after SIGINT: %s' % s)
     trace = os.path.getsize(os.path.join(out, 'trace.bin'))
     rows = len(open(os.path.join(out, 'timeseries.csv')).read().splitlines()) - 1
-    if trace != 20 * 136 or rows != 20:
+    if trace != 20 * OUT_SIZE or rows != 20:
         fail('after SIGINT: trace %d bytes, %d time-series rows; expected 20 frames' % (trace, rows))
     print('SIGINT: ended in %.2f s, 20 answered steps written (trace, time series, summary)'
           % (time.monotonic() - started))
@@ -292,8 +309,8 @@ def cortex_m7(beltsim, beltctl, scenario, work, image):
     if m7_trace != host_trace:
         n = min(len(m7_trace), len(host_trace))
         first = next((i for i in range(n) if m7_trace[i] != host_trace[i]), n)
-        fail('Cortex-M7 trace differs from the host plant at byte %d (frame %d)' % (first, first // 136))
-    print('closed loop: Cortex-M7 firmware under QEMU == host plant, %d frames bit for bit' % (len(host_trace) // 136))
+        fail('Cortex-M7 trace differs from the host plant at byte %d (frame %d)' % (first, first // OUT_SIZE))
+    print('closed loop: Cortex-M7 firmware under QEMU == host plant, %d frames bit for bit' % (len(host_trace) // OUT_SIZE))
 
 
 def main():

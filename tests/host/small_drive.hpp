@@ -16,7 +16,7 @@ using SmallVector = SmallDrive::Vector;
 
 inline PlantConfig smallDriveConfig(bool changedContactsOnly = false, bool reuse = false) {
   PlantConfig c;
-  c.motorMode = MotorMode::kSpeed;
+  c.pulley[0].kind = CircleKind::kSpeedDriven;
   c.contact.stiffness = 4e8;
   c.contact.bristleStiffness = 5e8;
   c.contact.damping = 8e4;
@@ -33,7 +33,7 @@ inline PlantConfig smallDriveConfig(bool changedContactsOnly = false, bool reuse
 
 inline PlantCommand rampCommand(int step) {
   PlantCommand cmd;
-  cmd.motor = linearRamp(step * 1e-3, 0.05, 0.35, 0.0, 12.0);
+  cmd.input[0] = linearRamp(step * 1e-3, 0.05, 0.35, 0.0, 12.0);
   return cmd;
 }
 

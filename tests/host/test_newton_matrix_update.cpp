@@ -108,7 +108,7 @@ BuildCounts expectAgreementWithFullBuilds(const PlantConfig& options) {
     EXPECT_EQ(a.fault, PlantFault::kNone);
     EXPECT_EQ(b.fault, PlantFault::kNone);
     EXPECT_NEAR(b.speed[1], a.speed[1], 1e-6 * (1.0 + std::fabs(a.speed[1]))) << "step " << k;
-    EXPECT_NEAR(b.motorTorque, a.motorTorque, 1e-6 * (1.0 + std::fabs(a.motorTorque))) << "step " << k;
+    EXPECT_NEAR(b.torque[0], a.torque[0], 1e-6 * (1.0 + std::fabs(a.torque[0]))) << "step " << k;
     for (int s = 0; s < 2; ++s)
       EXPECT_NEAR(b.spanForce[s], a.spanForce[s], 1e-6 * std::fabs(a.spanForce[s])) << "step " << k;
   }

@@ -21,8 +21,8 @@ constexpr double kPaperTail = 0.15;          // s
 
 inline PlantCommand paperCommand(double t) {
   PlantCommand c;
-  c.motor = linearRamp(t, 0.05, 0.6, 0.0, 12.0);
-  c.loadTorque = smoothStep(t, 1.0, 1.5, 0.0, 25.0);
+  c.input[0] = linearRamp(t, 0.05, 0.6, 0.0, 12.0);
+  c.input[1] = smoothStep(t, 1.0, 1.5, 0.0, 25.0);
   return c;
 }
 
@@ -59,7 +59,7 @@ PaperRun runPaperScenario(Plant& plant, double stepSize, Observer&& observe) {
     if (k > steps - tail) {
       run.omegaP1 += out.speed[0] / tail;
       run.omegaP2 += out.speed[1] / tail;
-      run.driveTorque += out.motorTorque / tail;
+      run.driveTorque += out.torque[0] / tail;
       run.tightForce += out.spanForce[0] / tail;
       run.slackForce += out.spanForce[1] / tail;
     }

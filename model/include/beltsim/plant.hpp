@@ -1,6 +1,7 @@
-// The plant as the real-time loop sees it: a two-pulley belt drive (motor pulley P1, load pulley
-// P2) behind a fixed-size command and a fixed-size output. Everything is statically sized by the
-// element count NE; the object is meant to live in static storage (it holds the belt drive, the
+// The plant as the real-time loop sees it: a closed belt drive of 2 to 8 pulleys (the paper's:
+// motor pulley P1, load pulley P2) behind a fixed-size command (one input per pulley, its meaning
+// fixed by the pulley's kind) and a fixed-size output. Everything is statically sized by the
+// element count NE and the pulley capacity NP; the object is meant to live in static storage (it holds the belt drive, the
 // integrator and the solver's matrices: tens of kilobytes, too big for a Cortex-M stack).
 //
 // One step: command -> BeltDrive input -> TimeStepper::step (the reference scheme's bounded Newton
@@ -18,37 +19,70 @@
 
 namespace beltsim {
 
-// How the motor pulley P1 is driven; fixed by the configuration.
+// Pulleys a plant can have (the HIL frames carry this many; protocol version 2).
+constexpr int kMaxPlantPulleys = 8;
+
+// How pulley 1 is driven when a configuration offers both (the firmware images build either
+// from one scenario file; scenario_to_plant_config.py). Values as the PulleyInput ones.
 enum class MotorMode : std::uint8_t {
-  kSpeed = 1,   // command = angular velocity of P1, rad/s (the drive supplies whatever torque it takes)
-  kTorque = 2,  // command = motor torque on P1, N m (P1's inertia includes the motor's)
+  kSpeed = 1,   // command = angular velocity, rad/s (the drive supplies whatever torque it takes)
+  kTorque = 2,  // command = motor torque, N m (the pulley's inertia includes the motor's)
 };
 
-// One step's command, already validated by the caller.
+// What a pulley's command input means; fixed by the pulley's kind (inputOf).
+enum class PulleyInput : std::uint8_t {
+  kNone = 0,        // fixed pulley: no input (its command must be 0)
+  kSpeed = 1,       // speed-driven: angular velocity, rad/s, counter-clockwise positive
+  kTorque = 2,      // torque-driven: motor torque, N m, counter-clockwise positive
+  kLoadTorque = 3,  // every pulley free to turn (fixed axis, floating, tensioner arm): braking
+                    // load torque, N m (positive opposes positive rotation; 0 for a free idler)
+};
+
+inline PulleyInput inputOf(CircleKind kind) {
+  switch (kind) {
+    case CircleKind::kSpeedDriven: return PulleyInput::kSpeed;
+    case CircleKind::kTorqueDriven: return PulleyInput::kTorque;
+    case CircleKind::kFixed: return PulleyInput::kNone;
+    default: return PulleyInput::kLoadTorque;
+  }
+}
+
+// One step's command, already validated by the caller: input[p] for pulley p, meaning inputOf
+// its kind; entries beyond the pulley count are not read.
 struct PlantCommand {
-  double motor = 0.0;       // rad/s (kSpeed) or N m (kTorque), counter-clockwise positive
-  double loadTorque = 0.0;  // N m, braking torque on P2 (applied torque = -loadTorque)
+  double input[kMaxPlantPulleys] = {};
 };
 
 // Admissible command ranges; the loop rejects commands outside them before the model sees them.
 struct PlantLimits {
-  double maxMotorSpeed = 40.0;    // |rad/s| for kSpeed commands
-  double maxMotorTorque = 150.0;  // |N m| for kTorque commands
-  double maxLoadTorque = 150.0;   // |N m|
+  double maxMotorSpeed = 40.0;    // |rad/s| for speed inputs
+  double maxMotorTorque = 150.0;  // |N m| for torque inputs
+  double maxLoadTorque = 150.0;   // |N m| for load-torque inputs
   // Plausibility guard on the result (a diverged step, e.g. the belt thrown off, fails it).
   double maxPulleySpeed = 200.0;  // |rad/s|
   double maxSpanForce = 1.0e5;    // |N|
 };
 
+// The paper's drive (spec §9.1): motor pulley P1 at the origin, load pulley P2 to its right with
+// a 2 N m s/rad damper.
+inline CircleParameters paperPlantPulley(int p) {
+  CircleParameters c;
+  c.kind = p == 0 ? CircleKind::kSpeedDriven : CircleKind::kFixedAxis;
+  c.centre = p == 0 ? Vector2(0.0, 0.0) : Vector2(0.3141592653589793, 0.0);
+  c.radius = 0.09995;
+  c.inertia = 0.25;
+  c.rotationalDamping = p == 0 ? 0.0 : 2.0;
+  return c;
+}
+
 struct PlantConfig {
-  MotorMode motorMode = MotorMode::kSpeed;
   BeltParameters belt = paperBelt();
   ContactPerArea contact;
   int segmentsPerElement = 4;
-  double pulleyRadius[2] = {0.09995, 0.09995};    // m, contact radius
-  Vector2 pulleyCentre[2] = {Vector2(0.0, 0.0), Vector2(0.3141592653589793, 0.0)};
-  double pulleyInertia[2] = {0.25, 0.25};         // kg m^2
-  double pulleyDamping[2] = {0.0, 2.0};           // N m s/rad
+  // The pulleys in belt travel order (kind, centre, contact radius, inertia, damper, side,
+  // support springs, tensioner arm); profiles are not used: the commands come from the loop.
+  int pulleyCount = 2;
+  CircleParameters pulley[kMaxPlantPulleys] = {paperPlantPulley(0), paperPlantPulley(1)};
   IntegratorSettings integrator;
   double stepSize = 1e-3;                         // s
   StaticSettings statics;
@@ -65,11 +99,14 @@ enum class PlantFault : std::uint8_t {
 struct PlantOutput {
   std::uint32_t step = 0;          // steps taken since start
   double time = 0.0;               // s
-  double angle[2] = {};            // rad, P1 and P2 (unwrapped)
-  double speed[2] = {};            // rad/s
-  double motorTorque = 0.0;        // N m: the drive's reaction (kSpeed) or the command (kTorque)
-  double loadTorque = 0.0;         // N m, braking torque on P2
-  double spanForce[2] = {};        // N, mean axial force in the middle of span 1 (P1->P2) and span 2
+  int pulleyCount = 0;             // entries in use below (spans: as many as pulleys)
+  double angle[kMaxPlantPulleys] = {};      // rad (unwrapped)
+  double speed[kMaxPlantPulleys] = {};      // rad/s
+  // N m, counter-clockwise positive: the torque the pulley's drive, load or axle applies to it (a
+  // speed drive's reaction, a torque command, minus a braking load torque, a fixed pulley's holder)
+  double torque[kMaxPlantPulleys] = {};
+  double spanForce[kMaxPlantPulleys] = {};  // N, mean axial force in the middle of span k (pulley k -> k+1)
+  double armAngle[kMaxPlantPulleys] = {};   // rad, tensioner arms only (0 for other pulleys)
   // Health of the step.
   bool converged = false;          // Newton and PNS both met their tolerances
   std::uint8_t newtonIterations = 0;  // total over the PNS loop
@@ -81,10 +118,14 @@ struct PlantOutput {
   PlantFault fault = PlantFault::kNone;
 };
 
-template <int NE>
+// NP: the pulleys compiled in (static sizes); a configuration uses 2..NP of them. The paper's
+// drive runs on NP = 2: a build of more circles gives the same physics with different round-off
+// (Eigen groups the border's reductions by their length), so 2-pulley plants keep their bits.
+template <int NE, int NP = 2>
 class BeltDrivePlant {
  public:
-  static constexpr int kPulleys = 2;
+  static_assert(NP >= 2 && NP <= kMaxPlantPulleys, "2 to kMaxPlantPulleys pulleys");
+  static constexpr int kPulleys = NP;
   static constexpr int kSegments = 4;  // capacity; the configuration may use 1..4
   using Drive = BeltDrive<NE, kPulleys, kSegments>;
   using Vector = typename Drive::Vector;
@@ -95,26 +136,22 @@ class BeltDrivePlant {
     started_ = false;
     if (config.segmentsPerElement < 1 || config.segmentsPerElement > kSegments)
       return ParameterError::invalid("segments_per_element");
-    if (config.motorMode != MotorMode::kSpeed && config.motorMode != MotorMode::kTorque)
-      return ParameterError::invalid("motor_mode");
-    for (int p = 0; p < kPulleys; ++p) {
+    if (config.pulleyCount < 2 || config.pulleyCount > NP || !config.belt.closed)
+      return ParameterError::invalid("pulley_count");  // a closed belt around 2..NP pulleys
+    for (int p = 0; p < config.pulleyCount; ++p) {
       CircleParameters& c = circle_[p];
-      c = CircleParameters{};
-      c.kind = p == 0 ? (config.motorMode == MotorMode::kSpeed ? CircleKind::kSpeedDriven : CircleKind::kTorqueDriven)
-                      : CircleKind::kFixedAxis;
-      c.centre = config.pulleyCentre[p];
-      c.radius = config.pulleyRadius[p];
-      c.inertia = config.pulleyInertia[p];
-      c.rotationalDamping = config.pulleyDamping[p];
+      c = config.pulley[p];
+      c.torque = RampProfile{};  // the commands drive the plant, not profiles
+      c.speed = RampProfile{};
       pathCircle_[p] = PathCircle{c.centre, c.radius + 0.5 * config.belt.thickness * c.side, c.side};
     }
-    ParameterError e = buildBeltPath(pathCircle_, kPulleys, path_);
+    ParameterError e = buildBeltPath(pathCircle_, config.pulleyCount, path_);
     if (!e.ok()) return e;
     const double length = path_.totalLength / NE;
     const ContactParameters contact =
         contactFromPerArea(config.contact, config.belt, length, config.segmentsPerElement);
     friction_ = contact.friction;
-    e = drive_.setUp(config.belt, length, circle_, contact);
+    e = drive_.setUp(config.belt, length, circle_, config.pulleyCount, contact);
     if (!e.ok()) return e;
     return integrator_.setUp(config.integrator, config.stepSize);
   }
@@ -147,9 +184,11 @@ class BeltDrivePlant {
       return out;
     }
     BeltDriveInput<kPulleys> input;
-    input.useCommand[0] = input.useCommand[1] = true;
-    input.command[0] = command.motor;
-    input.command[1] = -command.loadTorque;
+    for (int p = 0; p < config_.pulleyCount; ++p) {
+      const PulleyInput kind = inputOf(circle_[p].kind);
+      input.useCommand[p] = kind != PulleyInput::kNone;
+      input.command[p] = kind == PulleyInput::kLoadTorque ? -command.input[p] : command.input[p];
+    }
     drive_.setInput(input);
     const StepStatistics st = integrator_.step(drive_);
     ++steps_;
@@ -179,9 +218,11 @@ class BeltDrivePlant {
     drive_.setFriction(friction_);
     return ParameterError{};
   }
+  // Pulley 2's damper (the load of the paper's drive).
   ParameterError setLoadDamping(double damping) {
     if (!(isFinite(damping) && damping >= 0.0)) return ParameterError::invalid("load_damping");
-    config_.pulleyDamping[1] = damping;
+    if (config_.pulleyCount < 2) return ParameterError::invalid("load_damping");
+    config_.pulley[1].rotationalDamping = damping;
     circle_[1].rotationalDamping = damping;
     drive_.setRotationalDamping(1, damping);
     return ParameterError{};
@@ -211,24 +252,30 @@ class BeltDrivePlant {
     const Vector& v = integrator_.velocities();
     out.step = steps_;
     out.time = integrator_.time();
-    for (int p = 0; p < kPulleys; ++p) {
+    out.pulleyCount = config_.pulleyCount;
+    for (int p = 0; p < config_.pulleyCount; ++p) {
       out.angle[p] = q(Drive::circleDof(p, 2));
       out.speed[p] = v(Drive::circleDof(p, 2));
+      switch (inputOf(circle_[p].kind)) {
+        case PulleyInput::kSpeed: out.torque[p] = drive_.driveTorque(p); break;
+        case PulleyInput::kTorque: out.torque[p] = command.input[p]; break;
+        case PulleyInput::kLoadTorque: out.torque[p] = -command.input[p]; break;
+        case PulleyInput::kNone: out.torque[p] = -drive_.beltTorque(p); break;  // the holder's
+      }
+      out.spanForce[p] = measureSpan(drive_, q, v, path_, p).force;
+      out.armAngle[p] = circle_[p].kind == CircleKind::kTensionerArm ? drive_.armState(p, q, v).angle : 0.0;
     }
-    out.motorTorque = config_.motorMode == MotorMode::kSpeed ? drive_.driveTorque(0) : command.motor;
-    out.loadTorque = command.loadTorque;
-    for (int k = 0; k < kPulleys; ++k) out.spanForce[k] = measureSpan(drive_, q, v, path_, k).force;
   }
 
   bool plausible(const PlantOutput& out) const {
     const PlantLimits& l = config_.limits;
-    for (int p = 0; p < kPulleys; ++p) {
-      if (!(isFinite(out.speed[p]) && isFinite(out.angle[p]))) return false;
+    for (int p = 0; p < config_.pulleyCount; ++p) {
+      if (!(isFinite(out.speed[p]) && isFinite(out.angle[p]) && isFinite(out.torque[p]))) return false;
       if (out.speed[p] > l.maxPulleySpeed || out.speed[p] < -l.maxPulleySpeed) return false;
-      if (!isFinite(out.spanForce[p])) return false;
+      if (!(isFinite(out.spanForce[p]) && isFinite(out.armAngle[p]))) return false;
       if (out.spanForce[p] > l.maxSpanForce || out.spanForce[p] < -l.maxSpanForce) return false;
     }
-    return isFinite(out.motorTorque);
+    return true;
   }
 
   PlantConfig config_;
