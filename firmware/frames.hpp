@@ -11,7 +11,7 @@
 //   12 u8[8] input kind per pulley (PulleyInput: 0 none, 1 speed, 2 torque, 3 load torque)
 //   20 f64[8] input per pulley: rad/s, N m (counter-clockwise positive) or N m (braking positive)
 //   84 u32 CRC-32 of bytes 0..83
-// Output frame (plant -> controller), 472 bytes:
+// Output frame (plant -> controller), 492 bytes:
 //    0 u8[2] magic "BD"   2 u8 version = 2   3 u8 type = 2
 //    4 u32 sequence (plant's frame counter)   8 u32 step index   12 u32 sequence of the command in use
 //   16 f64 simulated time, s
@@ -26,7 +26,11 @@
 //  449 u8 converged  450 u8 Newton iterations  451 u8 PNS iterations  452 u8 model status
 //  453 u8 fault code (FaultCode)  454 u8 safe state (0/1)  455 u8 reserved
 //  456 u32 overrun count  460 u32 rejected-frame count  464 u32 late-frame count
-//  468 u32 CRC-32 of bytes 0..467
+//  why frames were rejected and ticks overran (the counts above split by cause):
+//  468 u32 corrupt (refused by the decoder)  472 u32 invalid (value, kind, count or flags)
+//  476 u32 stale (duplicate or out-of-order sequence)  480 u32 superseded (a newer valid one in the
+//  same tick)  484 u32 overruns caused by the step's own compute (the rest: late wake-ups)
+//  488 u32 CRC-32 of bytes 0..487
 // The full specification (units, ranges, sequence rules, transports) is firmware/PROTOCOL.md.
 #pragma once
 #include <cstddef>
@@ -40,7 +44,7 @@ constexpr std::uint8_t kFrameVersion = 2;
 constexpr int kFramePulleys = 8;
 constexpr std::uint8_t kFrameTypeCommand = 1, kFrameTypeOutput = 2;
 constexpr std::size_t kCommandFrameSize = 88;
-constexpr std::size_t kOutputFrameSize = 472;
+constexpr std::size_t kOutputFrameSize = 492;
 
 enum class FaultCode : std::uint8_t {
   kNone = 0,
@@ -81,8 +85,13 @@ struct OutputFrame {
   FaultCode fault = FaultCode::kNone;
   std::uint8_t safeState = 0;
   std::uint32_t overruns = 0;
-  std::uint32_t rejectedFrames = 0;
+  std::uint32_t rejectedFrames = 0;  // = corrupt + invalid + stale + superseded
   std::uint32_t lateFrames = 0;
+  std::uint32_t corruptFrames = 0;
+  std::uint32_t invalidFrames = 0;
+  std::uint32_t staleFrames = 0;
+  std::uint32_t supersededFrames = 0;
+  std::uint32_t computeOverruns = 0;  // of `overruns`: the step's own compute ran past the tick
 };
 
 enum class DecodeError : std::uint8_t { kNone, kTruncated, kOversized, kMagic, kVersion, kType, kCrc, kReserved };
@@ -201,7 +210,12 @@ inline void encodeOutput(const OutputFrame& f, std::uint8_t (&out)[kOutputFrameS
   le::putU32(out + 456, f.overruns);
   le::putU32(out + 460, f.rejectedFrames);
   le::putU32(out + 464, f.lateFrames);
-  le::putU32(out + 468, crc32(out, 468));
+  le::putU32(out + 468, f.corruptFrames);
+  le::putU32(out + 472, f.invalidFrames);
+  le::putU32(out + 476, f.staleFrames);
+  le::putU32(out + 480, f.supersededFrames);
+  le::putU32(out + 484, f.computeOverruns);
+  le::putU32(out + 488, crc32(out, 488));
 }
 
 inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, OutputFrame& f) {
@@ -232,12 +246,19 @@ inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, Ou
   f.overruns = le::getU32(data + 456);
   f.rejectedFrames = le::getU32(data + 460);
   f.lateFrames = le::getU32(data + 464);
+  f.corruptFrames = le::getU32(data + 468);
+  f.invalidFrames = le::getU32(data + 472);
+  f.staleFrames = le::getU32(data + 476);
+  f.supersededFrames = le::getU32(data + 480);
+  f.computeOverruns = le::getU32(data + 484);
   return DecodeError::kNone;
 }
 
-// Bytes of an output frame that depend on the wall clock, not on the model: the overrun and
-// late-frame counters and the CRC that covers them.
-inline bool isTimingByte(std::size_t i) { return (i >= 456 && i < 460) || i >= 464; }
+// Bytes of an output frame that depend on the wall clock, not on the model: the overrun, late-
+// and superseded-frame counters and the CRC that covers them.
+inline bool isTimingByte(std::size_t i) {
+  return (i >= 456 && i < 460) || (i >= 464 && i < 468) || i >= 480;
+}
 
 // ---- byte streams (UART, TCP) ---------------------------------------------------------------------
 // Finds frames of one type in a byte stream: frames follow each other without gaps, but bytes

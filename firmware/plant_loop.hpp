@@ -14,8 +14,9 @@
 // - No valid command for more than `maxHeldTicks` ticks after the first one (controller silent,
 //   late or sending only bad frames): safe state (0 = hold for ever). A tick without any frame
 //   counts as late.
-// - Overrun (the tick came late: ticksElapsed > 1): counted; with OverrunPolicy::kSafeState it
-//   also enters the safe state.
+// - Overrun (the tick came late: ticksElapsed > 1): counted, and counted apart when the caller
+//   says the step's own compute caused it; with OverrunPolicy::kSafeState it also enters the
+//   safe state. Rejected frames are counted by cause: corrupt, invalid, stale, superseded.
 // - Safe state (latched until restart): the model is no longer stepped; every tick still answers
 //   with an output frame whose physical values are 0 (speeds, torques, forces, angles), whose
 //   fault code says why, with safe_state = 1 and the step counter and time still advancing.
@@ -29,6 +30,10 @@
 namespace beltsim::fw {
 
 enum class OverrunPolicy : std::uint8_t { kCountAndContinue, kSafeState };
+
+// Why a tick came late (the caller knows: it measures its own step): the previous step's compute
+// ran past the period, or the platform woke the loop up late (scheduler, interrupts, the host).
+enum class OverrunCause : std::uint8_t { kWakeUp, kCompute };
 
 struct LoopOptions {
   OverrunPolicy overrunPolicy = OverrunPolicy::kCountAndContinue;
@@ -110,9 +115,10 @@ class PlantLoop {
     return statics;
   }
 
-  // A frame the decoder refused (truncated, bad CRC, ...): counted like a rejected command.
+  // A frame the decoder refused (truncated, bad CRC, other version, ...): rejected as corrupt.
   void countUndecodableFrame() {
     ++rejected_;
+    ++corrupt_;
     anyFrameThisTick_ = true;
   }
 
@@ -126,9 +132,13 @@ class PlantLoop {
       r = Rejection::kStale;  // duplicated or out of order
     if (r != Rejection::kNone) {
       ++rejected_;
+      ++(r == Rejection::kStale ? stale_ : invalid_);
       return;
     }
-    if (validThisTick_) ++rejected_;  // superseded within the tick
+    if (validThisTick_) {  // superseded within the tick
+      ++rejected_;
+      ++superseded_;
+    }
     for (int i = 0; i < kFramePulleys && i < kMaxPlantPulleys; ++i) command_.input[i] = f.input[i];
     commandSequence_ = f.sequence;
     haveCommand_ = true;
@@ -136,10 +146,11 @@ class PlantLoop {
   }
 
   // One tick with the command received since the previous tick (or the held one).
-  // `ticksElapsed`: tick periods since the previous tick (> 1: overrun).
-  const OutputFrame& tick(std::uint32_t ticksElapsed) {
+  // `ticksElapsed`: tick periods since the previous tick (> 1: overrun, for `cause`).
+  const OutputFrame& tick(std::uint32_t ticksElapsed, OverrunCause cause = OverrunCause::kWakeUp) {
     if (ticksElapsed > 1) {
       overruns_ += ticksElapsed - 1;
+      if (cause == OverrunCause::kCompute) computeOverruns_ += ticksElapsed - 1;
       if (options_.overrunPolicy == OverrunPolicy::kSafeState) enterSafeState(FaultCode::kOverrun);
     }
     if (!anyFrameThisTick_) ++late_;
@@ -172,13 +183,19 @@ class PlantLoop {
     o.overruns = overruns_;
     o.rejectedFrames = rejected_;
     o.lateFrames = late_;
+    o.corruptFrames = corrupt_;
+    o.invalidFrames = invalid_;
+    o.staleFrames = stale_;
+    o.supersededFrames = superseded_;
+    o.computeOverruns = computeOverruns_;
     return o;
   }
 
   // Both in one: the frame for this tick (nullptr: none arrived), then the tick.
-  const OutputFrame& tick(const CommandFrame* received, std::uint32_t ticksElapsed) {
+  const OutputFrame& tick(const CommandFrame* received, std::uint32_t ticksElapsed,
+                          OverrunCause cause = OverrunCause::kWakeUp) {
     if (received != nullptr) receive(*received);
-    return tick(ticksElapsed);
+    return tick(ticksElapsed, cause);
   }
 
   bool safeState() const { return safe_; }
@@ -245,7 +262,12 @@ class PlantLoop {
   std::uint32_t frameSequence_ = 0;
   std::uint32_t step_ = 0;
   std::uint32_t rejected_ = 0;
+  std::uint32_t corrupt_ = 0;
+  std::uint32_t invalid_ = 0;
+  std::uint32_t stale_ = 0;
+  std::uint32_t superseded_ = 0;
   std::uint32_t overruns_ = 0;
+  std::uint32_t computeOverruns_ = 0;
   std::uint32_t late_ = 0;
   std::uint32_t heldTicks_ = 0;
   std::uint32_t consecutiveNonConverged_ = 0;

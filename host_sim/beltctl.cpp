@@ -251,54 +251,66 @@ int main(int argc, char** argv) {
   std::vector<double> times, speeds;
   fw::OutputFrame out;
   std::uint32_t received = 0, missing = 0;
-  std::uint64_t deadline = nowNs();
   const std::uint64_t period = static_cast<std::uint64_t>(stepSize * 1e9 + 0.5);
-  for (std::uint32_t k = 1; k <= steps; ++k) {
-    const double t = k * stepSize;  // the command acts over the step that ends at t
-    fw::CommandFrame command = base;
-    command.sequence = k;
-    command.input[m] = torque;
-    if (l >= 0) command.input[l] = load.at(t);
-    std::uint8_t bytes[fw::kCommandFrameSize];
-    fw::encodeCommand(command, bytes);
-    if (!link.send(bytes)) {
-      std::fprintf(stderr, "error: sending to the plant failed\n");
-      return 3;
+  std::uint64_t lastFrame = nowNs();
+  bool fresh = true;  // the previous iteration's frame arrived (the first command goes out at once)
+  // Runs until the plant has taken `steps` steps (lockstep: one per command; real time: one per
+  // tick, whether a command came for it or not).
+  std::uint32_t k = 1;  // sequence number of the next command
+  for (;;) {
+    // The command acts over the step that ends at t: step k in lockstep, the step after the
+    // newest frame's in real time.
+    const double t = lockstep ? k * stepSize : out.time + stepSize;
+    if (lockstep || fresh) {
+      fw::CommandFrame command = base;
+      command.sequence = k;
+      command.input[m] = torque;
+      if (l >= 0) command.input[l] = load.at(t);
+      std::uint8_t bytes[fw::kCommandFrameSize];
+      fw::encodeCommand(command, bytes);
+      if (!link.send(bytes)) {
+        std::fprintf(stderr, "error: sending to the plant failed\n");
+        return 3;
+      }
+      ++k;
     }
-    bool fresh = false;
     if (lockstep) {
       fresh = link.receiveUntil(out, nowNs() + static_cast<std::uint64_t>(timeoutMs) * 1000000u);
       if (!fresh) {
-        std::fprintf(stderr, "error: no answer from the plant within %d ms at step %u\n", timeoutMs, k);
+        std::fprintf(stderr, "error: no answer from the plant within %d ms at step %u\n", timeoutMs, k - 1);
         return 3;
       }
     } else {
-      // Real time: one command per period; the newest output frame that arrives before the next
-      // period is the measurement.
-      deadline += period;
-      for (;;) {
-        fw::OutputFrame o;
-        if (!link.receiveUntil(o, deadline)) break;  // only at the deadline
-        out = o;
-        fresh = true;
+      // Real time, synchronized to the plant: it answers every tick with an output frame, and
+      // the next command goes out as soon as that frame is here, so every tick gets exactly one
+      // fresh command (none superseded, none late) whatever the two machines' clocks do. A frame
+      // not here within two periods counts as missing: the command is not repeated (the plant
+      // holds it), the estimate keeps its value, and the wait goes on.
+      fresh = link.receiveUntil(out, nowNs() + 2 * period);
+      for (fw::OutputFrame newer; fresh && link.receiveUntil(newer, nowNs());) out = newer;  // fell behind
+      if (!fresh) {
+        ++missing;
+        if (nowNs() - lastFrame > static_cast<std::uint64_t>(timeoutMs) * 1000000u) {
+          std::fprintf(stderr, "error: no frame from the plant within %d ms\n", timeoutMs);
+          return 3;
+        }
+        continue;
       }
-      if (!fresh) ++missing;
+      lastFrame = nowNs();
     }
     // The plant says which drive it is: a controller for another drive stops at once.
-    if (fresh && (out.pulleyCount != base.pulleyCount || std::memcmp(out.inputKind, base.inputKind, sizeof base.inputKind) != 0)) {
+    if (out.pulleyCount != base.pulleyCount || std::memcmp(out.inputKind, base.inputKind, sizeof base.inputKind) != 0) {
       std::fprintf(stderr, "error: the plant's pulley inputs are %s; beltctl was started with --inputs %s\n",
                    inputsText(out.inputKind, out.pulleyCount).c_str(), inputsArg.c_str());
       return 2;
     }
-    if (fresh) {
-      ++received;
-      if (trace.is_open()) {
-        std::uint8_t b[fw::kOutputFrameSize];
-        fw::encodeOutput(out, b);
-        trace.write(reinterpret_cast<const char*>(b), sizeof b);
-      }
+    ++received;
+    if (trace.is_open()) {
+      std::uint8_t b[fw::kOutputFrameSize];
+      fw::encodeOutput(out, b);
+      trace.write(reinterpret_cast<const char*>(b), sizeof b);
     }
-    const double estimate = estimator.update(out.encoderCount[m], stepSize);
+    const double estimate = estimator.update(out.encoderCount[m], out.step, stepSize);
     const double reference = speed.at(t);
     torque = controller.update(reference, useTruth ? out.speed[m] : estimate, stepSize);
     times.push_back(out.time);
@@ -314,12 +326,13 @@ int main(int argc, char** argv) {
         n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%.9g", out.speed[p]);
       log << line << "\n";
     }
+    if (out.step >= steps) break;
   }
   const Analysis a = analyse(times, speeds, speed, load);
   std::fprintf(stderr,
-               "beltctl: %u steps, %u frames received (%u periods without), final motor speed %.4f rad/s; speed step "
+               "beltctl: %u commands, %u frames received (%u waits of two periods without), final motor speed %.4f rad/s; speed step "
                "settles within 2 %% in %.3f s; load step %.1f N m: dip %.3f rad/s, back within 2 %% after %.3f s\n",
-               steps, received, missing, out.speed[m], a.settlingTime, load.value, a.dip, a.recoveryTime);
+               k - 1, received, missing, out.speed[m], a.settlingTime, load.value, a.dip, a.recoveryTime);
   if (!summaryPath.empty()) {
     std::ofstream j(summaryPath);
     j << "{\"steps\": " << steps << ", \"frames_received\": " << received << ", \"final_omega_p1\": " << out.speed[0]

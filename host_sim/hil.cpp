@@ -163,9 +163,10 @@ class Session {
 
   // Steps the plant; the returned frame is valid until the next tick. The tick's trace and
   // time-series records are only kept in memory: writePending() writes them.
-  const std::uint8_t* tick(std::uint32_t tick, std::uint32_t elapsed) {
-    if (record_) recording_.tick(tick, elapsed);
-    const OutputFrame& o = loop_->tick(elapsed);
+  const std::uint8_t* tick(std::uint32_t tick, std::uint32_t elapsed,
+                           fw::OverrunCause cause = fw::OverrunCause::kWakeUp) {
+    if (record_) recording_.tick(tick, elapsed, cause == fw::OverrunCause::kCompute);
+    const OutputFrame& o = loop_->tick(elapsed, cause);
     fw::encodeOutput(o, bytes_);
     hash_.add(bytes_);
     if (pendingCount_ == kPendingCapacity) writePending();  // a caller that writes rarely (replay)
@@ -254,8 +255,11 @@ void writeSummary(const std::string& dir, const Session<NE, NP>& s, const RunRep
     << ",\n  \"controller_went_silent\": " << (r.controllerSilent ? "true" : "false")
     << ",\n  \"stopped_by_signal\": " << r.stopSignal
     << ",\n  \"safe_state\": " << static_cast<int>(o.safeState) << ",\n  \"fault\": " << static_cast<int>(o.fault)
-    << ",\n  \"rejected_frames\": " << o.rejectedFrames << ",\n  \"late_frames\": " << o.lateFrames
-    << ",\n  \"overruns\": " << o.overruns << ",\n  \"final_omega_p1\": " << o.speed[0]
+    << ",\n  \"rejected_frames\": " << o.rejectedFrames << ",\n  \"rejected_by_cause\": {\"corrupt\": "
+    << o.corruptFrames << ", \"invalid\": " << o.invalidFrames << ", \"stale\": " << o.staleFrames
+    << ", \"superseded\": " << o.supersededFrames << "},\n  \"late_frames\": " << o.lateFrames
+    << ",\n  \"overruns\": " << o.overruns << ",\n  \"overruns_by_cause\": {\"compute\": " << o.computeOverruns
+    << ", \"wake_up\": " << o.overruns - o.computeOverruns << "}" << ",\n  \"final_omega_p1\": " << o.speed[0]
     << ",\n  \"final_omega_p2\": " << o.speed[1] << ",\n  \"pulleys\": " << static_cast<int>(o.pulleyCount)
     << ",\n  \"final_omega\": [";
   for (int p = 0; p < o.pulleyCount; ++p) j << (p ? ", " : "") << o.speed[p];
@@ -384,7 +388,7 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
       report.controllerSilent = true;
       std::fprintf(stderr, "no controller within %d ms: ticking without one\n", opt.idleTimeoutMs);
     }
-    std::uint64_t deadline = nowNs() + period, previous = 0;
+    std::uint64_t deadline = nowNs() + period, previous = 0, lastStep = 0;
     for (std::uint32_t tick = 1; tick <= totalSteps && StopSignals::received() == 0; ++tick) {
       std::uint64_t now = nowNs();
       std::uint32_t elapsed = 1;
@@ -409,9 +413,13 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
         controller = from;
         haveController = true;
       }
-      const std::uint8_t* out = session.tick(tick, elapsed);
+      // A missed deadline is the plant's own fault if the previous tick's step took longer than
+      // a period; otherwise the process woke up late (the machine, not the model).
+      const fw::OverrunCause cause = lastStep > period ? fw::OverrunCause::kCompute : fw::OverrunCause::kWakeUp;
+      const std::uint8_t* out = session.tick(tick, elapsed, cause);
       if (haveController) socket.send(out, fw::kOutputFrameSize, controller);
-      report.timing.stepTime.add(nowNs() - t0);
+      lastStep = nowNs() - t0;
+      report.timing.stepTime.add(lastStep);
       report.steps = tick;
       session.writePending();  // untimed: in the slack before the next deadline
     }
@@ -452,7 +460,7 @@ int replayWith(const PlantConfig& config, const fw::LoopOptions& loopOptions, co
   }
   for (const RecordedEvent& e : events) {
     if (e.kind == RecordedEvent::Kind::kFrame) session.frame(e.tick, e.data.data(), e.data.size());
-    else session.tick(e.tick, e.elapsed);
+    else session.tick(e.tick, e.elapsed, e.computeOverrun ? fw::OverrunCause::kCompute : fw::OverrunCause::kWakeUp);
   }
   session.finish();
   RunReport report;

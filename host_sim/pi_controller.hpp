@@ -35,28 +35,36 @@ class PiSpeedController {
   double integral_ = 0.0;
 };
 
-// Speed from encoder counts: difference over `window` periods (resolution
-// 2 pi / (counts per revolution x window x h): 0.024 rad/s for 65536 counts, 4 periods of 1 ms).
+// Speed from encoder counts: difference over the last `window` frames, divided by the time
+// between them from the frames' step numbers (resolution 2 pi / (counts per revolution x window
+// x h): 0.024 rad/s for 65536 counts, 4 periods of 1 ms). Fed only with frames that arrived: a
+// missing frame is no stopped encoder, and a frame that comes after a gap spans its real time.
 class EncoderSpeedEstimator {
  public:
   static constexpr int kMaxWindow = 64;
   EncoderSpeedEstimator(double countsPerRevolution, int window)
       : cpr_(countsPerRevolution), window_(window < 1 ? 1 : window > kMaxWindow ? kMaxWindow : window) {}
 
-  double update(std::int32_t counts, double h) {
-    history_[next_] = counts;
+  // counts and step number of a received frame; h: the plant's step, s.
+  double update(std::int32_t counts, std::uint32_t step, double h) {
+    counts_[next_] = counts;
+    steps_[next_] = step;
     next_ = (next_ + 1) % (kMaxWindow + 1);
     if (filled_ < window_ + 1) ++filled_;
     const int span = filled_ - 1;
     if (span == 0) return 0.0;
-    const std::int32_t oldest = history_[(next_ + kMaxWindow + 1 - 1 - span) % (kMaxWindow + 1)];
-    return static_cast<double>(counts - oldest) / cpr_ * (2.0 * 3.141592653589793) / (span * h);
+    const int oldest = (next_ + kMaxWindow + 1 - 1 - span) % (kMaxWindow + 1);
+    const std::uint32_t steps = step - steps_[oldest];
+    if (steps == 0) return 0.0;
+    return static_cast<double>(counts - counts_[oldest]) / cpr_ * (2.0 * 3.141592653589793) /
+           (static_cast<double>(steps) * h);
   }
 
  private:
   double cpr_;
   int window_;
-  std::int32_t history_[kMaxWindow + 1] = {};
+  std::int32_t counts_[kMaxWindow + 1] = {};
+  std::uint32_t steps_[kMaxWindow + 1] = {};
   int next_ = 0;
   int filled_ = 0;
 };

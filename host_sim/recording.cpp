@@ -5,7 +5,10 @@
 namespace beltsim::host {
 namespace {
 
-constexpr char kMagic[8] = {'B', 'E', 'L', 'T', 'R', 'E', 'C', '1'};
+// Version 2: protocol-2 frames and the overrun cause (record 3). A version-1 recording holds
+// protocol-1 frames, which this plant refuses: it is named as such instead of replayed wrongly.
+constexpr char kMagic[8] = {'B', 'E', 'L', 'T', 'R', 'E', 'C', '2'};
+constexpr char kMagicV1[8] = {'B', 'E', 'L', 'T', 'R', 'E', 'C', '1'};
 
 void putU32(std::FILE* f, std::uint32_t v) {
   const std::uint8_t b[4] = {static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8),
@@ -77,9 +80,9 @@ void RecordingWriter::frame(std::uint32_t tick, const std::uint8_t* data, std::s
   ok_ = std::fwrite(data, 1, n, f_) == n && ok_;
 }
 
-void RecordingWriter::tick(std::uint32_t tick, std::uint32_t elapsed) {
+void RecordingWriter::tick(std::uint32_t tick, std::uint32_t elapsed, bool computeOverrun) {
   if (f_ == nullptr) return;
-  std::fputc(2, f_);
+  std::fputc(computeOverrun ? 3 : 2, f_);
   putU32(f_, tick);
   putU32(f_, elapsed);
 }
@@ -106,8 +109,12 @@ bool readRecording(const std::string& path, RecordingHeader& header, std::vector
     if (n < sizeof chunk) break;
   }
   std::fclose(f);
+  if (bytes.size() >= 8 && std::memcmp(bytes.data(), kMagicV1, 8) == 0) {
+    error = path + ": a recording of protocol version 1 (BELTREC1): replay it with the beltsim that made it";
+    return false;
+  }
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
-    error = path + ": not a beltsim recording (magic BELTREC1 missing)";
+    error = path + ": not a beltsim recording (magic BELTREC2 missing)";
     return false;
   }
   Reader r{bytes, 8};
@@ -125,8 +132,9 @@ bool readRecording(const std::string& path, RecordingHeader& header, std::vector
       std::uint16_t n;
       e.kind = RecordedEvent::Kind::kFrame;
       ok = r.u16(n) && r.raw(n, e.data);
-    } else if (ok && kind == 2) {
+    } else if (ok && (kind == 2 || kind == 3)) {
       e.kind = RecordedEvent::Kind::kTick;
+      e.computeOverrun = kind == 3;
       ok = r.u32(e.elapsed);
     } else {
       ok = false;

@@ -2,10 +2,11 @@
 // applied to, plus every tick's elapsed-period count. `beltsim replay` feeds them to the same
 // plant loop and reproduces the output trace bit for bit, without the controller.
 //
-// File: "BELTREC1", then three length-prefixed strings (u32 little-endian length + bytes): the
+// File: "BELTREC2", then three length-prefixed strings (u32 little-endian length + bytes): the
 // scenario file name, its full text, and the hil options ("key=value" lines); then records:
 //   u8 1 (frame), u32 tick, u16 length, bytes   -- a datagram/frame received before tick `tick`
 //   u8 2 (tick),  u32 tick, u32 elapsed          -- tick `tick` ran with `elapsed` periods
+//   u8 3 (tick),  u32 tick, u32 elapsed          -- the same, its overrun caused by the step's compute
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -25,7 +26,7 @@ class RecordingWriter {
   ~RecordingWriter();
   bool open(const std::string& path, const RecordingHeader& header, std::string& error);
   void frame(std::uint32_t tick, const std::uint8_t* data, std::size_t length);
-  void tick(std::uint32_t tick, std::uint32_t elapsed);
+  void tick(std::uint32_t tick, std::uint32_t elapsed, bool computeOverrun);
   bool close();
 
  private:
@@ -37,6 +38,7 @@ struct RecordedEvent {
   enum class Kind : std::uint8_t { kFrame = 1, kTick = 2 } kind = Kind::kTick;
   std::uint32_t tick = 0;
   std::uint32_t elapsed = 0;       // kTick
+  bool computeOverrun = false;     // kTick: its overrun was the step's own
   std::vector<std::uint8_t> data;  // kFrame
 };
 

@@ -3,21 +3,24 @@
 # not a pass/fail criterion). beltsim hil ticks at 1 kHz against the wall clock for 10 s with
 # beltctl closing the loop in real time; prints the plant's step-time and tick-jitter
 # percentiles, overruns and late frames from its summary.json.
-# Usage: scripts/hil_realtime_bench.sh [SECONDS]   (after cmake --build --preset host)
+# Usage: scripts/hil_realtime_bench.sh [SECONDS]   (after cmake --build --preset host; another
+# build folder: BELTSIM_BUILD=build/dev scripts/hil_realtime_bench.sh 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
+build=${BELTSIM_BUILD:-build/host}
 out=build/hil_realtime_bench
 rm -rf "$out"
 mkdir -p "$out"
 prio=()
 if [[ $(id -u) -eq 0 ]]; then prio=(--rt-priority 80); fi  # SCHED_FIFO + mlockall when allowed
-build/host/host_sim/beltsim hil host_sim/scenarios/hil_belt_drive.toml --udp 127.0.0.1:47895 --duration "$seconds" \
+"$build"/host_sim/beltsim hil host_sim/scenarios/hil_belt_drive.toml --udp 127.0.0.1:47895 --duration "$seconds" \
   --hold 50 --out "$out/plant" --quiet "${prio[@]}" &
 plant=$!
 sleep 0.3
-# The controller runs 0.5 s longer than the plant, so the plant never sees it go silent.
-build/host/host_sim/beltctl --udp 127.0.0.1:47895 --duration "$(python3 -c "print($seconds + 0.5)")" --load-step 5:25 --summary "$out/controller.json" \
+# beltctl answers every output frame at once (synchronized to the plant, PROTOCOL.md "Timing
+# modes"): one command per tick, as many as the plant takes steps.
+"$build"/host_sim/beltctl --udp 127.0.0.1:47895 --duration "$seconds" --load-step 5:25 --summary "$out/controller.json" \
   || true
 wait $plant
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -27,7 +30,18 @@ s = json.load(open(sys.argv[1]))
 st, j = s['step_time'], s['tick_jitter']
 print('plant, real time 1 kHz, %d ticks: step time median %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us'
       % (st['count'], st['median_us'], st['p99_us'], st['p999_us'], st['max_us']))
-print('tick jitter: median %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us; overruns %d, late frames %d, '
-      'rejected %d, safe state %d' % (j['median_us'], j['p99_us'], j['p999_us'], j['max_us'], s['overruns'],
-                                      s['late_frames'], s['rejected_frames'], s['safe_state']))
+print('tick jitter: median %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us; overruns %d (compute %d, wake-up %d), '
+      'late frames %d, rejected %d %s, safe state %d'
+      % (j['median_us'], j['p99_us'], j['p999_us'], j['max_us'], s['overruns'], s['overruns_by_cause']['compute'],
+         s['overruns_by_cause']['wake_up'], s['late_frames'], s['rejected_frames'], s['rejected_by_cause'],
+         s['safe_state']))
+PY
+python3 - "$out/controller.json" <<'PY'
+import json, os, sys
+if not os.path.exists(sys.argv[1]):
+    print('controller: no summary (beltctl failed)')
+    sys.exit(0)
+c = json.load(open(sys.argv[1]))
+print('controller: %d frames received; speed step settles in %.3f s; load step dip %.3f rad/s, recovery %.3f s'
+      % (c['frames_received'], c['settling_time_2pct'], c['load_dip'], c['load_recovery_time_2pct']))
 PY

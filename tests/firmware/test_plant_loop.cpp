@@ -44,6 +44,8 @@ bool samePhysics(const OutputFrame& a, const OutputFrame& b) {
   std::uint8_t ea[kOutputFrameSize], eb[kOutputFrameSize];
   OutputFrame x = a, y = b;
   x.rejectedFrames = y.rejectedFrames = 0;
+  x.corruptFrames = y.corruptFrames = x.invalidFrames = y.invalidFrames = 0;
+  x.staleFrames = y.staleFrames = x.supersededFrames = y.supersededFrames = 0;
   x.commandSequence = y.commandSequence = 0;
   x.lateFrames = y.lateFrames = 0;
   encodeOutput(x, ea);
@@ -108,6 +110,11 @@ TEST(FrameCodec, OutputRoundTripKeepsEveryPulleySlot) {
   }
   o.overruns = 7;
   o.lateFrames = 9;
+  o.corruptFrames = 1;
+  o.invalidFrames = 2;
+  o.staleFrames = 3;
+  o.supersededFrames = 4;
+  o.computeOverruns = 5;
   std::uint8_t wire[kOutputFrameSize];
   encodeOutput(o, wire);
   OutputFrame g;
@@ -123,11 +130,19 @@ TEST(FrameCodec, OutputRoundTripKeepsEveryPulleySlot) {
     EXPECT_EQ(g.inputKind[i], o.inputKind[i]);
   }
   EXPECT_EQ(g.pulleyCount, 8);
-  // The wall-clock bytes (overruns 456..459, late frames 464..467, CRC) are what TraceHash skips.
+  EXPECT_EQ(g.corruptFrames, 1u);
+  EXPECT_EQ(g.invalidFrames, 2u);
+  EXPECT_EQ(g.staleFrames, 3u);
+  EXPECT_EQ(g.supersededFrames, 4u);
+  EXPECT_EQ(g.computeOverruns, 5u);
+  // The wall-clock bytes (overruns 456..459, late frames 464..467, superseded frames and compute
+  // overruns 480..487, CRC) are what TraceHash skips; the rejections by cause before them are not.
   EXPECT_EQ(wire[456], 7);
   EXPECT_EQ(wire[464], 9);
-  EXPECT_TRUE(isTimingByte(456) && isTimingByte(467) && isTimingByte(471));
-  EXPECT_FALSE(isTimingByte(460) || isTimingByte(455));
+  EXPECT_EQ(wire[476], 3);
+  EXPECT_EQ(wire[484], 5);
+  EXPECT_TRUE(isTimingByte(456) && isTimingByte(467) && isTimingByte(480) && isTimingByte(487) && isTimingByte(491));
+  EXPECT_FALSE(isTimingByte(460) || isTimingByte(455) || isTimingByte(468) || isTimingByte(479));
 }
 
 TEST(FrameCodec, Crc32IsTheIeeeCheckValue) {
@@ -210,8 +225,15 @@ TEST(PlantLoop, RejectedFramesActLikeNoFrameAndAreCounted) {
   }
   EXPECT_EQ(reference->rejectedFrames(), 0u);
   EXPECT_EQ(faulty->rejectedFrames(), kScriptedDefectCount);
+  // By cause (input_script.hpp): NaN, Inf, out of range, wrong mode are invalid; the duplicate
+  // sequence is stale; the flipped bit is corrupt (refused by the decoder).
+  const OutputFrame& last = faulty->tick(nullptr, 1);
+  EXPECT_EQ(last.invalidFrames, 4u);
+  EXPECT_EQ(last.staleFrames, 1u);
+  EXPECT_EQ(last.corruptFrames, 1u);
+  EXPECT_EQ(last.supersededFrames, 0u);
   EXPECT_FALSE(faulty->safeState());
-  // The last frame (tick 290, valid) is in use: the ramp 12 (t - 0.05) / 0.3 at t = 0.29 s.
+  // The last frame (tick 290, valid) is still in use: the ramp 12 (t - 0.05) / 0.3 at t = 0.29 s.
   EXPECT_DOUBLE_EQ(faulty->heldCommand().input[0], 12.0 * (0.29 - 0.05) / 0.3);
 }
 
@@ -246,9 +268,13 @@ TEST(PlantLoop, OverrunIsCountedOrEntersTheSafeStateByPolicy) {
   const PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
   auto counting = startedLoop(config);
   counting->tick(nullptr, 1);
-  const OutputFrame& c = counting->tick(nullptr, 3);  // two ticks missed
+  const OutputFrame& c = counting->tick(nullptr, 3);  // two ticks missed: the machine woke up late
   EXPECT_EQ(c.overruns, 2u);
+  EXPECT_EQ(c.computeOverruns, 0u);
   EXPECT_EQ(c.safeState, 0);
+  const OutputFrame& d = counting->tick(nullptr, 2, OverrunCause::kCompute);  // the step itself ran long
+  EXPECT_EQ(d.overruns, 3u);
+  EXPECT_EQ(d.computeOverruns, 1u);
   LoopOptions strict;
   strict.overrunPolicy = OverrunPolicy::kSafeState;
   auto safe = startedLoop(config, strict);
@@ -302,6 +328,8 @@ TEST(PlantLoop, FloodOfFramesTakesOneStepWithTheNewestCommand) {
   EXPECT_EQ(o.step, 1u);
   EXPECT_EQ(o.commandSequence, 3u);
   EXPECT_EQ(o.rejectedFrames, 2u);
+  EXPECT_EQ(o.supersededFrames, 2u);  // counted as superseded, not as invalid or stale
+  EXPECT_EQ(o.invalidFrames + o.staleFrames + o.corruptFrames, 0u);
   EXPECT_EQ(o.speed[0], 3.0);  // the speed-driven pulley follows the newest command exactly
 }
 

@@ -51,7 +51,10 @@ bool sameOutput(const OutputFrame& a, const OutputFrame& b) {
               sameBits(a.time, b.time) && a.pulleyCount == b.pulleyCount && a.converged == b.converged &&
               a.newtonIterations == b.newtonIterations && a.pnsIterations == b.pnsIterations &&
               a.modelStatus == b.modelStatus && a.fault == b.fault && a.safeState == b.safeState &&
-              a.overruns == b.overruns && a.rejectedFrames == b.rejectedFrames && a.lateFrames == b.lateFrames;
+              a.overruns == b.overruns && a.rejectedFrames == b.rejectedFrames && a.lateFrames == b.lateFrames &&
+              a.corruptFrames == b.corruptFrames && a.invalidFrames == b.invalidFrames &&
+              a.staleFrames == b.staleFrames && a.supersededFrames == b.supersededFrames &&
+              a.computeOverruns == b.computeOverruns;
   for (int i = 0; i < kFramePulleys; ++i) {
     same = same && sameBits(a.angle[i], b.angle[i]) && sameBits(a.speed[i], b.speed[i]) &&
            sameBits(a.torque[i], b.torque[i]) && sameBits(a.spanForce[i], b.spanForce[i]) &&

@@ -37,7 +37,7 @@ def fail(msg):
     sys.exit(1)
 
 
-OUT_SIZE = 472  # protocol version 2 (firmware/PROTOCOL.md)
+OUT_SIZE = 492  # protocol version 2 (firmware/PROTOCOL.md)
 
 
 def command_frame(seq, motor, load, mode=2, flags=0, magic=b'BD', version=2, ftype=1, reserved=0, count=2):
@@ -56,7 +56,7 @@ def command_frame_v1(seq, motor, load):
     return body + struct.pack('<I', zlib.crc32(body) & 0xFFFFFFFF)
 
 
-OUT = struct.Struct('<2sBBIII d 8d 8d 8d 8d 8d 8i 8d 8B 8B III I')
+OUT = struct.Struct('<2sBBIII d 8d 8d 8d 8d 8d 8i 8d 8B 8B III IIIII I')
 
 
 def decode_output(b):
@@ -69,14 +69,15 @@ def decode_output(b):
     return dict(seq=v[3], step=v[4], cmdseq=v[5], time=v[6], angle=v[7:7 + n], speed=v[15:15 + n],
                 torque=v[23:23 + n], span=v[31:31 + n], arm=v[39:39 + n], encoder=v[47:47 + n],
                 load_cell=v[55:55 + n], kinds=v[63:63 + n], count=n, converged=v[72], newton=v[73], pns=v[74],
-                status=v[75], fault=v[76], safe=v[77], overruns=v[79], rejected=v[80], late=v[81], raw=b)
+                status=v[75], fault=v[76], safe=v[77], overruns=v[79], rejected=v[80], late=v[81], corrupt=v[82],
+                invalid=v[83], stale=v[84], superseded=v[85], compute_overruns=v[86], raw=b)
 
 
 def physics(frame):
     """The frame without counters and CRC: what the model computed."""
     b = bytearray(frame['raw'])
     b[12:16] = b'\0' * 4   # command sequence in use
-    b[456:OUT_SIZE] = b'\0' * (OUT_SIZE - 456)
+    b[456:OUT_SIZE] = b'\0' * (OUT_SIZE - 456)  # counters (wall clock and rejections) and CRC
     return bytes(b)
 
 
@@ -245,6 +246,12 @@ def realtime(beltsim, scenario, work):
         fail('a silent controller must put the plant in the safe state with fault 6')
     if s['rejected_frames'] < 100:
         fail('the flood was not counted (%d rejected)' % s['rejected_frames'])
+    # Valid frames of a flood are superseded, not invalid, stale or corrupt.
+    causes = s['rejected_by_cause']
+    if causes['superseded'] != s['rejected_frames'] or causes['invalid'] + causes['stale'] + causes['corrupt'] != 0:
+        fail('the flood is counted under the wrong cause: %s' % causes)
+    if s['overruns_by_cause']['compute'] + s['overruns_by_cause']['wake_up'] != s['overruns']:
+        fail('overruns by cause do not add up: %s' % s)
     if last is None or last['safe'] != 1:
         fail('the plant stopped answering in the safe state')
     print('realtime: flood counted (%d rejected), silence -> safe state, plant answered to the end' % s['rejected_frames'])
@@ -303,9 +310,15 @@ def cortex_m7(beltsim, beltctl, scenario, work, image):
                              '-semihosting-config', 'enable=on,target=native',
                              '-serial', 'tcp:127.0.0.1:47852,server=on,wait=on', '-kernel', image],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    time.sleep(0.5)
-    _, m7_trace = run_controller(beltctl, ['--tcp', '127.0.0.1:47852'], work, 'ctl_m7')
-    finish(qemu, timeout=120)
+    try:
+        time.sleep(0.5)
+        _, m7_trace = run_controller(beltctl, ['--tcp', '127.0.0.1:47852'], work, 'ctl_m7')
+        finish(qemu, timeout=120)
+    finally:
+        # A failed controller must not leave the lockstep firmware spinning on the port.
+        if qemu.poll() is None:
+            qemu.kill()
+            qemu.wait()
     if m7_trace != host_trace:
         n = min(len(m7_trace), len(host_trace))
         first = next((i for i in range(n) if m7_trace[i] != host_trace[i]), n)
