@@ -15,7 +15,7 @@ capstan SCENARIO (host_sim/scenarios/two_drives_in_slip.toml): every driven pull
   1.1 (1.9) %. Over end times 0.42-0.6 s at 60 elements P1 and P2 stay within 0.8-2.8 %, P3
   reaches 3.4 %: the error is the elements' axial-force ripple where the belt meets the pulley.
 
-hub SCENARIO (host_sim/scenarios/accessory_drive.toml): static hub loads. Reference: equilibrium
+hub SCENARIO (tests/system/hub_loads_drive.toml: the accessory drive in its first layout, see its comment): static hub loads. Reference: equilibrium
   of the belt around pulley k, cut in the middle of its two spans (hand calculation of belt
   statics, flexible belt): hub force = F_k d_k - F_(k-1) d_(k-1) + g w (arc + half of each span),
   with F the span forces (means over each span's middle half), d the span directions from
