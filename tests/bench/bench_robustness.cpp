@@ -1,0 +1,108 @@
+// Robustness of the firmware configurations under random commands (issue 15, "Robustness"; a
+// benchmark, not a test: a minute of simulated time takes minutes at the PC configuration).
+//
+// The plant of a firmware configuration with a speed-driven motor runs for SECONDS of simulated
+// time; every 0.5 s the motor's speed command steps to a new value drawn uniformly from 0..15
+// rad/s, every 0.7 s the load torque on P2 to a new value from 0..40 N m (a 64-bit LCG with the
+// given seed: the same seed, the same run on every machine). Prints the steps taken, the first
+// fault (the plant's PlantFault and its time), non-finite outputs, the steps flagged as not
+// converged (Newton or post-Newton) with their share, the largest residual and post-Newton error
+// reported, and the wall time per step (median, p99, worst; steady_clock on this machine).
+//
+//   bench_robustness [mcu|pc] [SECONDS] [SEED] [reference|fixed] [MAX_LOAD]
+//   defaults: mcu 60 1 reference 40 (MAX_LOAD: the load steps' upper end, N m)
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "plant_config.hpp"
+
+namespace {
+
+using namespace beltsim;
+
+// Knuth's MMIX LCG; the top 53 bits give a double in [0, 1).
+struct Lcg {
+  std::uint64_t state;
+  double uniform() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
+  }
+};
+
+template <int NE>
+int run(const char* name, const PlantConfig& config, double seconds, std::uint64_t seed, double maxLoad) {
+  static BeltDrivePlant<NE> plant;  // static: the model's state
+  if (!plant.setUp(config).ok() || !plant.start().converged) {
+    std::printf("%s: set-up or static equilibrium failed\n", name);
+    return 1;
+  }
+  const double h = config.stepSize;
+  const long steps = std::lround(seconds / h);
+  const long speedEvery = std::lround(0.5 / h), loadEvery = std::lround(0.7 / h);
+  Lcg random{seed};
+  PlantCommand command;
+  std::vector<float> micros;
+  micros.reserve(static_cast<std::size_t>(steps));
+  long flagged = 0, nonFinite = 0, faultStep = 0;
+  PlantFault fault = PlantFault::kNone;
+  double maxResidual = 0.0, maxPnsError = 0.0;
+  for (long k = 1; k <= steps; ++k) {
+    if ((k - 1) % speedEvery == 0) command.input[0] = 15.0 * random.uniform();
+    if ((k - 1) % loadEvery == 0) command.input[1] = maxLoad * random.uniform();
+    const auto t0 = std::chrono::steady_clock::now();
+    const PlantOutput o = plant.step(command);
+    micros.push_back(std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    bool finite = std::isfinite(o.residualNorm) && std::isfinite(o.pnsError);
+    for (int p = 0; p < o.pulleyCount; ++p)
+      finite = finite && std::isfinite(o.speed[p]) && std::isfinite(o.torque[p]) && std::isfinite(o.spanForce[p]);
+    if (!finite) ++nonFinite;
+    if (!o.converged) ++flagged;
+    maxResidual = std::max(maxResidual, o.residualNorm);
+    maxPnsError = std::max(maxPnsError, o.pnsError);
+    if (o.fault != PlantFault::kNone) {
+      fault = o.fault;
+      faultStep = k;
+      break;
+    }
+  }
+  const long taken = static_cast<long>(micros.size());
+  std::vector<float> sorted = micros;
+  std::sort(sorted.begin(), sorted.end());
+  auto quantile = [&](double q) { return sorted[std::min<std::size_t>(sorted.size() - 1, static_cast<std::size_t>(q * sorted.size()))]; };
+  std::printf("%s, %d elements, h %g s, seed %llu, loads up to %g N m: %ld of %ld steps (%.2f s)\n", name, NE, h,
+              static_cast<unsigned long long>(seed), maxLoad, taken, steps, taken * h);
+  std::printf("  fault: %s", fault == PlantFault::kNone ? "none" : "YES");
+  if (fault != PlantFault::kNone) std::printf(" (code %d at step %ld, t = %.3f s)", static_cast<int>(fault), faultStep, faultStep * h);
+  std::printf("; non-finite outputs: %ld\n", nonFinite);
+  std::printf("  flagged (not converged): %ld = %.3f %% of the steps taken (issue 15: at most 0.1 %%)\n", flagged,
+              100.0 * static_cast<double>(flagged) / static_cast<double>(std::max(1L, taken)));
+  std::printf("  largest reported residual %.3e N, post-Newton error %.3e N\n", maxResidual, maxPnsError);
+  std::printf("  wall time per step: median %.1f us, p99 %.1f us, p99.9 %.1f us, worst %.1f us\n", quantile(0.5),
+              quantile(0.99), quantile(0.999), sorted.back());
+  return fault == PlantFault::kNone && nonFinite == 0 ? 0 : 3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* which = argc > 1 ? argv[1] : "mcu";
+  const double seconds = argc > 2 ? std::atof(argv[2]) : 60.0;
+  const std::uint64_t seed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1u;
+  const bool fixed = argc > 4 && std::strcmp(argv[4], "fixed") == 0;
+  const double maxLoad = argc > 5 ? std::atof(argv[5]) : 40.0;
+  if ((std::strcmp(which, "mcu") != 0 && std::strcmp(which, "pc") != 0) || !(seconds > 0.0) || !(maxLoad >= 0.0)) {
+    std::fprintf(stderr, "usage: bench_robustness [mcu|pc] [SECONDS] [SEED] [reference|fixed] [MAX_LOAD]\n");
+    return 2;
+  }
+  const bool pc = std::strcmp(which, "pc") == 0;
+  PlantConfig config = pc ? fw::pcPlantConfig(MotorMode::kSpeed) : fw::microcontrollerPlantConfig(MotorMode::kSpeed);
+  if (fixed) config.integrator.scheme = StepScheme::kFixedCost;
+  return pc ? run<fw::kPcElements>("PC configuration", config, seconds, seed, maxLoad)
+            : run<fw::kMicrocontrollerElements>("microcontroller configuration", config, seconds, seed, maxLoad);
+}
