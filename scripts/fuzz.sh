@@ -44,6 +44,10 @@ printf '\x00\x00\x00\x17\x04\x00\x00\x02\x01\x00\x0b\x05\x00\x00\x0a\x05\x08\x00
 # branch with a zero cut was expected to be refused (a harness error, found in CI).
 printf '\x00\x00\x00\x17\x02\x00\x00\x00\x03\x00\x00\x08\x00\x00\x04\x09\x00\x00\x04\x0a\x00\x00\x00\x0c\x00\x00\x00\x00\x0c\x00\x00\x00\x01\x00\x00\x00\x01\x10' \
   > "${build}/seeds/fuzz_fmu/serialize_intact_state.bin"
+# Regression (tests/fuzz/fuzz_fmu.cpp): a fuzzed communication step of 0.002 s is a whole multiple
+# of the model step and is accepted; the harness expected only its own n*h sizes to succeed (CI).
+printf '\x00\x00\x00\x17\x02\x00\x00\x00\x03\x00\x00\x08\x00\x00\x84\x04\xfc\xa9\xf1\xd2\x4d\x62\x60\x3f\x01' \
+  > "${build}/seeds/fuzz_fmu/fuzzed_whole_step.bin"
 
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:print_summary=1:quarantine_size_mb=64"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:print_summary=1"

@@ -85,20 +85,30 @@ struct Session {
     }
   }
 
+  // The FMU accepts a communication step that is a whole multiple (1..1e7) of the model step h
+  // (fmu_instance.hpp). A fuzzed size can be one too (1.0 s is 1000 steps): the expected step
+  // count comes from the same rule, and a call that would exceed the input's step budget is skipped.
+  static double wholeSteps(double size, double h) {
+    const double ratio = size / h;
+    if (!(ratio >= 0.5 && ratio <= 1e7)) return 0.0;
+    const double whole = std::nearbyint(ratio);
+    return std::fabs(ratio - whole) <= 1e-9 * whole ? whole : 0.0;
+  }
+
   void doStep(fmi3Instance i) {
     const double h = kBuild.plantConfig(beltsim::MotorMode::kSpeed).stepSize;
     const std::uint8_t b = in.byte();
-    const int n = b % 5;
-    const double size = (b & 0x80) != 0 ? in.number() : n * h;
-    if ((b & 0x80) == 0 && n > stepsLeft) return;
-    stepsLeft -= n;
+    const double size = (b & 0x80) != 0 ? in.number() : (b % 5) * h;
+    const double steps = wholeSteps(size, h);
+    if (steps > stepsLeft) return;
+    stepsLeft -= static_cast<int>(steps);
     const double now = timeOf(i);
     bool flags[3];
     double reached = 0.0;
     const fmi3ValueReference outputs[] = {kMotorPulleySpeed, kLoadPulleySpeed, kDriveTorque, kTightSpanForce};
     if (fmi3DoStep(i, (b & 0x20) != 0 ? in.number() : now, size, false, &flags[0], &flags[1], &flags[2],
                    &reached) == fmi3OK) {
-      check(n > 0 && (b & 0x80) == 0);  // only whole multiples of h from the FMU's time succeed
+      check(steps >= 1.0);  // only whole multiples of h from the FMU's time succeed
       check(std::fabs(timeOf(i) - (now + size)) <= 1e-9);
       double y[4];
       check(fmi3GetFloat64(i, outputs, 4, y, 4) == fmi3OK);
