@@ -565,7 +565,26 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.boolean("warm_start_pns", s.integrator.warmStartPns);
     r.boolean("update_changed_contacts_only", s.integrator.updateChangedContactsOnly);
     r.boolean("reuse_jacobian", s.integrator.reuseJacobian);
+    // Stepping: the paper's Newton / post-Newton loops, or the fixed-cost scheme of the real-time
+    // configurations (model/include/beltsim/fixed_cost_stepper.hpp, README "Firmware").
+    const toml::node* stepping = r.find("stepping");
+    const bool fixedCost = r.text("stepping", "reference", {"reference", "fixed_cost"}) == "fixed_cost";
+    s.integrator.scheme = fixedCost ? StepScheme::kFixedCost : StepScheme::kReference;
+    r.integer("fixed_newton_iterations", s.integrator.fixedNewtonIterations, 1, 8);
+    const toml::node* refresh = r.find("refresh_steps");
+    r.integer("refresh_steps", s.integrator.refreshSteps, 1, 64);
+    r.integer("switch_columns", s.integrator.switchColumnsPerStep, 0, 16);
+    r.number("fixed_residual_tolerance", s.integrator.fixedResidualTolerance, 0.0, 1e6, true);
     r.finish();
+    if (fixedCost) {
+      // The kept matrix is built from the analytic segment-normal blocks of a closed belt.
+      if (!s.useSegmentNormals)
+        fail(file, *stepping, "solver.stepping", "fixed_cost needs segment normals (contact.segment_normals = true)");
+      if (!s.belt.closed) fail(file, *stepping, "solver.stepping", "fixed_cost runs closed belts only");
+      if (s.integrator.refreshSteps > s.elements)
+        fail(file, refresh != nullptr ? *refresh : *stepping, "solver.refresh_steps",
+             "more refresh steps than elements (" + std::to_string(s.elements) + ")");
+    }
   }
   if (const toml::table* t = top.subtable("static")) {
     TableReader r(file, *t, "static");

@@ -270,7 +270,10 @@ def generate(path, name):
                              ("absolute_tolerance", "absoluteTolerance", "number"),
                              ("pns_tolerance", "pnsTolerance", "number"), ("warm_start_pns", "warmStartPns", "bool"),
                              ("update_changed_contacts_only", "updateChangedContactsOnly", "bool"),
-                             ("reuse_jacobian", "reuseJacobian", "bool")]:
+                             ("reuse_jacobian", "reuseJacobian", "bool"),
+                             ("fixed_newton_iterations", "fixedNewtonIterations", "int"),
+                             ("refresh_steps", "refreshSteps", "int"), ("switch_columns", "switchColumnsPerStep", "int"),
+                             ("fixed_residual_tolerance", "fixedResidualTolerance", "number")]:
         v = r.get(key, kind)
         if v is None:
             v = defaults.get(key)
@@ -278,6 +281,15 @@ def generate(path, name):
             continue
         text_value = ("true" if v else "false") if kind == "bool" else str(v) if kind == "int" else number(v)
         set_(f"integrator.{field}", text_value)
+    stepping = r.get("stepping", "str") or "reference"
+    if stepping not in ("reference", "fixed_cost"):
+        r.error("stepping", f"'{stepping}' is not one of: fixed_cost, reference")
+    if stepping == "fixed_cost":
+        set_("integrator.scheme", "StepScheme::kFixedCost")
+        refresh = solver.get("refresh_steps", 8)
+        if refresh > elements:
+            r.error("refresh_steps" if "refresh_steps" in solver else "stepping",
+                    f"more refresh steps than elements ({elements})")
     r.finish()
 
     statics = doc.get("static", {})

@@ -34,9 +34,9 @@ int run(const char* name, PlantConfig config) {
   auto last = std::chrono::steady_clock::now();
   const bool trace = std::getenv("BENCH_TRACE") != nullptr;
   const test::PaperRun r = test::runPaperScenario(plant, config.stepSize, [&](int k, const PlantOutput& o) {
-    if (trace)
-      std::printf("%d %.4f |r| %.3e pns %.3e w %.4f %.4f F %.2f %.2f T %.3f nit %d\n", k, o.time, o.residualNorm,
-                  o.pnsError, o.speed[0], o.speed[1], o.spanForce[0], o.spanForce[1], o.torque[0], o.newtonIterations);
+    if (trace || o.fault != PlantFault::kNone)
+      std::printf("%d %.4f |r| %.3e pns %.3e w %.4f %.4f F %.2f %.2f T %.3f nit %d fault %d status %d\n", k, o.time, o.residualNorm,
+                  o.pnsError, o.speed[0], o.speed[1], o.spanForce[0], o.spanForce[1], o.torque[0], o.newtonIterations, static_cast<int>(o.fault), static_cast<int>(o.status));
     const auto now = std::chrono::steady_clock::now();
     micros.push_back(std::chrono::duration<double, std::micro>(now - last).count());
     last = now;
@@ -68,8 +68,8 @@ int main(int argc, char** argv) {
     if (!std::strcmp(key, "newton")) c.integrator.fixedNewtonIterations = static_cast<int>(value);
     if (!std::strcmp(key, "maxpns")) c.integrator.maxPnsIterations = static_cast<int>(value);
     if (!std::strcmp(key, "pnstol")) c.integrator.pnsTolerance = value;
-    if (!std::strcmp(key, "passes")) c.integrator.fixedPnsPasses = static_cast<int>(value);
     if (!std::strcmp(key, "refresh")) c.integrator.refreshSteps = static_cast<int>(value);
+    if (!std::strcmp(key, "tol")) c.integrator.fixedResidualTolerance = value;
     if (!std::strcmp(key, "columns")) c.integrator.switchColumnsPerStep = static_cast<int>(value);
     if (!std::strcmp(key, "kc")) c.contact.stiffness = value;
     if (!std::strcmp(key, "kb")) c.contact.bristleStiffness = value;

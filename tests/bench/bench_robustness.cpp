@@ -47,6 +47,7 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
   const long speedEvery = std::lround(0.5 / h), loadEvery = std::lround(0.7 / h);
   Lcg random{seed};
   PlantCommand command;
+  const bool trace = std::getenv("BENCH_TRACE") != nullptr;
   std::vector<float> micros;
   micros.reserve(static_cast<std::size_t>(steps));
   long flagged = 0, nonFinite = 0, faultStep = 0;
@@ -61,6 +62,9 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
     bool finite = std::isfinite(o.residualNorm) && std::isfinite(o.pnsError);
     for (int p = 0; p < o.pulleyCount; ++p)
       finite = finite && std::isfinite(o.speed[p]) && std::isfinite(o.torque[p]) && std::isfinite(o.spanForce[p]);
+    if (trace && (k < 40 || k % 200 == 0))
+      std::printf("%ld t %.4f cmd %.3f w %.4f %.4f |r| %.3e pns %.3e flags %d nit %d\n", k, o.time, command.input[0], o.speed[0],
+                  o.speed[1], o.residualNorm, o.pnsError, o.converged ? 0 : 1, o.newtonIterations);
     if (!finite) ++nonFinite;
     if (!o.converged) ++flagged;
     maxResidual = std::max(maxResidual, o.residualNorm);
@@ -102,7 +106,7 @@ int main(int argc, char** argv) {
   }
   const bool pc = std::strcmp(which, "pc") == 0;
   PlantConfig config = pc ? fw::pcPlantConfig(MotorMode::kSpeed) : fw::microcontrollerPlantConfig(MotorMode::kSpeed);
-  if (fixed) config.integrator.scheme = StepScheme::kFixedCost;
+  config.integrator.scheme = fixed ? StepScheme::kFixedCost : StepScheme::kReference;
   return pc ? run<fw::kPcElements>("PC configuration", config, seconds, seed, maxLoad)
             : run<fw::kMicrocontrollerElements>("microcontroller configuration", config, seconds, seed, maxLoad);
 }

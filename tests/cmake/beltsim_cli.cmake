@@ -84,6 +84,10 @@ if(MODE STREQUAL "bad_input")
                  "radius = 0.03" "inertia = 0.01" "mass = 0.3")
   expect_failure("tensioner without arm" "tensioner_no_arm.toml:[0-9]+: key 'pulley\\[2\\].arm': a tensioner needs"
                  run "${WORK}/tensioner_no_arm.toml" --out "${WORK}/out5j")
+  # 5k. The fixed-cost stepping with a combination it does not support (point-wise normals).
+  expect_failure("fixed-cost stepping with point-wise normals"
+                 "key 'solver.stepping': fixed_cost needs segment normals \\(contact.segment_normals = true\\)"
+                 run "${SCENARIO}" --set solver.stepping=fixed_cost --set contact.segment_normals=false --out "${WORK}/out5k")
   file(READ "${SCENARIO}" text)
   string(FIND "${text}" "[[pulley]]" last REVERSE)  # P2's table, up to [solver]
   string(FIND "${text}" "[solver]" solver)
@@ -93,7 +97,7 @@ if(MODE STREQUAL "bad_input")
   expect_failure("one pulley" "one_pulley.toml: key 'pulley': a closed belt needs at least 2 pulleys \\(got 1\\)"
                  run "${WORK}/one_pulley.toml" --out "${WORK}/out5g")
   # Nothing was written for any rejected run.
-  foreach(i 1 2 3 4 5 5b 5c 5d 5e 5f 5g 5h 5i 5j)
+  foreach(i 1 2 3 4 5 5b 5c 5d 5e 5f 5g 5h 5i 5j 5k)
     if(EXISTS "${WORK}/out${i}")
       message(FATAL_ERROR "a rejected run created its output folder out${i}")
     endif()

@@ -50,6 +50,10 @@ def main():
          r":(\d+): key 'solver.step_sise': unknown key"),
         ("a wrong type", base.replace("max_pns = 5", "max_pns = \"five\""), r"key 'solver.max_pns': expected an integer"),
         ("malformed TOML", "[belt\nelements = 24\n", r"error: .*user_\d+\.toml"),
+        ("an unknown stepping", base.replace("[solver]\n", "[solver]\nstepping = \"fast\"\n"),
+         r":\d+: key 'solver.stepping': 'fast' is not one of: fixed_cost, reference"),
+        ("a refresh longer than the mesh", base.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nrefresh_steps = 30\n"),
+         r":\d+: key 'solver.refresh_steps': more refresh steps than elements \(24\)"),
     ]
     passed = failed = 0
     for i, (name, text, pattern) in enumerate(cases):
@@ -77,17 +81,20 @@ def main():
     # Another drive: its numbers reach the header (30 elements, a 1.5 N m s load damper, the
     # motor speed-driven).
     other = base.replace("elements = 24", "elements = 30").replace("damping = 2.0", "damping = 1.5") \
-                .replace('kind = "torque"', 'kind = "speed"')
+                .replace('kind = "torque"', 'kind = "speed"') \
+                .replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nfixed_newton_iterations = 3\nrefresh_steps = 5\n")
     p, out = generate(source, other, work, "user_ok")
     header = open(out).read() if p.returncode == 0 and os.path.exists(out) else ""
     expected = ["constexpr int kUserElements = 30;", "c.pulley[1].rotationalDamping = 1.5;", "constexpr int kUserPulleys = 2;",
-                "constexpr MotorMode kUserMotorMode = MotorMode::kSpeed;", "inline PlantConfig userPlantConfig(MotorMode mode)"]
+                "constexpr MotorMode kUserMotorMode = MotorMode::kSpeed;", "inline PlantConfig userPlantConfig(MotorMode mode)",
+                "c.integrator.scheme = StepScheme::kFixedCost;", "c.integrator.fixedNewtonIterations = 3;",
+                "c.integrator.refreshSteps = 5;"]
     missing = [e for e in expected if e not in header]
     if missing:
         print(f"FAILED another drive: {p.stderr.strip()} missing {missing}")
         failed += 1
     else:
-        print("ok another drive: its element count, damper and motor mode are in the header")
+        print("ok another drive: its element count, damper, motor mode and stepping are in the header")
         passed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "beltsim/plant.hpp"
 #include "small_drive.hpp"
@@ -99,3 +100,108 @@ TEST(FixedCostMatrix, ASlipToStickSwitchIsALowRankCorrection) {
 }
 
 }  // namespace
+
+// The fixed-cost scheme's residual decides every segment's contact and stick/slip state at the
+// iterate by the post-Newton step's rule (ContactPair::evaluateDecided). At the end of a reference
+// step whose post-Newton loop converged (0.2 s into the ramp), those decisions must be the ones the
+// post-Newton step made: the same contacts, the same stick/slip states, and the same residual up
+// to the anchors of the segments that touched only within the step (they anchor at the iterate).
+TEST(DecidedStates, AtAConvergedStepTheResidualDecidesWhatThePostNewtonStepChose) {
+  static Drive reference, decided;
+  reference = runningPlant().drive();
+  decided = reference;
+  const Point point = pointOf(runningPlant());
+  Vector byReference, byDecision;
+  ASSERT_EQ(reference.residual(point.at(0.2), byReference), Status::kOk);
+  decided.setDecideInNewton(true);
+  ASSERT_EQ(decided.residual(point.at(0.2), byDecision), Status::kOk);
+  int inContact = 0, differing = 0, slipping = 0;
+  for (int p = 0; p < 2; ++p)
+    for (int e = 0; e < kNE; ++e)
+      for (int i = 0; i < Plant::kSegments; ++i) {
+        const SegmentHistory& a = reference.pair(e, p).history(i);
+        const SegmentHistory& b = decided.pair(e, p).history(i);
+        if (a.gap > 0.0 && b.gap > 0.0) continue;
+        ++inContact;
+        if (isSlipping(a.state)) ++slipping;
+        if ((a.gap <= 0.0) != (b.gap <= 0.0) || a.state != b.state) ++differing;
+      }
+  std::printf("segments in contact %d (slipping %d), decided differently %d, |r_decided - r_reference| %.3e N\n",
+              inContact, slipping, differing, (byDecision - byReference).norm());
+  EXPECT_GT(inContact, 40);
+  EXPECT_GT(slipping, 0);  // the state has slip arcs to decide
+  EXPECT_EQ(differing, 0);
+  EXPECT_LT((byDecision - byReference).norm(), 1e-9);  // N; measured 0 (no segment touched only in the last step)
+}
+
+// A kept matrix that only stiffens (BeltDrive::setStiffenOnly): a stick -> slip switch takes no
+// low-rank column and leaves the solution as it was (the stiffer stick tangent stays until the
+// refresh); switching back needs nothing either; a slip -> stick switch of a segment that the
+// matrix holds slipping takes one column.
+TEST(FixedCostMatrix, AKeptMatrixThatOnlyStiffensTakesColumnsForStiffeningSwitchesOnly) {
+  static Drive kept;
+  kept = runningPlant().drive();
+  kept.setStiffenOnly(true);
+  const Point point = pointOf(runningPlant());
+  ASSERT_EQ(refreshInSlices(kept, point.at(0.2), 4), Status::kOk);
+  const Vector before = solveWith(kept);
+  int e = 0, p = 0, i = 0;
+  ASSERT_TRUE(findSegment(kept, 1, StickSlip::kStick, e, p, i));
+  SegmentHistory h = kept.pair(e, p).history(i);
+  h.state = StickSlip::kSlipPositive;
+  kept.pair(e, p).setHistory(i, h);
+  int columns = -1, pending = -1;
+  ASSERT_EQ(kept.updateSwitches(point.at(0.2), 4, columns, pending), Status::kOk);
+  EXPECT_EQ(columns, 0);
+  EXPECT_EQ(pending, 0);
+  EXPECT_EQ((solveWith(kept) - before).norm(), 0.0);
+  h.state = StickSlip::kStick;
+  kept.pair(e, p).setHistory(i, h);
+  ASSERT_EQ(kept.updateSwitches(point.at(0.2), 4, columns, pending), Status::kOk);
+  EXPECT_EQ(columns, 0);
+  ASSERT_TRUE(findSegment(kept, 1, StickSlip::kSlipPositive, e, p, i));
+  h = kept.pair(e, p).history(i);
+  h.state = StickSlip::kStick;
+  kept.pair(e, p).setHistory(i, h);
+  ASSERT_EQ(kept.updateSwitches(point.at(0.2), 4, columns, pending), Status::kOk);
+  EXPECT_EQ(columns, 1);
+  EXPECT_GT((solveWith(kept) - before).norm(), 0.0);
+}
+
+// The fixed-cost stepper against the reference over the ramp to 12 rad/s (0.35 s, the smooth
+// part of the paper's scenario), microcontroller-sized drive: the matrix rebuilt after every step
+// (refresh over 1 step), 4 Newton iterations, up to 16 columns per step. Speeds and span forces at
+// the end agree with the reference to 0.5 % (measured: omega_P2 2e-5, F1 4.5e-4, F2 3.9e-4
+// relative); at most 5 % of the steps carry a remainder above 5 N (measured: none). This is the regime in which the scheme works; under a speed step (gross
+// slip) it does not yet (README "Firmware", fixed-cost stepping).
+TEST(FixedCostStepping, FollowsTheReferenceOverTheRamp) {
+  static SmallPlant reference, fixed;
+  PlantConfig c = smallDriveConfig(true, false);
+  c.integrator.relativeTolerance = 1e-3;
+  c.integrator.absoluteTolerance = 1e-3;
+  c.integrator.pnsTolerance = 5.0;
+  ASSERT_TRUE(reference.setUp(c).ok());
+  c.integrator.scheme = StepScheme::kFixedCost;
+  c.integrator.fixedNewtonIterations = 4;
+  c.integrator.refreshSteps = 1;
+  c.integrator.switchColumnsPerStep = 16;
+  c.integrator.fixedResidualTolerance = 5.0;
+  ASSERT_TRUE(fixed.setUp(c).ok());
+  ASSERT_TRUE(reference.start().converged);
+  ASSERT_TRUE(fixed.start().converged);
+  PlantOutput a, b;
+  int flagged = 0;
+  const int steps = 350;
+  for (int k = 1; k <= steps; ++k) {
+    a = reference.step(rampCommand(k));
+    b = fixed.step(rampCommand(k));
+    ASSERT_EQ(b.fault, PlantFault::kNone) << "step " << k;
+    if (!b.converged) ++flagged;
+  }
+  std::printf("fixed-cost vs reference at 0.35 s: omega_P2 %.5f / %.5f, F1 %.3f / %.3f, F2 %.3f / %.3f, flagged %d\n",
+              b.speed[1], a.speed[1], b.spanForce[0], a.spanForce[0], b.spanForce[1], a.spanForce[1], flagged);
+  EXPECT_NEAR(b.speed[1], a.speed[1], 5e-3 * a.speed[1]);
+  EXPECT_NEAR(b.spanForce[0], a.spanForce[0], 5e-3 * a.spanForce[0]);
+  EXPECT_NEAR(b.spanForce[1], a.spanForce[1], 5e-3 * a.spanForce[1]);
+  EXPECT_LE(flagged, steps / 20);
+}

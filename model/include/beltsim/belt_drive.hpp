@@ -272,6 +272,21 @@ class BeltDrive {
   }
 
   // ---- System interface (GeneralizedAlpha) ------------------------------------------------------
+  // false (the reference, spec §4.6): the residual keeps every segment's contact flag and stick/
+  // slip state as the last post-Newton step left them. true (the fixed-cost scheme): the residual
+  // decides them at each evaluation (ContactPair::evaluateDecided) for the pairs that can touch
+  // their circle within the step: a start-of-step gap within kDecisionMargin. The margin is far
+  // above what a segment moves towards a pulley in one step (about 0.15 mm for a belt entering
+  // a 0.1 m pulley at 1.2 m/s with 1 ms steps); a pair outside it is picked up in the next step.
+  static constexpr double kDecisionMargin = 1e-3;  // m
+  void setDecideInNewton(bool decide) { decideInNewton_ = decide; }
+  // Kept matrix (fixed-cost scheme): true, only switches that stiffen it (contact made, slip ->
+  // stick) are applied as low-rank columns; a softening switch leaves the stiffer state in the
+  // matrix until the refresh (safe, slower convergence there); a new contact enters with the
+  // stick tangent.
+  void setStiffenOnly(bool stiffen) { stiffenOnly_ = stiffen; }
+  bool decidesInNewton() const { return decideInNewton_; }
+
   Status residual(const IterationPoint<Vector>& point, Vector& r) {
     const Vector& q = *point.q;
     const Vector& v = *point.v;
@@ -298,9 +313,16 @@ class BeltDrive {
       beltTorque_[p] = 0.0;
       hubForce_[p] = Vector2::Zero();
       for (int e = 0; e < NE && p < circleCount_; ++e) {
-        if (!pair_[e][p].anyFlagged()) continue;
+        Pair& pair = pair_[e][p];
         PairForces f;
-        const Status s = pair_[e][p].evaluateNewton(gatherElement(q, e), gatherElement(v, e), shapeTable(), cs, f);
+        Status s = Status::kOk;
+        if (decideInNewton_) {
+          if (!pair.candidate(kDecisionMargin)) continue;
+          s = pair.evaluateDecided(gatherElement(q, e), gatherElement(v, e), shapeTable(), cs, f);
+        } else {
+          if (!pair.anyFlagged()) continue;
+          s = pair.evaluateNewton(gatherElement(q, e), gatherElement(v, e), shapeTable(), cs, f);
+        }
         if (s != Status::kOk) return s;
         if (f.activeSegments == 0) continue;
         scatterElement(f.element, e, r);
@@ -474,11 +496,11 @@ class BeltDrive {
       addMassMatrix(c.massFactor, m);
       addElementMatrix(e, m);
       for (int p = 0; p < circleCount_; ++p) {
-        shadowSignature_[e][p] = pair_[e][p].jacobianSignature();
+        shadowSignature_[e][p] = keptSignature(pair_[e][p]);
         if (!pair_[e][p].anyFlagged()) continue;
         Matrix11 block;
-        s = contactPairNewtonMatrix(pair_[e][p], qe, ve, shapeTable(), circleState(q, v, p), c.stiffnessFactor,
-                                    c.dampingFactor, block);
+        s = contactPairNewtonMatrix(keptPair(e, p), qe, ve, shapeTable(),
+                                    circleState(q, v, p), c.stiffnessFactor, c.dampingFactor, block);
         if (s != Status::kOk) return s;
         addPairMatrix(e, p, block);
       }
@@ -526,13 +548,14 @@ class BeltDrive {
     for (int pass = 0; pass < 2; ++pass) {
       for (int e = 0; e < NE; ++e) {
         for (int p = 0; p < circleCount_; ++p) {
-          const std::uint64_t now = pair_[e][p].jacobianSignature();
+          const std::uint64_t now = keptSignature(pair_[e][p]);
           if (now == matrixSignature_[e][p]) continue;
           for (int i = 0; i < NCS; ++i) {
             const unsigned before = static_cast<unsigned>((matrixSignature_[e][p] >> (4 * i)) & 15u);
             const unsigned after = static_cast<unsigned>((now >> (4 * i)) & 15u);
             if (before == after) continue;
             const bool stiffening = switchStiffness(after) > switchStiffness(before);
+            if (stiffenOnly_ && !stiffening) continue;  // the stiffer state stays until the refresh
             if ((pass == 0) != stiffening) continue;
             const int needed = (before & 8u) != (after & 8u) ? 2 : 1;
             if (columns + needed > maxColumns || updates_.free() < needed) {
@@ -565,6 +588,13 @@ class BeltDrive {
     if (s == Status::kOk) updates_.correct(x);
     fromSolverOrder(x, delta);
     return s;
+  }
+
+  // Back to the start-of-step history (a step that faulted after its residuals decided states).
+  void rejectStep() {
+    for (int e = 0; e < NE; ++e)
+      for (int p = 0; p < circleCount_; ++p) pair_[e][p].rejectStep();
+    for (int p = 0; p < circleCount_; ++p) armAnchor_[p] = armAnchorStart_[p];
   }
 
   void beginStep() {
@@ -683,6 +713,34 @@ class BeltDrive {
 
   static StickSlip nibbleState(unsigned nibble) {
     return static_cast<StickSlip>(static_cast<std::int8_t>(static_cast<std::int8_t>((nibble & 7u) << 5) >> 5));
+  }
+
+  // What the kept matrix of a pair depends on: its Jacobian signature, where a new contact
+  // (state undefined) counts as sticking if the matrix only stiffens (setStiffenOnly).
+  std::uint64_t keptSignature(const Pair& pair) const {
+    const std::uint64_t signature = pair.jacobianSignature();
+    if (!stiffenOnly_) return signature;
+    std::uint64_t kept = 0;
+    for (int i = 0; i < NCS; ++i) {
+      std::uint64_t nibble = (signature >> (4 * i)) & 15u;
+      if ((nibble & 8u) != 0 && nibbleState(static_cast<unsigned>(nibble)) == StickSlip::kUndefined)
+        nibble = 8u;  // in contact, sticking (state bits 0)
+      kept |= nibble << (4 * i);
+    }
+    return kept;
+  }
+
+  // The pair (e, p) as the kept matrix takes it (keptSignature; anchors as they are).
+  Pair keptPair(int e, int p) const {
+    Pair kept = pair_[e][p];
+    if (!stiffenOnly_) return kept;
+    for (int k = 0; k < NCS; ++k) {
+      SegmentHistory h = kept.history(k);
+      if (h.gap > 0.0 || h.state != StickSlip::kUndefined) continue;
+      h.state = StickSlip::kStick;
+      kept.setHistory(k, h);
+    }
+    return kept;
   }
 
   // The pair (e, p) with only segment i in the state `nibble` (the current anchor kept).
@@ -1122,6 +1180,8 @@ class BeltDrive {
   BeltDriveInput<NP> input_;
   BeltDriveInput<NP> previousInput_;
   Mode mode_ = Mode::kDynamic;
+  bool decideInNewton_ = false;
+  bool stiffenOnly_ = false;
   double loadFactor_ = 1.0;
   double stabilizer_ = 0.0;
   Vector staticPrevious_ = Vector::Zero();

@@ -222,7 +222,10 @@ class ContactPair {
   void setHistory(int i, const SegmentHistory& h) { current_[i] = h; }
 
   void beginStep() {
-    for (int i = 0; i < MaxSegments; ++i) startOfStep_[i] = current_[i];
+    for (int i = 0; i < MaxSegments; ++i) {
+      startOfStep_[i] = current_[i];
+      decidedSwitches_[i] = 0;
+    }
   }
   void rejectStep() {
     for (int i = 0; i < MaxSegments; ++i) current_[i] = startOfStep_[i];
@@ -263,49 +266,38 @@ class ContactPair {
     out = PairForces{};
     if (!anyFlagged()) return Status::kOk;
     if (table.segmentCount != p_.segmentCount) return evaluateNewton(q, qDot, table.length, circle, out);
-    const double length = table.length;
-    SegmentPoints<MaxSegments> points;
-    const Status s = computeSegmentPoints(q, qDot, table, p_.offset, points);
-    if (s != Status::kOk) return s;
-    Vector2 pointForce[MaxSegments + 1];
-    for (int k = 0; k <= MaxSegments; ++k) pointForce[k].setZero();
-    Vector2 forceSum = Vector2::Zero();
-    double torqueSum = 0.0;
-    for (int i = 0; i < MaxSegments; ++i) {
-      if (i >= p_.segmentCount) break;
-      if (current_[i].gap > 0.0) continue;
-      const SegmentKinematics k = segmentKinematics(p_, points, i, length, circle,
-                                                    newtonForceNeedsStickingCoordinate(p_.friction, current_[i]));
-      const SegmentGeometry& g = k.geometry;
-      if (g.degenerate) out.degenerate = true;
-      const double fn = normalForceLaw(p_, g.gap, k.normalVelocity);
-      const double ft = newtonTangentialForce(p_.friction, current_[i], fn, k.tangentialVelocity,
-                                              k.stickingCoordinate, wrapPeriod());
-      ++out.activeSegments;
-      if (p_.useSegmentNormals) {
-        const Vector2 f = fn * g.normal + ft * g.tangent;
-        pointForce[i] += (1.0 - g.rho) * f;
-        pointForce[i + 1] += g.rho * f;
-        forceSum += f;
-      } else {
-        // Point-wise normals (spec §4.8 PWN): each endpoint uses its own normal direction.
-        const Vector2 fl = pointFrameForce(points.position[i], circle.centre, fn, ft);
-        const Vector2 fr = pointFrameForce(points.position[i + 1], circle.centre, fn, ft);
-        pointForce[i] += (1.0 - g.rho) * fl;
-        pointForce[i + 1] += g.rho * fr;
-        forceSum += (1.0 - g.rho) * fl + g.rho * fr;
-      }
-      torqueSum += p_.radius * ft;
-    }
-    for (int k = 0; k <= MaxSegments; ++k) {
-      if (k > p_.segmentCount) break;
-      addPointForce(table.shape[k], points.slope[k], points.tangent[k], points.slopeSquared[k], p_.offset,
-                    pointForce[k], out.element);
-    }
-    out.circleForce = -forceSum;
-    out.circleTorque = -torqueSum;
-    return Status::kOk;
+    return forces(q, qDot, table, circle, nullptr, nullptr, out);
   }
+
+  // Whether the pair can touch the circle within this step: some segment's start-of-step gap (or
+  // the bounding box's, a lower bound) is at most `margin` (m).
+  bool candidate(double margin) const {
+    for (int i = 0; i < MaxSegments; ++i)
+      if (i < p_.segmentCount && startOfStep_[i].gap <= margin) return true;
+    return false;
+  }
+
+  // The LHS forces with every segment's contact and stick/slip state decided at this point, by
+  // the post-Newton step's own rule from the start-of-step history D0 (spec §4.7): contact where
+  // the gap is <= 0; stick where the bristle's linear force mu_v v_t + mu_k (x_cur - x_stick)
+  // stays within mu |f_n|, else slip at mu |f_n|. The decided states become the current history D
+  // (what the Newton matrix and its switch updates read). At a converged point the forces and
+  // states are those of a converged post-Newton loop; the fixed-cost scheme uses it so that
+  // stick/slip switches happen inside its Newton iterations instead of in passes around them.
+  Status evaluateDecided(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
+                         const CircleState& circle, PairForces& out) {
+    out = PairForces{};
+    if (table.segmentCount != p_.segmentCount) return Status::kInvalidParameter;
+    SegmentHistory decided[MaxSegments];
+    for (int i = 0; i < MaxSegments; ++i) decided[i] = current_[i];
+    const Status s = forces(q, qDot, table, circle, decided, decidedSwitches_, out);
+    for (int i = 0; i < MaxSegments; ++i) current_[i] = decided[i];
+    return s;
+  }
+  // A segment whose stick/slip state has switched this many times within a step keeps its state
+  // for the rest of the step's Newton iterations (the post-Newton pass decides it at the end):
+  // without this, a segment at the edge of a slip arc can alternate at every iteration.
+  static constexpr int kMaxDecidedSwitches = 2;
 
   // LHS vector of the 11 local coordinates (element, circle x, y, phi).
   Status localLhs(const Vector11& position, const Vector11& velocity, double length, Vector11& lhs) const {
@@ -415,9 +407,7 @@ class ContactPair {
         error += p_.contactStiffness * absOf(gap - d.gap);  // e_n: gap sign changed
       }
       d.gap = gap;
-      const bool frictional = p_.friction.bristleStiffness != 0.0 || p_.friction.velocityPenalty != 0.0 ||
-                              p_.friction.law == TangentialLaw::kContinuous;
-      if (gap <= 0.0 && frictional) {
+      if (gap <= 0.0 && frictional()) {
         if (p_.friction.bristleStiffness != 0.0) k.stickingCoordinate = stickingCoordinate(p_, k.geometry, length, circle);
         const double fn = normalForceLaw(p_, gap, k.normalVelocity);
         const TangentialPnsResult t = pnsTangential(p_.friction, d, startOfStep_[i], fn, k.tangentialVelocity,
@@ -462,6 +452,110 @@ class ContactPair {
   }
 
  private:
+  // Forces of the segments in contact. decided == nullptr: the history D as it stands (Newton
+  // phase, spec §4.6). Otherwise each segment's state is decided here and written to decided[i]
+  // (switches[i] counts its stick/slip switches within the step).
+  Status forces(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
+                const CircleState& circle, SegmentHistory* decided, std::uint8_t* switches, PairForces& out) const {
+    const double length = table.length;
+    SegmentPoints<MaxSegments> points;
+    const Status s = computeSegmentPoints(q, qDot, table, p_.offset, points);
+    if (s != Status::kOk) return s;
+    Vector2 pointForce[MaxSegments + 1];
+    for (int k = 0; k <= MaxSegments; ++k) pointForce[k].setZero();
+    Vector2 forceSum = Vector2::Zero();
+    double torqueSum = 0.0;
+    for (int i = 0; i < MaxSegments; ++i) {
+      if (i >= p_.segmentCount) break;
+      SegmentHistory h = current_[i];
+      SegmentKinematics k;
+      double fn = 0.0;
+      if (decided == nullptr) {
+        if (h.gap > 0.0) continue;
+        k = segmentKinematics(p_, points, i, length, circle, newtonForceNeedsStickingCoordinate(p_.friction, h));
+        fn = normalForceLaw(p_, k.geometry.gap, k.normalVelocity);
+      } else {
+        k = segmentKinematics(p_, points, i, length, circle, false);
+        h = decideSegment(i, k, length, circle, switches[i], fn);
+        decided[i] = h;
+        if (h.gap > 0.0) continue;
+      }
+      const SegmentGeometry& g = k.geometry;
+      if (g.degenerate) out.degenerate = true;
+      const double ft = newtonTangentialForce(p_.friction, h, fn, k.tangentialVelocity, k.stickingCoordinate,
+                                              wrapPeriod());
+      ++out.activeSegments;
+      if (p_.useSegmentNormals) {
+        const Vector2 f = fn * g.normal + ft * g.tangent;
+        pointForce[i] += (1.0 - g.rho) * f;
+        pointForce[i + 1] += g.rho * f;
+        forceSum += f;
+      } else {
+        // Point-wise normals (spec §4.8 PWN): each endpoint uses its own normal direction.
+        const Vector2 fl = pointFrameForce(points.position[i], circle.centre, fn, ft);
+        const Vector2 fr = pointFrameForce(points.position[i + 1], circle.centre, fn, ft);
+        pointForce[i] += (1.0 - g.rho) * fl;
+        pointForce[i + 1] += g.rho * fr;
+        forceSum += (1.0 - g.rho) * fl + g.rho * fr;
+      }
+      torqueSum += p_.radius * ft;
+    }
+    for (int k = 0; k <= MaxSegments; ++k) {
+      if (k > p_.segmentCount) break;
+      addPointForce(table.shape[k], points.slope[k], points.tangent[k], points.slopeSquared[k], p_.offset,
+                    pointForce[k], out.element);
+    }
+    out.circleForce = -forceSum;
+    out.circleTorque = -torqueSum;
+    return Status::kOk;
+  }
+
+  // Contact and stick/slip state of segment i at kinematics k (evaluateDecided), by the
+  // post-Newton step's rule from D0; fn is set if the segment is in contact. After
+  // kMaxDecidedSwitches changes of either kind within the step the segment keeps the state it has
+  // (a contact kept at a positive gap then pulls with the unclipped law, as a flagged segment does
+  // in the reference's Newton phase): at the edge of a slip arc, or with a gap near 0, the state
+  // can otherwise alternate at every iteration.
+  SegmentHistory decideSegment(int i, SegmentKinematics& k, double length, const CircleState& circle,
+                               std::uint8_t& switches, double& fn) const {
+    const SegmentHistory& before = current_[i];
+    SegmentHistory h = before;
+    const double g = k.geometry.gap;
+    bool contact = g <= 0.0;
+    if (contact != (before.gap <= 0.0)) {
+      if (switches >= kMaxDecidedSwitches) {
+        contact = !contact;
+      } else {
+        ++switches;
+      }
+    }
+    // The gap is the contact flag (<= 0: in contact): a kept state is stored at the nearest value.
+    h.gap = contact ? (g < 0.0 ? g : 0.0) : (g > 0.0 ? g : kKeptOpenGap);
+    h.state = StickSlip::kUndefined;
+    if (!contact) return h;
+    fn = normalForceLaw(p_, g, k.normalVelocity);
+    if (!frictional()) return h;
+    if (p_.friction.bristleStiffness != 0.0) k.stickingCoordinate = stickingCoordinate(p_, k.geometry, length, circle);
+    const TangentialPnsResult t = pnsTangential(p_.friction, h, startOfStep_[i], fn, k.tangentialVelocity,
+                                                k.stickingCoordinate, wrapPeriod());
+    const bool switched = before.gap <= 0.0 && before.state != StickSlip::kUndefined && t.state != before.state;
+    if (switched && switches >= kMaxDecidedSwitches) {
+      h.state = before.state;
+      h.stickingPosition = before.stickingPosition;
+      return h;
+    }
+    if (switched) ++switches;
+    h.state = t.state;
+    h.stickingPosition = t.stickingPosition;
+    return h;
+  }
+  static constexpr double kKeptOpenGap = 1e-12;  // m
+
+  bool frictional() const {
+    return p_.friction.bristleStiffness != 0.0 || p_.friction.velocityPenalty != 0.0 ||
+           p_.friction.law == TangentialLaw::kContinuous;
+  }
+
   static constexpr double kBoxMargin = 1e-9;  // m, safety margin of the pre-check (spec §5.4)
 
   double wrapPeriod() const { return 2.0 * detmath::kPi * p_.radius; }
@@ -482,6 +576,7 @@ class ContactPair {
   ContactParameters p_;
   SegmentHistory current_[MaxSegments];      // D: read by Newton, written by the PNS only
   SegmentHistory startOfStep_[MaxSegments];  // D0: copy at the start of each step
+  std::uint8_t decidedSwitches_[MaxSegments] = {};  // stick/slip switches of evaluateDecided this step
 };
 
 }  // namespace beltsim

@@ -1,29 +1,29 @@
 // The fixed-cost stepper of the real-time configurations (issue 15): every step does the same
 // work, fixed by the settings and not by the state, so that the worst step is the typical step.
 //
-// STATUS: experimental. No configuration or scenario selects it yet: over the paper's scenario
-// it is not yet stable (README "Firmware", fixed-cost stepping). The pieces it is built from are
-// tested (tests/host/test_fixed_cost_stepper.cpp, tests/portable/test_block_solver.cpp).
-//
-// One step t -> t + h (IntegratorSettings: fixedPnsPasses = P, fixedNewtonIterations = n,
-// refreshSteps = S, switchColumnsPerStep = K):
+// One step t -> t + h (IntegratorSettings: fixedNewtonIterations = n, refreshSteps = S,
+// switchColumnsPerStep = K):
 //   1. predictor (as the reference, generalized_alpha.hpp);
-//   2. P passes of: n modified-Newton iterations on the kept Newton matrix (residual, solve,
-//      update; the last residual's norm is the reported one, its correction applied unchecked)
-//      and one post-Newton pass; before passes 2.., up to K low-rank columns put the switches of
-//      the last pass into the matrix. The last pass's switches act in the next step (carried,
-//      never dropped); its e_PNS is reported;
-//   3. one refresh slice: NE / S elements and their contact pairs are evaluated at the accepted
+//   2. n modified-Newton iterations on the kept Newton matrix. Each residual decides every
+//      segment's contact and stick/slip state at the iterate (BeltDrive::setDecideInNewton, the
+//      post-Newton step's own rule applied inside Newton), so that no post-Newton loop runs
+//      around the iterations; then the switches that stiffen the kept matrix (contact made,
+//      slip -> stick) since it was built enter it as low-rank columns, at most K in the step
+//      (the rest wait for the next step or the refresh); then one solve and the update. The last
+//      residual's norm is reported; its correction is applied unchecked;
+//   3. one post-Newton pass at the accepted point commits states and anchors (its e_PNS: what
+//      the last correction changed);
+//   4. one refresh slice: NE / S elements and their contact pairs are evaluated at the accepted
 //      state into the second matrix storage and their blocks eliminated; after S steps that
-//      matrix is complete and becomes the active one;
-//   4. up to K low-rank columns bring the active matrix up to date with the segments whose
-//      contact or stick/slip state differs from the one it was built with (contact made and
-//      slip -> stick first: a matrix softer than the system lets the iteration overshoot).
-// A matrix kept without step 4 diverges (measured, README "Firmware"): a segment that starts
-// sticking adds its bristle stiffness. Flags: the reported residual above the tolerances
-// (relative to the pass's first residual, or absolute) or e_PNS above pnsTolerance flag the step
-// as not converged, as in the reference; a non-finite value or a singular matrix restores the
-// start-of-step state and flags a fault.
+//      matrix is complete and becomes the active one.
+// Why: a matrix kept without the switch updates diverges (a segment that starts sticking adds
+// its bristle stiffness), and a post-Newton loop around a fixed number of iterations decides a
+// switch one Newton solve late (measured, README "Firmware"). A softening switch (stick -> slip,
+// contact lost) leaves the stiffer state in the matrix until the refresh: the iteration then
+// converges more slowly there but cannot overshoot (applying softening columns too faulted).
+// Flags: the reported residual above fixedResidualTolerance or e_PNS above it flag the step as
+// not converged; a non-finite value or a singular matrix restores the start-of-step state and
+// flags a fault.
 //
 // The System is a BeltDrive (the refresh and the switches need its contact pairs).
 #pragma once
@@ -68,6 +68,7 @@ class FixedCostStepper {
   // step does it otherwise, at the cost of a whole build).
   Status prepare(System& system) {
     const IterationPoint<Vector> point{&q_, &v_, &a_, time_, &scheme_};
+    system.setStiffenOnly(true);
     system.beginRefresh();
     Status s = system.refreshSlice(point, 0, kElements);
     if (s == Status::kOk) s = system.finishRefresh(point);
@@ -98,46 +99,24 @@ class FixedCostStepper {
     system.beginStep();
     predictStep(scheme_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_);
 
-    // 2.-3. Passes of modified Newton (a fixed number of iterations) and a post-Newton pass.
-    for (int pass = 1; pass <= settings_.fixedPnsPasses; ++pass) {
-      if (pass > 1) {
-        // The switches of the last post-Newton pass enter the matrix before Newton goes on.
-        int columns = 0;
-        const Status s = system.updateSwitches(point, settings_.switchColumnsPerStep, columns, pendingSwitches_);
-        if (s != Status::kOk) return fault(stats, s);
-        switchColumns_ += columns;
-      }
-      double first = 0.0;
-      for (int j = 1; j <= settings_.fixedNewtonIterations; ++j) {
-        Vector r;
-        Status s = system.residual(point, r);
-        if (s == Status::kOk && !allFinite(r)) s = Status::kNonFiniteValue;
-        if (s != Status::kOk) return restore(stats, s, q0, v0, a0, aBar0);
-        stats.residualNorm = r.norm();
-        if (j == 1) first = stats.residualNorm;
-        Vector delta;
-        s = system.solve(r, delta);
-        if (s != Status::kOk) return restore(stats, s, q0, v0, a0, aBar0);
-        q_ -= delta;
-        v_ -= scheme_.velocityFactor * delta;
-        a_ -= scheme_.accelerationFactor * delta;
-        ++stats.newtonIterations;
-      }
-      stats.flags &= static_cast<std::uint8_t>(~kStepNewtonNotConverged);
-      if (stats.residualNorm > settings_.absoluteTolerance && stats.residualNorm > settings_.relativeTolerance * first)
-        stats.flags |= kStepNewtonNotConverged;
-      double error = 0.0;
-      const Status pns = system.postNewtonStep(point, error);
-      if (pns == Status::kNonFiniteValue) return restore(stats, pns, q0, v0, a0, aBar0);
-      stats.pnsIterations = pass;
-      stats.pnsError = error;
+    // 2. Newton iterations with the states decided at each residual.
+    Status s = iterate(system, point, stats);
+    // 3. The post-Newton pass commits the states at the accepted point.
+    double error = 0.0;
+    if (s == Status::kOk && system.postNewtonStep(point, error) == Status::kNonFiniteValue) s = Status::kNonFiniteValue;
+    if (s != Status::kOk) {
+      system.rejectStep();
+      return restore(stats, s, q0, v0, a0, aBar0);
     }
-    if (stats.pnsError > settings_.pnsTolerance) stats.flags |= kStepPnsNotConverged;
+    stats.pnsIterations = 1;
+    stats.pnsError = error;
+    if (stats.residualNorm > settings_.fixedResidualTolerance) stats.flags |= kStepNewtonNotConverged;
+    if (stats.pnsError > settings_.fixedResidualTolerance) stats.flags |= kStepPnsNotConverged;
 
     // 4. One slice of the matrix refresh, at the accepted state.
     const int firstElement = slice_ * kElements / settings_.refreshSteps;
     const int lastElement = (slice_ + 1) * kElements / settings_.refreshSteps;
-    Status s = system.refreshSlice(point, firstElement, lastElement);
+    s = system.refreshSlice(point, firstElement, lastElement);
     if (s == Status::kOk && slice_ + 1 == settings_.refreshSteps) s = system.finishRefresh(point);
     if (s != Status::kOk) return fault(stats, s);
     if (++slice_ == settings_.refreshSteps) {
@@ -146,23 +125,41 @@ class FixedCostStepper {
       ++stats.jacobianUpdates;
     }
 
-    // 5. Switches since the active matrix was built, at most K columns.
-    int columns = 0;
-    s = system.updateSwitches(point, settings_.switchColumnsPerStep, columns, pendingSwitches_);
-    if (s != Status::kOk) return fault(stats, s);
-    switchColumns_ += columns;
-
     aBar_ = aBarStar_ + (1.0 - scheme_.alphaF) / (1.0 - scheme_.alphaM) * a_;
     ++steps_;
     time_ = tNext;
     return stats;
   }
 
-  // Of the last step: low-rank columns added, switched segments left for later steps.
+  // Of the last step: low-rank columns added, stiffening switches left for later steps.
   int switchColumns() const { return switchColumns_; }
   int pendingSwitches() const { return pendingSwitches_; }
 
  private:
+  Status iterate(System& system, const IterationPoint<Vector>& point, StepStatistics& stats) {
+    system.setDecideInNewton(true);
+    Status s = Status::kOk;
+    for (int j = 1; j <= settings_.fixedNewtonIterations && s == Status::kOk; ++j) {
+      Vector r;
+      s = system.residual(point, r);
+      if (s == Status::kOk && !allFinite(r)) s = Status::kNonFiniteValue;
+      if (s != Status::kOk) break;
+      stats.residualNorm = r.norm();
+      int columns = 0;
+      s = system.updateSwitches(point, settings_.switchColumnsPerStep - switchColumns_, columns, pendingSwitches_);
+      switchColumns_ += columns;
+      Vector delta;
+      if (s == Status::kOk) s = system.solve(r, delta);
+      if (s != Status::kOk) break;
+      q_ -= delta;
+      v_ -= scheme_.velocityFactor * delta;
+      a_ -= scheme_.accelerationFactor * delta;
+      ++stats.newtonIterations;
+    }
+    system.setDecideInNewton(false);
+    return s;
+  }
+
   StepStatistics restore(StepStatistics& stats, Status s, const Vector& q0, const Vector& v0, const Vector& a0,
                          const Vector& aBar0) {
     q_ = q0;

@@ -65,13 +65,16 @@ struct IntegratorSettings {
   // the same tolerances). With reuseJacobian too, every Newton solve starts with such an update
   // of the last matrix (which the System skips if no contact changed).
   bool updateChangedContactsOnly = false;
-  // Fixed-cost scheme only: Newton iterations per step (one residual and one solve each, on the
-  // kept matrix), the number of steps over which the kept matrix is rebuilt (one slice of the
-  // elements per step), and the low-rank columns per step for contact and stick/slip switches.
+  // Fixed-cost scheme only (fixed_cost_stepper.hpp): Newton iterations per step (one residual,
+  // one solve each, on the kept matrix), the number of steps over which the kept matrix is
+  // rebuilt (one slice of the elements per step), the low-rank columns per step for switches
+  // that stiffen it, and the force (N) above which the step's remaining residual or its
+  // post-Newton error flags it as not converged (the configurations take about 1 % of the
+  // belt's pre-tension: README "Firmware").
   int fixedNewtonIterations = 2;
-  int fixedPnsPasses = 2;
   int refreshSteps = 8;
   int switchColumnsPerStep = 4;
+  double fixedResidualTolerance = 5.0;
 };
 
 inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
@@ -87,9 +90,10 @@ inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
   if (!(isFinite(s.contractivityLimit) && s.contractivityLimit > 0.0)) return ParameterError::invalid("contractivityLimit");
   if (s.scheme != StepScheme::kReference && s.scheme != StepScheme::kFixedCost) return ParameterError::invalid("scheme");
   if (s.fixedNewtonIterations < 1 || s.fixedNewtonIterations > 8) return ParameterError::invalid("fixedNewtonIterations");
-  if (s.fixedPnsPasses < 1 || s.fixedPnsPasses > 5) return ParameterError::invalid("fixedPnsPasses");
   if (s.refreshSteps < 1 || s.refreshSteps > 64) return ParameterError::invalid("refreshSteps");
   if (s.switchColumnsPerStep < 0 || s.switchColumnsPerStep > 16) return ParameterError::invalid("switchColumnsPerStep");
+  if (!(isFinite(s.fixedResidualTolerance) && s.fixedResidualTolerance > 0.0))
+    return ParameterError::invalid("fixedResidualTolerance");
   return ParameterError::success();
 }
 
