@@ -339,6 +339,9 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     f << "  \"capstan_max_rel_error_full_wrap\": " << number(capstan.errorTheoretical) << ",\n";
     f << "  \"static_converged\": " << (info.staticConverged ? "true" : "false") << ",\n";
     f << "  \"static_residual\": " << number(info.staticResidual) << ",\n";
+    // Node 0 (where the belt leaves pulley 1) has its x locked in the static solve (spec §8.3):
+    // the force that lock applies to the belt, part of the static free body around pulley 1.
+    f << "  \"static_lock_force\": [" << number(info.staticLockForce) << ", 0],\n";
     f << "  \"steps\": " << info.steps << ",\n";
     f << "  \"newton_iterations_max\": " << info.totals.newtonMax << ",\n";
     f << "  \"pns_iterations_max\": " << info.totals.pnsMax << ",\n";

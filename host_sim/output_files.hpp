@@ -64,6 +64,7 @@ struct RunInfo {
   double arcStart[kMaxPulleys] = {};  // s_l where the belt arrives on pulley p (drawn path; p = 0: driverArcStart)
   bool staticConverged = false;
   double staticResidual = 0.0;
+  double staticLockForce = 0.0;  // N along x: what the static solve's lock of node 0 applies to the belt
   double wallTime = 0.0;
   long long steps = 0;
   RunTotals totals;

@@ -61,6 +61,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   int iterations = 0;
   if (!startState(sc, *drive, q, a, contact.friction, info.staticConverged, info.staticResidual, iterations, options))
     return 3;
+  if (!sc.startAtRest) info.staticLockForce = drive->staticLockReaction();
 
   // ---- dynamic run (the output folder is created only now, never mixed with old files) --------
   OutputFiles out;

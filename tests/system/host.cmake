@@ -20,9 +20,8 @@ endif()
 # span forces. Host preset only (optimized build; 60 elements); about 5 s together.
 if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "RelWithDebInfo")
   find_program(BELTSIM_PYTHON python3 REQUIRED)
-  # (the hub check's drive: tests/system/hub_loads_drive.toml, whose comment says why)
   foreach(check capstan_driven_pulleys:capstan:host_sim/scenarios/two_drives_in_slip
-                static_hub_loads:hub:tests/system/hub_loads_drive)
+                static_hub_loads:hub:host_sim/scenarios/accessory_drive)
     string(REPLACE ":" ";" check "${check}")
     list(GET check 0 name)
     list(GET check 1 mode)

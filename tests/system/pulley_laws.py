@@ -15,27 +15,27 @@ capstan SCENARIO (host_sim/scenarios/two_drives_in_slip.toml): every driven pull
   1.1 (1.9) %. Over end times 0.42-0.6 s at 60 elements P1 and P2 stay within 0.8-2.8 %, P3
   reaches 3.4 %: the error is the elements' axial-force ripple where the belt meets the pulley.
 
-hub SCENARIO (tests/system/hub_loads_drive.toml: the accessory drive in its first layout, see its comment): static hub loads. Reference: equilibrium
+hub SCENARIO (host_sim/scenarios/accessory_drive.toml): static hub loads. Reference: equilibrium
   of the belt around pulley k, cut in the middle of its two spans (hand calculation of belt
   statics, flexible belt): hub force = F_k d_k - F_(k-1) d_(k-1) + g w (arc + half of each span),
   with F the span forces (means over each span's middle half), d the span directions from
   summary.json (span k from pulley k to k+1), w the belt's mass per length (the middle of a sagging
-  span has the chord's direction). The run stops after its first step (--set solver.end_time = one
-  step): the static equilibrium, the belt not yet moved (asserted: |omega| R < 1 cm/s; the MG's
-  -3 N m acts from t = 0 and turns it at about 1 mm/s after one step, < 0.1 um of travel).
-  Limit: 1 % of the larger of the two span forces (3 N of about 300 N). The hub load is a
+  span has the chord's direction); around pulley 1 also the force of the static solve's lock of
+  node 0's x coordinate (summary.json static_lock_force; node 0 is where the belt leaves pulley 1;
+  -21.5 N here, without it the crankshaft was 3.2 % off). Forces of the static state: the t = 0
+  row of timeseries.csv (after the first dynamic step the bristles take over what the lock held
+  and the crankshaft's hub load moves by about 7 N); the run stops after one step.
+  Limit: 1 % of the larger of the two span forces (4 N of about 430 N). The hub load is a
   difference of the two span-force vectors, so its error scales with them, not with the load
-  (the idler's 74 N comes from two 306 N spans). What the hand calculation leaves out is the
+  (the idler's 104 N comes from two 428 N spans). What the hand calculation leaves out is the
   discretization: at 60 elements an element (22 mm) is as long as the contact arcs of the
-  30-35 mm pulleys (MG, idler, tensioner; the crankshaft wraps 0.5 rad), and the contact forces
-  summed into the hub load do not quite meet the span directions there. Measured (span forces
-  about 305 N): 0.13 to 2.1 N at 60 elements (idler 2.1 N, MG 1.6 N), about half of that at 120
-  (idler 0.97 N, MG 1.0 N); 8 contact segments per element instead of 4 lower it by 10-30 %,
-  a 130 times smaller bending stiffness by less than 20 % (not the belt's bending). The span
-  forces also vary along a span by its weight (< 1.5 N). A wrong sign or direction (1 degree:
-  5 N), a span measured as 0 N (measureSpan on the drawn line next to the moved tensioner did
-  that) or a missing belt weight (2-3 N) fails or nearly fails. The tensioner arm model test
-  (host_tensioner_arm, no gravity) found 0.05 %.
+  30-35 mm pulleys (MG, idler, tensioner), and the contact forces summed into the hub load do not
+  quite meet the span directions there. Measured at 60 elements: 0.08 % (water pump) to 0.81 %
+  (idler), crankshaft 0.15 %; the first layout of the example gave 0.04-0.69 %. A wrong sign or
+  direction (1 degree: 7 N), a span measured as 0 N (measureSpan on the drawn line next to the
+  moved tensioner did that), a missing belt weight (1.4-3.8 N) or the missing lock force (21.5 N)
+  fails or nearly fails. The tensioner arm model test (host_tensioner_arm, no gravity) found
+  0.05 %.
 
 Usage: pulley_laws.py capstan|hub BELTSIM SCENARIO OUTDIR   (OUTDIR is removed first)
 """
@@ -102,6 +102,14 @@ def hub(beltsim, scenario, out):
     thickness = belt.get("thickness", 1e-4)
     pulleys, spans = s["pulleys"], s["spans"]
     n = len(pulleys)
+    # Forces of the static state itself: the t = 0 row of timeseries.csv (after the first dynamic
+    # step the bristles take over what the static lock of node 0 held, and the hubs move).
+    with open(f"{out}/timeseries.csv") as f:
+        header = f.readline().strip().split(",")
+        first = dict(zip(header, (float(v) for v in f.readline().strip().split(","))))
+    hub_force = [[first[f"hub_force_x_p{k + 1}"], first[f"hub_force_y_p{k + 1}"]] for k in range(n)]
+    span_force = [first[f"span_force_{k}"] for k in range(n)]
+    lock = s["static_lock_force"]  # on the belt where it leaves pulley 1: part of pulley 1's free body
     radius = [q["radius"] + 0.5 * thickness * q.get("side", 1) for q in sc["pulley"]]  # belt centreline
     failed = 0
     for k, p in enumerate(pulleys):
@@ -117,23 +125,25 @@ def hub(beltsim, scenario, out):
         d = math.dist(a["centre"], b["centre"])
         length.append(math.sqrt(d * d - (sb * radius[(k + 1) % n] - sa * radius[k]) ** 2))
     for k, p in enumerate(pulleys):
-        before, after = spans[(k + n - 1) % n], spans[k]
-        if before["force"] <= 0.0 or after["force"] <= 0.0:
-            print(f"FAIL {p['name']}: a span next to it measured no force ({before['force']} N, {after['force']} N)")
+        before, after = (k + n - 1) % n, k
+        f_before, f_after = span_force[before], span_force[after]
+        if f_before <= 0.0 or f_after <= 0.0:
+            print(f"FAIL {p['name']}: a span next to it measured no force ({f_before} N, {f_after} N)")
             failed += 1
             continue
-        belt_mass = mass * (p["contact_arc"] + 0.5 * (length[(k + n - 1) % n] + length[k]))
-        expected = [after["force"] * after["direction"][i] - before["force"] * before["direction"][i]
-                    + belt_mass * gravity[i] for i in range(2)]
-        scale = max(before["force"], after["force"])
-        deviation = math.dist(expected, p["hub_force"]) / scale
+        belt_mass = mass * (p["contact_arc"] + 0.5 * (length[before] + length[after]))
+        expected = [f_after * spans[after]["direction"][i] - f_before * spans[before]["direction"][i]
+                    + belt_mass * gravity[i] + (lock[i] if k == 0 else 0.0) for i in range(2)]
+        scale = max(f_before, f_after)
+        deviation = math.dist(expected, hub_force[k]) / scale
         ok = deviation <= HUB_LIMIT
         failed += not ok
-        print(f"{'PASS' if ok else 'FAIL'} {p['name']}: hub force ({p['hub_force'][0]:.3f}, {p['hub_force'][1]:.3f}) N, "
+        print(f"{'PASS' if ok else 'FAIL'} {p['name']}: hub force ({hub_force[k][0]:.3f}, {hub_force[k][1]:.3f}) N, "
               f"from the span forces ({expected[0]:.3f}, {expected[1]:.3f}) N (belt weight "
-              f"{belt_mass * math.hypot(*gravity):.2f} N): deviation {math.dist(expected, p['hub_force']):.3f} N = "
-              f"{100 * deviation:.3f} % of the span force {scale:.1f} N (limit {100 * HUB_LIMIT:.0f} %; "
-              f"{100 * math.dist(expected, p['hub_force']) / math.hypot(*expected):.3f} % of the hub load)")
+              f"{belt_mass * math.hypot(*gravity):.2f} N{', lock %.2f N' % lock[0] if k == 0 else ''}): deviation "
+              f"{math.dist(expected, hub_force[k]):.3f} N = {100 * deviation:.3f} % of the span force {scale:.1f} N "
+              f"(limit {100 * HUB_LIMIT:.0f} %; {100 * math.dist(expected, hub_force[k]) / math.hypot(*expected):.3f} % "
+              f"of the hub load)")
     return failed
 
 

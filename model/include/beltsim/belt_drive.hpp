@@ -631,6 +631,13 @@ class BeltDrive {
     return worst;
   }
 
+  // Static solve of a closed belt: the force (N, physical, along x) that the lock of node 0's x
+  // coordinate applies to the belt at the last static residual. At a converged static state it is
+  // what the locked coordinate carries; the belt's free body around pulley 1 (node 0 is where the
+  // belt leaves it) includes it. It vanishes only if the contact forces alone balance the belt
+  // along x; with the bristles' tiny static stiffness they do not quite.
+  double staticLockReaction() const { return staticLockReaction_; }
+
   // Reaction of a prescribed circle rotation at the last residual: the torque the drive applies
   // (physical, positive counter-clockwise), N m.
   double driveTorque(int p) const { return reaction_[p]; }
@@ -909,6 +916,7 @@ class BeltDrive {
       if (kind == Prescribed::kNo) continue;
       const double m = rowScale(dof);
       if (mode_ == Mode::kStatic) {
+        if (dof == nodeDof(0, 0) && kind == Prescribed::kStaticLock) staticLockReaction_ = r(dof);
         // Position level: Newton sets q to the lock (or keeps a fixed coordinate where it is).
         const double target = kind == Prescribed::kFixed ? staticPrevious_(dof) : staticLocks_(dof);
         r(dof) = m * (q(dof) - target);
@@ -1172,6 +1180,7 @@ class BeltDrive {
   bool factorized_ = false;  // the solver holds the factorization of exactly these blocks
   double scale_ = 1.0;
   double reaction_[NP] = {};
+  double staticLockReaction_ = 0.0;
   double beltTorque_[NP] = {};
   Vector2 hubForce_[NP];
   ArmGeometry armGeometry_[NP];
