@@ -25,7 +25,7 @@ using namespace beltsim::fw;
 
 constexpr int kElements = BELTSIM_FW_PC_CONFIG ? kPcElements : kMicrocontrollerElements;
 constexpr int kPulleys = BELTSIM_FW_PC_CONFIG ? kPcPulleys : kMicrocontrollerPulleys;
-constexpr std::uint32_t kTraceBatch = 8;  // frames per trace write (8 x 492 B of RAM)
+constexpr std::uint32_t kTraceBatch = 8;  // frames per trace write (8 x 508 B of RAM)
 
 // Everything big lives in static storage, not on the (64 KiB) stack.
 PlantLoop<kElements, kPulleys> g_loop;

@@ -221,6 +221,8 @@ class PlantLoop {
     o.newtonIterations = p.newtonIterations;
     o.pnsIterations = p.pnsIterations;
     o.modelStatus = static_cast<std::uint8_t>(p.status);
+    o.residualNorm = p.residualNorm;
+    o.pnsError = p.pnsError;
   }
 
   // Sensors see the (possibly safe-state) ground truth: encoder counts floor(angle / 2 pi * N),

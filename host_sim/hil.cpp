@@ -138,7 +138,7 @@ class Session {
     for (int p = 1; p <= pulleys_; ++p)
       series_ << ",angle_p" << p << ",omega_p" << p << ",torque_p" << p << ",encoder_p" << p << ",arm_angle_p" << p;
     for (int k = 1; k <= pulleys_; ++k) series_ << ",span_force_" << k << ",load_cell_" << k;
-    series_ << ",converged,newton,pns,fault,safe_state,rejected,late,overruns\n";
+    series_ << ",converged,newton,pns,residual_norm,pns_error,fault,safe_state,rejected,late,overruns\n";
     if (header != nullptr && !recording_.open(dir + "/recording.bin", *header, error)) return false;
     record_ = header != nullptr;
     return trace_.good() && series_.good();
@@ -186,7 +186,7 @@ class Session {
       const OutputFrame& o = pending_[i].frame;
       trace_.write(reinterpret_cast<const char*>(pending_[i].bytes), sizeof pending_[i].bytes);
       // Formatted into a fixed buffer (no allocation per record): at most 8 pulleys * 5 + 8 * 2
-      // numbers of <= 16 characters each.
+      // numbers of <= 16 characters each and the health fields.
       char line[2048];
       int n = std::snprintf(line, sizeof line, "%u,%.6f,%u", o.step, o.time, o.commandSequence);
       for (int p = 0; p < pulleys_; ++p)
@@ -195,9 +195,9 @@ class Session {
       for (int k = 0; k < pulleys_; ++k)
         n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%.9g,%.9g", o.spanForce[k],
                            o.loadCell[k]);
-      std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%u,%u,%u,%u,%u,%u,%u,%u\n", o.converged,
-                    o.newtonIterations, o.pnsIterations, static_cast<unsigned>(o.fault), o.safeState, o.rejectedFrames,
-                    o.lateFrames, o.overruns);
+      std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), ",%u,%u,%u,%.6g,%.6g,%u,%u,%u,%u,%u\n",
+                    o.converged, o.newtonIterations, o.pnsIterations, o.residualNorm, o.pnsError,
+                    static_cast<unsigned>(o.fault), o.safeState, o.rejectedFrames, o.lateFrames, o.overruns);
       series_ << line;
     }
     pendingCount_ = 0;

@@ -78,7 +78,7 @@ int runOpenCableWith(const Scenario& sc, const RunOptions& options) {
   OutputFiles out;
   if (const int status = beginRun(options, out, *integrator, *drive, q, a)) return status;
   std::vector<CableRow> rows;
-  auto sample = [&](double t, int newton, int pns) {
+  auto sample = [&](double t, const IntervalHealth& health) {
     const Vector& qq = integrator->positions();
     const Vector& vv = integrator->velocities();
     CableRow row;
@@ -98,8 +98,7 @@ int runOpenCableWith(const Scenario& sc, const RunOptions& options) {
       row.nodes.push_back(qq(Drive::nodeDof(k, 0)));
       row.nodes.push_back(qq(Drive::nodeDof(k, 1)));
     }
-    row.newtonIterations = newton;
-    row.pnsIterations = pns;
+    row.health = health;
     rows.push_back(row);
   };
   std::vector<float> stepMicros;

@@ -37,7 +37,7 @@ bool writeTimeseries(const std::string& path, const Scenario& sc, const std::vec
     for (int p = 0; p < n; ++p) f << ',' << name << p + 1;
   f << ",axial_force_start,axial_force_end";
   for (int k : sc.outputNodes) f << ",node_x_" << k << ",node_y_" << k;
-  f << ",newton_iterations,pns_iterations\n";
+  f << kIntervalHealthColumns << '\n';
   for (const CableRow& r : rows) {
     f << num(r.time);
     for (const double* v : {r.angle, r.omega, r.torque})
@@ -46,7 +46,8 @@ bool writeTimeseries(const std::string& path, const Scenario& sc, const std::vec
       for (int p = 0; p < n; ++p) f << ',' << num(r.hubForce[p][c]);
     f << ',' << num(r.startForce) << ',' << num(r.finishForce);
     for (double x : r.nodes) f << ',' << num(x);
-    f << ',' << r.newtonIterations << ',' << r.pnsIterations << '\n';
+    f << ',' << r.health.newtonIterations << ',' << r.health.pnsIterations << ',' << num(r.health.residualNorm) << ','
+      << num(r.health.pnsError) << ',' << r.health.flaggedSteps << '\n';
   }
   return static_cast<bool>(f);
 }
@@ -102,7 +103,9 @@ bool writeSummary(const std::string& path, const CableRunInfo& info, const std::
   f << "  \"steps\": " << stepMicros.size() << ",\n  \"non_converged_steps\": " << info.totals.nonConverged
     << ",\n  \"newton_not_converged_steps\": " << info.totals.newtonNotConverged
     << ",\n  \"pns_not_converged_steps\": " << info.totals.pnsNotConverged << ",\n  \"newton_iterations_max\": "
-    << info.totals.newtonMax << ",\n  \"pns_iterations_max\": " << info.totals.pnsMax << ",\n  \"faulted\": "
+    << info.totals.newtonMax << ",\n  \"pns_iterations_max\": " << info.totals.pnsMax
+    << ",\n  \"residual_norm_max\": " << num(info.totals.residualMax)
+    << ",\n  \"pns_error_max\": " << num(info.totals.pnsErrorMax) << ",\n  \"faulted\": "
     << (info.totals.faulted ? "true" : "false") << ",\n  \"wall_time_s\": " << num(info.wallTime)
     << ",\n  \"step_time_us_median\": " << num(median) << ",\n  \"step_time_us_max\": " << num(maximum) << "\n}\n";
   return static_cast<bool>(f);

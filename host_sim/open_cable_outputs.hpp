@@ -1,7 +1,8 @@
 // Output files of an open-belt run (belt.closed = false): an open cable has ends instead of
 // spans, so its files differ from a closed drive's (output_files.hpp):
 //   timeseries.csv  time; per pulley angle, omega, torque, hub force; the axial force next to
-//                   each end; x, y of every node in output.nodes; Newton / PNS maxima
+//                   each end; x, y of every node in output.nodes; Newton / PNS maxima,
+//                   the largest residual and post-Newton error, flagged steps
 //   belt_profile.csv  one row per contact segment at end time: s (reference arc length from the
 //                   start node), x, y, axial force and velocity, contact stresses, stick/slip,
 //                   pulley in contact
@@ -21,7 +22,7 @@ struct CableRow {
   double hubForce[kMaxPulleys][2] = {};
   double startForce = 0.0, finishForce = 0.0;  // N, axial force at the first / last segment
   std::vector<double> nodes;                   // x, y of each output node
-  int newtonIterations = 0, pnsIterations = 0;
+  IntervalHealth health;  // of the steps since the previous row
 };
 
 struct CableProfileRow {

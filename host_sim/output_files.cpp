@@ -222,7 +222,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     for (const char* name : {"arm_angle_p", "arm_torque_p"})
       for (int p = 0; p < n; ++p)
         if (isTensioner(sc, p)) f << ',' << name << p + 1;
-    f << ",newton_iterations,pns_iterations\n";
+    f << kIntervalHealthColumns << '\n';
     for (const TimeRow& r : rows) {
       f << number(r.time);
       for (const double* v : {r.angle, r.omega, r.torque, r.beltTorque})
@@ -236,7 +236,8 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
       for (const double* v : {r.armAngle, r.armTorque})
         for (int p = 0; p < n; ++p)
           if (isTensioner(sc, p)) f << ',' << number(v[p]);
-      f << ',' << r.newtonIterations << ',' << r.pnsIterations << '\n';
+      f << ',' << r.health.newtonIterations << ',' << r.health.pnsIterations << ',' << number(r.health.residualNorm) << ','
+        << number(r.health.pnsError) << ',' << r.health.flaggedSteps << '\n';
     }
     if (!f) {
       error = "cannot write " + directory_ + "/timeseries.csv";
@@ -345,6 +346,8 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     f << "  \"steps\": " << info.steps << ",\n";
     f << "  \"newton_iterations_max\": " << info.totals.newtonMax << ",\n";
     f << "  \"pns_iterations_max\": " << info.totals.pnsMax << ",\n";
+    f << "  \"residual_norm_max\": " << number(info.totals.residualMax) << ",\n";
+    f << "  \"pns_error_max\": " << number(info.totals.pnsErrorMax) << ",\n";
     f << "  \"nonconverged_steps\": " << info.totals.nonConverged << ",\n";
     f << "  \"newton_nonconverged_steps\": " << info.totals.newtonNotConverged << ",\n";
     f << "  \"pns_nonconverged_steps\": " << info.totals.pnsNotConverged << ",\n";

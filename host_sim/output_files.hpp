@@ -12,6 +12,27 @@ namespace beltsim::host {
 
 // One sampled instant; pulley p in travel order (P1 = index 0). Torques are physical, positive
 // counter-clockwise.
+// What the steps since the previous output row accepted (issue 15: every row carries the
+// remainders): the iteration maxima, the largest last Newton residual and post-Newton error, and
+// how many of those steps were flagged (not converged).
+struct IntervalHealth {
+  int newtonIterations = 0;
+  int pnsIterations = 0;
+  double residualNorm = 0.0;  // N
+  double pnsError = 0.0;      // N
+  int flaggedSteps = 0;
+  void add(const StepStatistics& st) {
+    if (st.newtonIterations > newtonIterations) newtonIterations = st.newtonIterations;
+    if (st.pnsIterations > pnsIterations) pnsIterations = st.pnsIterations;
+    if (st.residualNorm > residualNorm) residualNorm = st.residualNorm;
+    if (st.pnsError > pnsError) pnsError = st.pnsError;
+    if (!st.converged()) ++flaggedSteps;
+  }
+};
+// The CSV columns of IntervalHealth, in this order, and a row's values.
+constexpr const char* kIntervalHealthColumns =
+    ",newton_iterations,pns_iterations,max_residual_norm,max_pns_error,flagged_steps";
+
 struct TimeRow {
   double time = 0.0;
   double angle[kMaxPulleys] = {};      // rad
@@ -26,8 +47,7 @@ struct TimeRow {
   double armTorque[kMaxPulleys] = {};  // N m, tensioner: spring, damper and friction on the arm
   double spanForce[kMaxPulleys] = {};  // N, span k from pulley k to pulley k+1
   double spanSpeed[kMaxPulleys] = {};  // m/s
-  int newtonIterations = 0;            // max over the steps since the previous row
-  int pnsIterations = 0;
+  IntervalHealth health;               // of the steps since the previous row
 };
 
 struct ProfileRow {
@@ -42,8 +62,12 @@ struct RunTotals {
   long long pnsNotConverged = 0;
   int newtonMax = 0;
   int pnsMax = 0;
+  double residualMax = 0.0;  // N, the largest remainders any step accepted
+  double pnsErrorMax = 0.0;  // N
   bool faulted = false;
   void add(const StepStatistics& st) {
+    if (st.residualNorm > residualMax) residualMax = st.residualNorm;
+    if (st.pnsError > pnsErrorMax) pnsErrorMax = st.pnsError;
     if (!st.converged()) ++nonConverged;
     if (st.flags & kStepNewtonNotConverged) ++newtonNotConverged;
     if (st.flags & kStepPnsNotConverged) ++pnsNotConverged;

@@ -5,10 +5,11 @@
 namespace beltsim::host {
 namespace {
 
-// Version 2: protocol-2 frames and the overrun cause (record 3). A version-1 recording holds
-// protocol-1 frames, which this plant refuses: it is named as such instead of replayed wrongly.
-constexpr char kMagic[8] = {'B', 'E', 'L', 'T', 'R', 'E', 'C', '2'};
-constexpr char kMagicV1[8] = {'B', 'E', 'L', 'T', 'R', 'E', 'C', '1'};
+// The magic's last character is the protocol version of the recorded frames (3: output frames
+// with the step's residual and post-Newton error; 2: the overrun cause as record 3). A recording
+// of an older version holds frames this plant refuses: it is named as such instead of replayed
+// wrongly.
+constexpr char kMagic[8] = {'B', 'E', 'L', 'T', 'R', 'E', 'C', '3'};
 
 void putU32(std::FILE* f, std::uint32_t v) {
   const std::uint8_t b[4] = {static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8),
@@ -109,12 +110,13 @@ bool readRecording(const std::string& path, RecordingHeader& header, std::vector
     if (n < sizeof chunk) break;
   }
   std::fclose(f);
-  if (bytes.size() >= 8 && std::memcmp(bytes.data(), kMagicV1, 8) == 0) {
-    error = path + ": a recording of protocol version 1 (BELTREC1): replay it with the beltsim that made it";
+  if (bytes.size() >= 8 && std::memcmp(bytes.data(), kMagic, 7) == 0 && bytes[7] >= '1' && bytes[7] < kMagic[7]) {
+    error = path + ": a recording of protocol version " + static_cast<char>(bytes[7]) + " (BELTREC" +
+            static_cast<char>(bytes[7]) + "): replay it with the beltsim that made it";
     return false;
   }
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
-    error = path + ": not a beltsim recording (magic BELTREC2 missing)";
+    error = path + ": not a beltsim recording (magic BELTREC3 missing)";
     return false;
   }
   Reader r{bytes, 8};

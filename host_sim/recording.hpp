@@ -2,7 +2,7 @@
 // applied to, plus every tick's elapsed-period count. `beltsim replay` feeds them to the same
 // plant loop and reproduces the output trace bit for bit, without the controller.
 //
-// File: "BELTREC2", then three length-prefixed strings (u32 little-endian length + bytes): the
+// File: "BELTREC3", then three length-prefixed strings (u32 little-endian length + bytes): the
 // scenario file name, its full text, and the hil options ("key=value" lines); then records:
 //   u8 1 (frame), u32 tick, u16 length, bytes   -- a datagram/frame received before tick `tick`
 //   u8 2 (tick),  u32 tick, u32 elapsed          -- tick `tick` ran with `elapsed` periods

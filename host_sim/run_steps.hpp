@@ -131,8 +131,8 @@ double pulleyTorque(const Drive& drive, int p, double t) {
                                           : drive.appliedTorque(p, t);
 }
 
-// The fixed-step run to sc.endTime: sample(t, maxNewton, maxPns) at t = 0, every
-// output.sample_interval and at the end (the maxima since the previous sample). Returns false if
+// The fixed-step run to sc.endTime: sample(t, health) at t = 0, every output.sample_interval and
+// at the end (health: what the steps since the previous sample accepted). Returns false if
 // the model faulted (the run stops there, the samples so far kept).
 template <typename Drive, typename Sample>
 bool runSteps(const Scenario& sc, TimeStepper<Drive>& integrator, Drive& drive, Sample&& sample,
@@ -141,8 +141,8 @@ bool runSteps(const Scenario& sc, TimeStepper<Drive>& integrator, Drive& drive, 
   const long long steps = static_cast<long long>(std::llround(sc.endTime / sc.stepSize));
   const long long sampleEvery = std::max<long long>(1, std::llround(sc.sampleInterval / sc.stepSize));
   stepMicros.reserve(static_cast<size_t>(steps));
-  int intervalNewton = 0, intervalPns = 0;
-  sample(0.0, 0, 0);
+  IntervalHealth interval;
+  sample(0.0, interval);
   int lastPercent = -1;
   for (long long i = 0; i < steps; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -150,8 +150,7 @@ bool runSteps(const Scenario& sc, TimeStepper<Drive>& integrator, Drive& drive, 
     const auto t1 = std::chrono::steady_clock::now();
     stepMicros.push_back(static_cast<float>(std::chrono::duration<double, std::micro>(t1 - t0).count()));
     totals.add(st);
-    intervalNewton = std::max(intervalNewton, st.newtonIterations);
-    intervalPns = std::max(intervalPns, st.pnsIterations);
+    interval.add(st);
     if (st.flags & kStepFault) {
       std::fprintf(stderr, "model fault at step %lld (t = %.6f s): status %d; run stopped\n", i + 1,
                    integrator.time(), static_cast<int>(st.status));
@@ -159,8 +158,8 @@ bool runSteps(const Scenario& sc, TimeStepper<Drive>& integrator, Drive& drive, 
       break;
     }
     if ((i + 1) % sampleEvery == 0 || i + 1 == steps) {
-      sample(integrator.time(), intervalNewton, intervalPns);
-      intervalNewton = intervalPns = 0;
+      sample(integrator.time(), interval);
+      interval = IntervalHealth{};
     }
     const int percent = static_cast<int>(100 * (i + 1) / steps);
     if (options.progress && percent != lastPercent && percent % 5 == 0) {

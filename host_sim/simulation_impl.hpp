@@ -69,7 +69,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   std::vector<float> stepMicros;
   RunTotals totals;
   std::vector<TimeRow> rows;
-  auto sample = [&](double t, int newton, int pns) {
+  auto sample = [&](double t, const IntervalHealth& health) {
     const Vector& qq = integrator->positions();
     const Vector& vv = integrator->velocities();
     TimeRow row;
@@ -94,8 +94,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
       row.spanForce[k] = m.force;
       row.spanSpeed[k] = m.speed;
     }
-    row.newtonIterations = newton;
-    row.pnsIterations = pns;
+    row.health = health;
     rows.push_back(row);
   };
   runSteps(sc, *integrator, *drive, sample, stepMicros, totals, options);

@@ -115,6 +115,8 @@ TEST(FrameCodec, OutputRoundTripKeepsEveryPulleySlot) {
   o.staleFrames = 3;
   o.supersededFrames = 4;
   o.computeOverruns = 5;
+  o.residualNorm = 3.25e-4;
+  o.pnsError = 12.5;
   std::uint8_t wire[kOutputFrameSize];
   encodeOutput(o, wire);
   OutputFrame g;
@@ -135,20 +137,39 @@ TEST(FrameCodec, OutputRoundTripKeepsEveryPulleySlot) {
   EXPECT_EQ(g.staleFrames, 3u);
   EXPECT_EQ(g.supersededFrames, 4u);
   EXPECT_EQ(g.computeOverruns, 5u);
+  EXPECT_EQ(g.residualNorm, 3.25e-4);
+  EXPECT_EQ(g.pnsError, 12.5);
   // The wall-clock bytes (overruns 456..459, late frames 464..467, superseded frames and compute
-  // overruns 480..487, CRC) are what TraceHash skips; the rejections by cause before them are not.
+  // overruns 480..487, CRC 504..507) are what TraceHash skips; the rejections by cause before them
+  // and the step's residual and post-Newton error (488..503, version 3) are not.
   EXPECT_EQ(wire[456], 7);
   EXPECT_EQ(wire[464], 9);
   EXPECT_EQ(wire[476], 3);
   EXPECT_EQ(wire[484], 5);
-  EXPECT_TRUE(isTimingByte(456) && isTimingByte(467) && isTimingByte(480) && isTimingByte(487) && isTimingByte(491));
-  EXPECT_FALSE(isTimingByte(460) || isTimingByte(455) || isTimingByte(468) || isTimingByte(479));
+  EXPECT_TRUE(isTimingByte(456) && isTimingByte(467) && isTimingByte(480) && isTimingByte(487) && isTimingByte(504) &&
+              isTimingByte(507));
+  EXPECT_FALSE(isTimingByte(460) || isTimingByte(455) || isTimingByte(468) || isTimingByte(479) || isTimingByte(488) ||
+               isTimingByte(503));
 }
 
 TEST(FrameCodec, Crc32IsTheIeeeCheckValue) {
   // The standard check value of CRC-32/ISO-HDLC: crc("123456789") = 0xCBF43926.
   const std::uint8_t text[] = {'1', '2', '3', '4', '5', '6', '7', '8', '9'};
   EXPECT_EQ(crc32(text, 9), 0xCBF43926u);
+}
+
+TEST(FrameCodec, TheTableCrcEqualsTheBitwiseDefinitionOverAnOutputFrame) {
+  // The polynomial division one bit at a time (reflected 0xEDB88320, init and final xor all ones)
+  // against the byte-table form of frames.hpp, over 488 bytes of every value.
+  std::uint8_t bytes[488];
+  std::uint32_t state = 12345u;
+  for (std::uint8_t& b : bytes) b = static_cast<std::uint8_t>((state = state * 1664525u + 1013904223u) >> 24);
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (std::uint8_t b : bytes) {
+    crc ^= b;
+    for (int bit = 0; bit < 8; ++bit) crc = (crc & 1u) ? (crc >> 1) ^ 0xEDB88320u : crc >> 1;
+  }
+  EXPECT_EQ(crc32(bytes, sizeof bytes), ~crc);
 }
 
 TEST(FrameCodec, EveryMalformedCommandFrameIsRefusedWithItsReason) {

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   le::putU32(commandReserved.data() + 84, crc32(commandReserved.data(), 84));
   std::vector<std::uint8_t> outputReserved = output(5);
   outputReserved[455] = 0x01;
-  le::putU32(outputReserved.data() + 488, crc32(outputReserved.data(), 488));
+  le::putU32(outputReserved.data() + 504, crc32(outputReserved.data(), 504));
 
   const bool ok = write(dir + "/command.bin", command(7, 1, 12.0, 25.0)) &&
                   write(dir + "/command_reserved.bin", commandReserved) &&

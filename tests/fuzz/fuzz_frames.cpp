@@ -54,7 +54,8 @@ bool sameOutput(const OutputFrame& a, const OutputFrame& b) {
               a.overruns == b.overruns && a.rejectedFrames == b.rejectedFrames && a.lateFrames == b.lateFrames &&
               a.corruptFrames == b.corruptFrames && a.invalidFrames == b.invalidFrames &&
               a.staleFrames == b.staleFrames && a.supersededFrames == b.supersededFrames &&
-              a.computeOverruns == b.computeOverruns;
+              a.computeOverruns == b.computeOverruns && sameBits(a.residualNorm, b.residualNorm) &&
+              sameBits(a.pnsError, b.pnsError);
   for (int i = 0; i < kFramePulleys; ++i) {
     same = same && sameBits(a.angle[i], b.angle[i]) && sameBits(a.speed[i], b.speed[i]) &&
            sameBits(a.torque[i], b.torque[i]) && sameBits(a.spanForce[i], b.spanForce[i]) &&

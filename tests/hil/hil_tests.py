@@ -37,10 +37,10 @@ def fail(msg):
     sys.exit(1)
 
 
-OUT_SIZE = 492  # protocol version 2 (firmware/PROTOCOL.md)
+OUT_SIZE = 508  # protocol version 3 (firmware/PROTOCOL.md)
 
 
-def command_frame(seq, motor, load, mode=2, flags=0, magic=b'BD', version=2, ftype=1, reserved=0, count=2):
+def command_frame(seq, motor, load, mode=2, flags=0, magic=b'BD', version=3, ftype=1, reserved=0, count=2):
     """A command for the two-pulley hil plant: pulley 1's input of kind `mode`, a load torque on pulley 2."""
     kinds = [mode, 3] + [0] * 6
     if count != 2:
@@ -51,12 +51,12 @@ def command_frame(seq, motor, load, mode=2, flags=0, magic=b'BD', version=2, fty
 
 
 def command_frame_v1(seq, motor, load):
-    """A protocol version 1 command (32 bytes): refused by a version 2 plant."""
+    """A protocol version 1 command (32 bytes): refused by a version 3 plant."""
     body = b'BD' + struct.pack('<BBIBBHdd', 1, 1, seq, 2, 0, 0, motor, load)
     return body + struct.pack('<I', zlib.crc32(body) & 0xFFFFFFFF)
 
 
-OUT = struct.Struct('<2sBBIII d 8d 8d 8d 8d 8d 8i 8d 8B 8B III IIIII I')
+OUT = struct.Struct('<2sBBIII d 8d 8d 8d 8d 8d 8i 8d 8B 8B III IIIII dd I')
 
 
 def decode_output(b):
@@ -70,14 +70,16 @@ def decode_output(b):
                 torque=v[23:23 + n], span=v[31:31 + n], arm=v[39:39 + n], encoder=v[47:47 + n],
                 load_cell=v[55:55 + n], kinds=v[63:63 + n], count=n, converged=v[72], newton=v[73], pns=v[74],
                 status=v[75], fault=v[76], safe=v[77], overruns=v[79], rejected=v[80], late=v[81], corrupt=v[82],
-                invalid=v[83], stale=v[84], superseded=v[85], compute_overruns=v[86], raw=b)
+                invalid=v[83], stale=v[84], superseded=v[85], compute_overruns=v[86], residual=v[87],
+                pns_error=v[88], raw=b)
 
 
 def physics(frame):
     """The frame without counters and CRC: what the model computed."""
     b = bytearray(frame['raw'])
     b[12:16] = b'\0' * 4   # command sequence in use
-    b[456:OUT_SIZE] = b'\0' * (OUT_SIZE - 456)  # counters (wall clock and rejections) and CRC
+    b[456:488] = b'\0' * 32  # counters (wall clock and rejections)
+    b[OUT_SIZE - 4:] = b'\0' * 4  # CRC (the step's residual and post-Newton error before it stay)
     return bytes(b)
 
 
@@ -131,6 +133,19 @@ def closed_loop(beltsim, beltctl, scenario, work):
               (run, s['settling_time_2pct'], s['load_dip'], s['load_recovery_time_2pct']))
     if traces[0] != traces[1]:
         fail('two closed-loop runs gave different traces')
+    # Every frame carries what its step accepted (version 3): a step flagged converged has its
+    # post-Newton error within the scenario's pns_tolerance (5 N); the fields are filled.
+    frames = [decode_output(traces[0][k:k + OUT_SIZE]) for k in range(0, len(traces[0]), OUT_SIZE)]
+    if any(not (0.0 <= f['residual'] < math.inf and 0.0 <= f['pns_error'] < math.inf) for f in frames):
+        fail('a frame with a negative or non-finite residual or post-Newton error')
+    if any(f['converged'] and f['pns_error'] > 5.0 for f in frames):
+        fail('a frame flagged converged with a post-Newton error above the tolerance of 5 N')
+    worst = max(frames, key=lambda f: f['pns_error'])
+    if not worst['pns_error'] > 0.0 or not any(f['residual'] > 0.0 for f in frames):
+        fail('the frames carry no residual or post-Newton error')
+    print('closed loop: %d frames, %d converged; largest post-Newton error %.3g N (step %d), largest residual %.3g N'
+          % (len(frames), sum(f['converged'] for f in frames), worst['pns_error'], worst['step'],
+             max(f['residual'] for f in frames)))
     replay_dir = os.path.join(work, 'replay')
     shutil.rmtree(replay_dir, ignore_errors=True)
     p = subprocess.run([beltsim, 'replay', os.path.join(work, 'plant1', 'recording.bin'), '--out', replay_dir],
@@ -141,6 +156,14 @@ def closed_loop(beltsim, beltctl, scenario, work):
     if open(os.path.join(replay_dir, 'trace.bin'), 'rb').read() != traces[0]:
         fail('the replay trace differs from the recorded run')
     print('closed loop: 2 runs and the replay give identical traces (%d bytes)' % len(traces[0]))
+    # A recording of the previous protocol (its commands are version 2) is named, not replayed.
+    old = os.path.join(work, 'recording_v2.bin')
+    with open(old, 'wb') as f:
+        f.write(b'BELTREC2' + open(os.path.join(work, 'plant1', 'recording.bin'), 'rb').read()[8:])
+    shutil.rmtree(replay_dir, ignore_errors=True)
+    p = subprocess.run([beltsim, 'replay', old, '--out', replay_dir], capture_output=True, text=True, timeout=60)
+    if p.returncode == 0 or 'protocol version 2' not in p.stderr or os.path.exists(os.path.join(replay_dir, 'trace.bin')):
+        fail('a protocol-2 recording was not refused by name: exit %d, %s' % (p.returncode, p.stderr.strip()))
 
 
 class Client:
@@ -161,7 +184,8 @@ def bad_input(beltsim, scenario, work):
         ('truncated', lambda seq: command_frame(seq, 5.0, 0.0)[:87]),
         ('oversized', lambda seq: command_frame(seq, 5.0, 0.0) + b'\0'),
         ('wrong magic', lambda seq: command_frame(seq, 5.0, 0.0, magic=b'XD')),
-        ('wrong version', lambda seq: command_frame(seq, 5.0, 0.0, version=3)),
+        ('wrong version', lambda seq: command_frame(seq, 5.0, 0.0, version=4)),
+        ('version 2', lambda seq: command_frame(seq, 5.0, 0.0, version=2)),
         ('version 1', lambda seq: command_frame_v1(seq, 5.0, 0.0)),
         ('other drive', lambda seq: command_frame(seq, 5.0, 0.0, count=3)),
         ('wrong type', lambda seq: command_frame(seq, 5.0, 0.0, ftype=2)),

@@ -60,7 +60,30 @@ def run(beltsim, scenario, out, *sets):
     if r.returncode != 0:
         sys.exit(f"beltsim failed ({r.returncode}):\n{r.stderr}")
     with open(f"{out}/summary.json") as f:
-        return json.load(f)
+        summary = json.load(f)
+    check_row_health(out, summary)
+    return summary
+
+
+def check_row_health(out, summary):
+    """Every timeseries.csv row carries what the steps since the previous row accepted (issue 15):
+    the flagged steps of all rows add up to the summary's non-converged steps, and the rows'
+    largest residual and post-Newton error are the run's (summary.json), finite, not negative."""
+    with open(f"{out}/timeseries.csv") as f:
+        header = f.readline().strip().split(",")
+        rows = [dict(zip(header, line.strip().split(","))) for line in f if line.strip()]
+    flagged = sum(int(r["flagged_steps"]) for r in rows)
+    residual = [float(r["max_residual_norm"]) for r in rows]
+    pns = [float(r["max_pns_error"]) for r in rows]
+    if flagged != summary["nonconverged_steps"]:
+        sys.exit(f"FAIL timeseries.csv counts {flagged} flagged steps, summary.json {summary['nonconverged_steps']}")
+    if not all(0.0 <= v < math.inf for v in residual + pns):
+        sys.exit("FAIL timeseries.csv has a negative or non-finite residual or post-Newton error")
+    for name, values in (("residual_norm_max", residual), ("pns_error_max", pns)):
+        if not math.isclose(max(values), summary[name], rel_tol=1e-9, abs_tol=0.0):
+            sys.exit(f"FAIL timeseries.csv's largest {name} {max(values)!r} is not summary.json's {summary[name]!r}")
+    print(f"rows: {len(rows)}, flagged steps {flagged} (= summary.json), largest residual {max(residual):.3g} N, "
+          f"largest post-Newton error {max(pns):.3g} N")
 
 
 def capstan(beltsim, scenario, out):

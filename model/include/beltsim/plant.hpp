@@ -19,7 +19,7 @@
 
 namespace beltsim {
 
-// Pulleys a plant can have (the HIL frames carry this many; protocol version 2).
+// Pulleys a plant can have (the HIL frames carry this many; protocol version 3).
 constexpr int kMaxPlantPulleys = 8;
 
 // How pulley 1 is driven when a configuration offers both (the firmware images build either
