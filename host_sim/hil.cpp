@@ -36,6 +36,14 @@ std::uint64_t nowNs() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
+// CPU time of the calling thread: what a step computed, without the time the machine gave to
+// others while it ran (a VM's steal, a higher-priority task).
+std::uint64_t threadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
 void sleepUntil(std::uint64_t deadline) {
   timespec ts{static_cast<time_t>(deadline / 1000000000u), static_cast<long>(deadline % 1000000000u)};
   while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
@@ -241,6 +249,7 @@ struct RunReport {
   bool controllerSilent = false;
   int stopSignal = 0;  // SIGINT/SIGTERM that ended the run early (0: none)
   fw::LoopTiming timing;
+  fw::TimingHistogram stepCpuTime;  // real time: the step thread's CPU time (ns), the compute alone
   std::uint64_t lateTicks = 0;
 };
 
@@ -264,7 +273,8 @@ void writeSummary(const std::string& dir, const Session<NE, NP>& s, const RunRep
     << ",\n  \"final_omega\": [";
   for (int p = 0; p < o.pulleyCount; ++p) j << (p ? ", " : "") << o.speed[p];
   j << "],\n  \"trace_hash\": \"" << hash << "\""
-    << ",\n  \"step_time\": " << histogramJson(r.timing.stepTime) << ",\n  \"tick_jitter\": "
+    << ",\n  \"step_time\": " << histogramJson(r.timing.stepTime) << ",\n  \"step_cpu_time\": "
+    << histogramJson(r.stepCpuTime) << ",\n  \"tick_jitter\": "
     << histogramJson(r.timing.tickJitter) << "\n}\n";
 }
 
@@ -388,7 +398,7 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
       report.controllerSilent = true;
       std::fprintf(stderr, "no controller within %d ms: ticking without one\n", opt.idleTimeoutMs);
     }
-    std::uint64_t deadline = nowNs() + period, previous = 0, lastStep = 0;
+    std::uint64_t deadline = nowNs() + period, previous = 0, lastStep = 0, lastStepCpu = 0;
     for (std::uint32_t tick = 1; tick <= totalSteps && StopSignals::received() == 0; ++tick) {
       std::uint64_t now = nowNs();
       std::uint32_t elapsed = 1;
@@ -414,12 +424,17 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
         haveController = true;
       }
       // A missed deadline is the plant's own fault if the previous tick's step took longer than
-      // a period; otherwise the process woke up late (the machine, not the model).
-      const fw::OverrunCause cause = lastStep > period ? fw::OverrunCause::kCompute : fw::OverrunCause::kWakeUp;
+      // a period in wall time *and* in its thread's CPU time; otherwise the machine caused it: the
+      // process woke up late, or the step was preempted while it ran (its CPU time fits).
+      const bool computeTooLong = lastStep > period && lastStepCpu > period;
+      const fw::OverrunCause cause = computeTooLong ? fw::OverrunCause::kCompute : fw::OverrunCause::kWakeUp;
+      const std::uint64_t c0 = threadCpuNs();
       const std::uint8_t* out = session.tick(tick, elapsed, cause);
       if (haveController) socket.send(out, fw::kOutputFrameSize, controller);
       lastStep = nowNs() - t0;
+      lastStepCpu = threadCpuNs() - c0;
       report.timing.stepTime.add(lastStep);
+      report.stepCpuTime.add(lastStepCpu);
       report.steps = tick;
       session.writePending();  // untimed: in the slack before the next deadline
     }

@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 seconds=${1:-10}
 scenario=${2:-host_sim/scenarios/hil_belt_drive.toml}
 if [[ ! -f $scenario ]]; then echo "hil_realtime_bench: no scenario file '$scenario'" >&2; exit 2; fi
+# beltctl's control period is the plant's step (its --step; the default 1e-3 s would end it after
+# a tenth of a 10 kHz run and the plant would go to its safe state, controller silent).
+step=$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["solver"]["step_size"])' "$scenario")
 build=${BELTSIM_BUILD:-build/host}
 out=build/hil_realtime_bench
 rm -rf "$out"
@@ -24,7 +27,7 @@ plant=$!
 sleep 0.3
 # beltctl answers every output frame at once (synchronized to the plant, PROTOCOL.md "Timing
 # modes"): one command per tick, as many as the plant takes steps.
-"$build"/host_sim/beltctl --udp 127.0.0.1:47895 --duration "$seconds" --load-step 5:25 --summary "$out/controller.json" \
+"$build"/host_sim/beltctl --udp 127.0.0.1:47895 --duration "$seconds" --step "$step" --load-step 5:25 --summary "$out/controller.json" \
   || true
 wait $plant
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -34,6 +37,9 @@ s = json.load(open(sys.argv[1]))
 st, j = s['step_time'], s['tick_jitter']
 print('plant, real time, %d ticks: step time median %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us'
       % (st['count'], st['median_us'], st['p99_us'], st['p999_us'], st['max_us']))
+c = s['step_cpu_time']
+print('step CPU time (the compute alone): median %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us'
+      % (c['median_us'], c['p99_us'], c['p999_us'], c['max_us']))
 print('tick jitter: median %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us; overruns %d (compute %d, wake-up %d), '
       'late frames %d, rejected %d %s, safe state %d'
       % (j['median_us'], j['p99_us'], j['p999_us'], j['max_us'], s['overruns'], s['overruns_by_cause']['compute'],
