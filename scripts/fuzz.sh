@@ -48,6 +48,10 @@ printf '\x00\x00\x00\x17\x02\x00\x00\x00\x03\x00\x00\x08\x00\x00\x04\x09\x00\x00
 # of the model step and is accepted; the harness expected only its own n*h sizes to succeed (CI).
 printf '\x00\x00\x00\x17\x02\x00\x00\x00\x03\x00\x00\x08\x00\x00\x84\x04\xfc\xa9\xf1\xd2\x4d\x62\x60\x3f\x01' \
   > "${build}/seeds/fuzz_fmu/fuzzed_whole_step.bin"
+# Regression (firmware/fmu/fmu_instance.hpp doStep): a communication step of -7.5e90 model steps
+# was converted to int64 before its range check (undefined behaviour, found by CI's fuzz smoke).
+printf '\x00\x00\x00\x17\x02\x00\x00\x00\x03\x00\x00\x08\x00\x00\x84\x04\xfc\xa9\xf1\xff\xff\xff\x2d\xd2\x4d\x62\x60\x3f\x01\x01\x00\x00\x00\x00\x00\x00\x1d' \
+  > "${build}/seeds/fuzz_fmu/huge_negative_step.bin"
 
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:print_summary=1:quarantine_size_mb=64"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:print_summary=1"

@@ -152,8 +152,11 @@ class Instance {
       return Result::kError;
     }
     const double ratio = communicationStep / h;
-    const double whole = static_cast<double>(static_cast<std::int64_t>(ratio + 0.5));
-    if (!(ratio >= 0.5 && ratio <= kMaxStepsPerCall) || absOf(ratio - whole) > 1e-9 * whole) {
+    // The range is checked before the conversion: a huge or negative ratio does not fit an int64
+    // (undefined behaviour, found by fuzz_fmu).
+    const bool inRange = ratio >= 0.5 && ratio <= kMaxStepsPerCall;
+    const double whole = inRange ? static_cast<double>(static_cast<std::int64_t>(ratio + 0.5)) : 0.0;
+    if (!inRange || absOf(ratio - whole) > 1e-9 * whole) {
       log.report(LogCategory::kStatusError,
                  "fmi3DoStep: communication step %.17g s is not a whole multiple (1..%g) of the model step %g s",
                  communicationStep, kMaxStepsPerCall, h);
