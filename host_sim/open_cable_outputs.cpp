@@ -46,8 +46,7 @@ bool writeTimeseries(const std::string& path, const Scenario& sc, const std::vec
       for (int p = 0; p < n; ++p) f << ',' << num(r.hubForce[p][c]);
     f << ',' << num(r.startForce) << ',' << num(r.finishForce);
     for (double x : r.nodes) f << ',' << num(x);
-    f << ',' << r.health.newtonIterations << ',' << r.health.pnsIterations << ',' << num(r.health.residualNorm) << ','
-      << num(r.health.pnsError) << ',' << r.health.flaggedSteps << '\n';
+    f << intervalHealthCsv(r.health) << '\n';
   }
   return static_cast<bool>(f);
 }
@@ -100,12 +99,12 @@ bool writeSummary(const std::string& path, const CableRunInfo& info, const std::
   f << (sc.outputNodes.empty() ? "],\n" : "\n  ],\n");
   f << "  \"axial_force_start\": " << num(last.startForce) << ",\n  \"axial_force_end\": " << num(last.finishForce)
     << ",\n";
-  f << "  \"steps\": " << stepMicros.size() << ",\n  \"non_converged_steps\": " << info.totals.nonConverged
+  f << "  \"steps\": " << stepMicros.size() << ",\n  \"non_converged_steps\": " << info.totals.all.flaggedSteps
     << ",\n  \"newton_not_converged_steps\": " << info.totals.newtonNotConverged
     << ",\n  \"pns_not_converged_steps\": " << info.totals.pnsNotConverged << ",\n  \"newton_iterations_max\": "
-    << info.totals.newtonMax << ",\n  \"pns_iterations_max\": " << info.totals.pnsMax
-    << ",\n  \"residual_norm_max\": " << num(info.totals.residualMax)
-    << ",\n  \"pns_error_max\": " << num(info.totals.pnsErrorMax) << ",\n  \"faulted\": "
+    << info.totals.all.newtonIterations << ",\n  \"pns_iterations_max\": " << info.totals.all.pnsIterations
+    << ",\n  \"residual_norm_max\": " << num(info.totals.all.residualNorm)
+    << ",\n  \"pns_error_max\": " << num(info.totals.all.pnsError) << ",\n  \"faulted\": "
     << (info.totals.faulted ? "true" : "false") << ",\n  \"wall_time_s\": " << num(info.wallTime)
     << ",\n  \"step_time_us_median\": " << num(median) << ",\n  \"step_time_us_max\": " << num(maximum) << "\n}\n";
   return static_cast<bool>(f);

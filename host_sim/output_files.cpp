@@ -236,8 +236,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
       for (const double* v : {r.armAngle, r.armTorque})
         for (int p = 0; p < n; ++p)
           if (isTensioner(sc, p)) f << ',' << number(v[p]);
-      f << ',' << r.health.newtonIterations << ',' << r.health.pnsIterations << ',' << number(r.health.residualNorm) << ','
-        << number(r.health.pnsError) << ',' << r.health.flaggedSteps << '\n';
+      f << intervalHealthCsv(r.health) << '\n';
     }
     if (!f) {
       error = "cannot write " + directory_ + "/timeseries.csv";
@@ -344,11 +343,11 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     // the force that lock applies to the belt, part of the static free body around pulley 1.
     f << "  \"static_lock_force\": [" << number(info.staticLockForce) << ", 0],\n";
     f << "  \"steps\": " << info.steps << ",\n";
-    f << "  \"newton_iterations_max\": " << info.totals.newtonMax << ",\n";
-    f << "  \"pns_iterations_max\": " << info.totals.pnsMax << ",\n";
-    f << "  \"residual_norm_max\": " << number(info.totals.residualMax) << ",\n";
-    f << "  \"pns_error_max\": " << number(info.totals.pnsErrorMax) << ",\n";
-    f << "  \"nonconverged_steps\": " << info.totals.nonConverged << ",\n";
+    f << "  \"newton_iterations_max\": " << info.totals.all.newtonIterations << ",\n";
+    f << "  \"pns_iterations_max\": " << info.totals.all.pnsIterations << ",\n";
+    f << "  \"residual_norm_max\": " << number(info.totals.all.residualNorm) << ",\n";
+    f << "  \"pns_error_max\": " << number(info.totals.all.pnsError) << ",\n";
+    f << "  \"nonconverged_steps\": " << info.totals.all.flaggedSteps << ",\n";
     f << "  \"newton_nonconverged_steps\": " << info.totals.newtonNotConverged << ",\n";
     f << "  \"pns_nonconverged_steps\": " << info.totals.pnsNotConverged << ",\n";
     f << "  \"faulted\": " << (info.totals.faulted ? "true" : "false") << ",\n";

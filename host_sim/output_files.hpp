@@ -2,6 +2,7 @@
 // (gnuplot). Numbers are printed with %.10g so that two runs of the same scenario give
 // byte-identical files (wall-time fields aside).
 #pragma once
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -10,17 +11,15 @@
 
 namespace beltsim::host {
 
-// One sampled instant; pulley p in travel order (P1 = index 0). Torques are physical, positive
-// counter-clockwise.
-// What the steps since the previous output row accepted (issue 15: every row carries the
-// remainders): the iteration maxima, the largest last Newton residual and post-Newton error, and
-// how many of those steps were flagged (not converged).
+// What a run of steps accepted (issue 15: every output row carries it for the steps since the
+// previous row, summary.json for the whole run): the iteration maxima, the largest last Newton
+// residual and post-Newton error, and how many of the steps were flagged (not converged).
 struct IntervalHealth {
   int newtonIterations = 0;
   int pnsIterations = 0;
   double residualNorm = 0.0;  // N
   double pnsError = 0.0;      // N
-  int flaggedSteps = 0;
+  long long flaggedSteps = 0;
   void add(const StepStatistics& st) {
     if (st.newtonIterations > newtonIterations) newtonIterations = st.newtonIterations;
     if (st.pnsIterations > pnsIterations) pnsIterations = st.pnsIterations;
@@ -29,10 +28,19 @@ struct IntervalHealth {
     if (!st.converged()) ++flaggedSteps;
   }
 };
-// The CSV columns of IntervalHealth, in this order, and a row's values.
+// The CSV columns of IntervalHealth and a row's values in the same order (numbers as %.10g, like
+// the other columns).
 constexpr const char* kIntervalHealthColumns =
     ",newton_iterations,pns_iterations,max_residual_norm,max_pns_error,flagged_steps";
+inline std::string intervalHealthCsv(const IntervalHealth& h) {
+  char buffer[128];
+  std::snprintf(buffer, sizeof buffer, ",%d,%d,%.10g,%.10g,%lld", h.newtonIterations, h.pnsIterations, h.residualNorm,
+                h.pnsError, h.flaggedSteps);
+  return buffer;
+}
 
+// One sampled instant; pulley p in travel order (P1 = index 0). Torques are physical, positive
+// counter-clockwise.
 struct TimeRow {
   double time = 0.0;
   double angle[kMaxPulleys] = {};      // rad
@@ -57,22 +65,14 @@ struct ProfileRow {
 };
 
 struct RunTotals {
-  long long nonConverged = 0;
+  IntervalHealth all;  // of every step of the run (its flaggedSteps: the non-converged steps)
   long long newtonNotConverged = 0;
   long long pnsNotConverged = 0;
-  int newtonMax = 0;
-  int pnsMax = 0;
-  double residualMax = 0.0;  // N, the largest remainders any step accepted
-  double pnsErrorMax = 0.0;  // N
   bool faulted = false;
   void add(const StepStatistics& st) {
-    if (st.residualNorm > residualMax) residualMax = st.residualNorm;
-    if (st.pnsError > pnsErrorMax) pnsErrorMax = st.pnsError;
-    if (!st.converged()) ++nonConverged;
+    all.add(st);
     if (st.flags & kStepNewtonNotConverged) ++newtonNotConverged;
     if (st.flags & kStepPnsNotConverged) ++pnsNotConverged;
-    if (st.newtonIterations > newtonMax) newtonMax = st.newtonIterations;
-    if (st.pnsIterations > pnsMax) pnsMax = st.pnsIterations;
   }
 };
 

@@ -165,7 +165,7 @@ bool runSteps(const Scenario& sc, TimeStepper<Drive>& integrator, Drive& drive, 
     if (options.progress && percent != lastPercent && percent % 5 == 0) {
       const double wall = std::chrono::duration<double>(t1 - wallStart).count();
       std::fprintf(stderr, "\r  t = %.3f s (%3d %%), wall %.1f s, non-converged steps %lld   ", integrator.time(),
-                   percent, wall, totals.nonConverged);
+                   percent, wall, totals.all.flaggedSteps);
       lastPercent = percent;
     }
   }
