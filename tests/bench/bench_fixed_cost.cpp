@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(key, "columns")) c.integrator.switchColumnsPerStep = static_cast<int>(value);
     if (!std::strcmp(key, "kc")) c.contact.stiffness = value;
     if (!std::strcmp(key, "kb")) c.contact.bristleStiffness = value;
+    if (!std::strcmp(key, "segments")) c.segmentsPerElement = static_cast<int>(value);
   }
   const char* name = pc ? (fixed ? "pc fixed-cost" : "pc reference") : (fixed ? "mcu fixed-cost" : "mcu reference");
   return pc ? run<fw::kPcElements>(name, c) : run<fw::kMicrocontrollerElements>(name, c);

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "beltsim/fixed_lu.hpp"
+#include "beltsim/low_rank_update.hpp"
 #include "beltsim/plant.hpp"
 #include "small_drive.hpp"
 
@@ -34,6 +36,65 @@ Status refreshInSlices(Drive& drive, const IterationPoint<Vector>& at, int slice
     if (st != Status::kOk) return st;
   }
   return drive.finishRefresh(at);
+}
+
+// Woodbury identity: after m columns u_k v_k^T, x0 - W C^-1 V^T x0 with x0 = A0^-1 b is the
+// solution of (A0 + sum u_k v_k^T) x = b (exact algebra; the capacitance matrix is factorized by
+// bordering, one row and column per column). A nonsymmetric A0 and columns whose capacitance
+// matrix needs no row interchange but has off-diagonal entries of the order of its diagonal.
+TEST(LowRankUpdates, SolvesLikeTheUpdatedMatrixAfterEachAddedColumn) {
+  constexpr int n = 12;
+  using Matrix = Eigen::Matrix<double, n, n>;
+  using Vec = Eigen::Matrix<double, n, 1>;
+  Matrix a0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) a0(i, j) = (i == j ? 6.0 : 0.0) + std::sin(1.0 + 3.0 * i + 7.0 * j);
+  FixedLu<n> lu0;
+  ASSERT_EQ(lu0.compute(a0), Status::kOk);
+  LowRankUpdates<n, 6, 4> updates;
+  Matrix updated = a0;
+  Vec b;
+  for (int i = 0; i < n; ++i) b(i) = std::cos(0.5 * i);
+  for (int m = 0; m < 6; ++m) {
+    Vec u;
+    for (int i = 0; i < n; ++i) u(i) = std::sin(2.0 + m + 0.7 * i);
+    SparseRow<4> v;
+    for (int k = 0; k < 4; ++k) {
+      v.index[k] = (3 * m + 5 * k) % n;
+      v.value[k] = 2.0 * std::cos(1.0 + m * k + k);
+    }
+    v.count = 4;
+    const Vec w = lu0.solve<1>(u);
+    ASSERT_EQ(updates.add(w, v), Status::kOk);
+    for (int k = 0; k < 4; ++k) updated.col(v.index[k]) += v.value[k] * u;
+    Vec x = lu0.solve<1>(b);
+    updates.correct(x);
+    FixedLu<n> luUpdated;
+    ASSERT_EQ(luUpdated.compute(updated), Status::kOk);
+    const Vec exact = luUpdated.solve<1>(b);
+    EXPECT_LT((x - exact).norm(), 1e-12 * exact.norm()) << "after column " << m + 1;
+  }
+  EXPECT_EQ(updates.free(), 0);
+}
+
+// A column that makes the updated matrix singular is refused and leaves the earlier ones: here
+// u v^T = -e_0 e_0^T of A0 = I (the updated matrix loses its first diagonal entry).
+TEST(LowRankUpdates, AColumnThatMakesTheMatrixSingularIsDropped) {
+  constexpr int n = 4;
+  using Vec = Eigen::Matrix<double, n, 1>;
+  LowRankUpdates<n, 2, 1> updates;
+  SparseRow<1> v;
+  v.count = 1;
+  v.index[0] = 0;
+  v.value[0] = -1.0;
+  EXPECT_EQ(updates.add(Vec::UnitX(), v), Status::kDegenerateState);
+  EXPECT_EQ(updates.count(), 0);
+  v.value[0] = 1.0;  // A = I + e_0 e_0^T: x_0 halves
+  ASSERT_EQ(updates.add(Vec::UnitX(), v), Status::kOk);
+  Vec x = Vec::Ones();
+  updates.correct(x);
+  EXPECT_DOUBLE_EQ(x(0), 0.5);
+  EXPECT_DOUBLE_EQ(x(1), 1.0);
 }
 
 TEST(FixedCostMatrix, ARefreshInSlicesSolvesLikeAWholeBuild) {
