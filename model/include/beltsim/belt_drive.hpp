@@ -750,20 +750,13 @@ class BeltDrive {
     return kept;
   }
 
-  // The pair (e, p) with only segment i in the state `nibble` (the current anchor kept).
-  Pair singleSegmentPair(int e, int p, int i, unsigned nibble) const {
-    Pair single = pair_[e][p];
-    for (int k = 0; k < NCS; ++k) {
-      SegmentHistory h = single.history(k);
-      if (k == i) {
-        h.gap = (nibble & 8u) ? 0.0 : 0.1;
-        h.state = nibbleState(nibble);
-      } else {
-        h.gap = 0.1;
-      }
-      single.setHistory(k, h);
-    }
-    return single;
+  // Segment i of pair (e, p) in the state `nibble` (contact flag and stick/slip; the current
+  // anchor kept).
+  SegmentHistory nibbleHistory(int e, int p, int i, unsigned nibble) const {
+    SegmentHistory h = pair_[e][p].history(i);
+    h.gap = (nibble & 8u) ? 0.0 : 0.1;
+    h.state = nibbleState(nibble);
+    return h;
   }
 
   // One switch of segment i of pair (e, p) from state `before` to `after` (nibbles): the change
@@ -775,14 +768,10 @@ class BeltDrive {
     const SchemeCoefficients& c = *point.scheme;
     const Vector8 qe = gatherElement(*point.q, e), ve = gatherElement(*point.v, e);
     const CircleState cs = circleState(*point.q, *point.v, p);
-    Matrix11 blockAfter, blockBefore;
-    Status s = contactPairNewtonMatrix(singleSegmentPair(e, p, i, after), qe, ve, shapeTable(), cs, c.stiffnessFactor,
-                                       c.dampingFactor, blockAfter);
+    Matrix11 change;
+    Status s = contactSegmentSwitchBlock(pair_[e][p], qe, ve, shapeTable(), cs, i, nibbleHistory(e, p, i, before),
+                                         nibbleHistory(e, p, i, after), c.stiffnessFactor, c.dampingFactor, change);
     if (s != Status::kOk) return s;
-    s = contactPairNewtonMatrix(singleSegmentPair(e, p, i, before), qe, ve, shapeTable(), cs, c.stiffnessFactor,
-                                c.dampingFactor, blockBefore);
-    if (s != Status::kOk) return s;
-    const Matrix11 change = blockAfter - blockBefore;
     // Global dofs of the pair's 11 local coordinates; prescribed rows stay as they are.
     int dof[11];
     for (int l = 0; l < 4; ++l) {

@@ -311,15 +311,27 @@ bool segmentNormalPath(const ContactPair<MaxSegments>& pair, const SegmentShapeT
 // instead of once per segment and term. The two factors are applied to the local derivatives
 // before that map, so the map runs once for the Newton block instead of once each for stiffness
 // and damping (spec §7.6: the Newton matrix needs only the weighted sum).
+//
+// The block is a sum over segment terms (a segment in a given history, with a weight): the pair's
+// block takes every segment in its current history with weight 1; the change of one segment's
+// switch (contactSegmentSwitchBlock) takes the segment after (+1) and before (-1) the switch, so
+// the points, the marker maps and the map to the 11 coordinates run once for the difference.
+struct SegmentTerm {
+  int segment = 0;
+  SegmentHistory history;
+  double weight = 1.0;
+};
+
 template <int MaxSegments>
-Status contactPairNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
-                               const SegmentShapeTable<MaxSegments>& table, const CircleState& circle,
-                               double stiffnessFactor, double dampingFactor, Eigen::Matrix<double, 11, 11>& block) {
+Status segmentTermsNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
+                                const SegmentShapeTable<MaxSegments>& table, const CircleState& circle,
+                                const SegmentTerm* terms, int termCount, double stiffnessFactor, double dampingFactor,
+                                Eigen::Matrix<double, 11, 11>& block) {
   using namespace contact_jacobian_detail;
   const ContactParameters& p = pair.parameters();
   block.setZero();
   if (!segmentNormalPath(pair, table)) return Status::kInvalidParameter;
-  if (!pair.anyFlagged()) return Status::kOk;
+  if (termCount == 0) return Status::kOk;
   constexpr int kPoints = MaxSegments + 1;
   const int n = p.segmentCount;
   const double length = table.length;
@@ -347,9 +359,10 @@ Status contactPairNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vecto
   const double period = 2.0 * detmath::kPi * r;
   const double omega = circle.angularVelocity;
 
-  for (int i = 0; i < MaxSegments; ++i) {
-    if (i >= n) break;
-    const SegmentHistory& h = pair.history(i);
+  for (int term = 0; term < 2 * MaxSegments; ++term) {  // a pair's segments, or one segment twice
+    if (term >= termCount) break;
+    const int i = terms[term].segment;
+    const SegmentHistory& h = terms[term].history;
     if (h.gap > 0.0) continue;
     const SegmentKinematics kin =
         segmentKinematics(p, sp, i, length, circle, newtonForceNeedsStickingCoordinate(p.friction, h));
@@ -413,7 +426,7 @@ Status contactPairNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vecto
     const double dVnW[7] = {(1.0 - rho) * nx, (1.0 - rho) * ny, rho * nx, rho * ny, -nx, -ny, -r * (nx * tx + ny * ty)};
     const double dVtW[7] = {(1.0 - rho) * tx, (1.0 - rho) * ty, rho * tx, rho * ty, -tx, -ty, -r * (tx * tx + ty * ty)};
     // Normal force.
-    const double fn = normalForceLaw(p, g.gap, kin.normalVelocity);
+    const double forceN = normalForceLaw(p, g.gap, kin.normalVelocity);
     double springSlope = p.contactStiffness;
     if (p.normalExponent != 1.0) {
       const double ag = absOf(g.gap);
@@ -426,21 +439,22 @@ Status contactPairNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vecto
       dFnW[c] = p.contactDamping * dVnW[c];
     }
     // Tangential force (frozen state).
-    const double ft = newtonTangentialForce(p.friction, h, fn, kin.tangentialVelocity, kin.stickingCoordinate, period);
+    const double forceT =
+        newtonTangentialForce(p.friction, h, forceN, kin.tangentialVelocity, kin.stickingCoordinate, period);
     double dFtZ[7], dFtW[7];
     if (p.friction.law == TangentialLaw::kContinuous) {
       const double speed = absOf(kin.tangentialVelocity);
       const double decay = detmath::exp(-speed / p.friction.characteristicVelocity);
       const double shape = signOf(kin.tangentialVelocity) * (1.0 - decay);
       const double mu = p.friction.frictionCoefficient;
-      const double byFn = mu * shape * signOf(fn);
-      const double byVt = mu * absOf(fn) * decay / p.friction.characteristicVelocity;
+      const double byFn = mu * shape * signOf(forceN);
+      const double byVt = mu * absOf(forceN) * decay / p.friction.characteristicVelocity;
       for (int c = 0; c < 7; ++c) {
         dFtZ[c] = byFn * dFnZ[c] + byVt * dVtZ[c];
         dFtW[c] = byFn * dFnW[c] + byVt * dVtW[c];
       }
     } else if (isSlipping(h.state)) {
-      const double factor = p.friction.frictionCoefficient * slipSign(h.state) * signOf(fn);
+      const double factor = p.friction.frictionCoefficient * slipSign(h.state) * signOf(forceN);
       for (int c = 0; c < 7; ++c) {
         dFtZ[c] = factor * dFnZ[c];
         dFtW[c] = factor * dFnW[c];
@@ -463,6 +477,18 @@ Status contactPairNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vecto
         }
       }
     }
+    // The term's weight scales everything below, which is linear in (f_n, f_t) and their slopes.
+    const double weight = terms[term].weight;
+    if (weight != 1.0) {
+      for (int c = 0; c < 7; ++c) {
+        dFnZ[c] *= weight;
+        dFnW[c] *= weight;
+        dFtZ[c] *= weight;
+        dFtW[c] *= weight;
+      }
+    }
+    const double fn = weight * forceN;
+    const double ft = weight * forceT;
     // F = f_n n + f_t t: dF/dz = n dFn + fn dn + t dFt + ft dt, dF/dw = n dFn_w + t dFt_w.
     const double fx = fn * nx + ft * tx, fy = fn * ny + ft * ty;
     const double keep = 1.0 - rho;
@@ -605,6 +631,38 @@ Status contactPairNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vecto
     block(10, c) = -torque[c];
   }
   return Status::kOk;
+}
+
+// The pair's Newton block: every segment in contact with its current history.
+template <int MaxSegments>
+Status contactPairNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
+                               const SegmentShapeTable<MaxSegments>& table, const CircleState& circle,
+                               double stiffnessFactor, double dampingFactor, Eigen::Matrix<double, 11, 11>& block) {
+  SegmentTerm terms[MaxSegments];
+  int count = 0;
+  for (int i = 0; i < MaxSegments; ++i) {
+    if (i >= pair.parameters().segmentCount) break;
+    if (pair.history(i).gap > 0.0) continue;
+    terms[count].segment = i;
+    terms[count].history = pair.history(i);
+    ++count;
+  }
+  return segmentTermsNewtonMatrix(pair, q, qDot, table, circle, terms, count, stiffnessFactor, dampingFactor, block);
+}
+
+// The change of the pair's Newton block when segment i goes from history `before` to `after`
+// (either may be out of contact, gap > 0): block(after) - block(before) of that segment alone.
+template <int MaxSegments>
+Status contactSegmentSwitchBlock(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
+                                 const SegmentShapeTable<MaxSegments>& table, const CircleState& circle, int i,
+                                 const SegmentHistory& before, const SegmentHistory& after, double stiffnessFactor,
+                                 double dampingFactor, Eigen::Matrix<double, 11, 11>& block) {
+  SegmentTerm terms[2];
+  terms[0].segment = terms[1].segment = i;
+  terms[0].history = after;
+  terms[1].history = before;
+  terms[1].weight = -1.0;
+  return segmentTermsNewtonMatrix(pair, q, qDot, table, circle, terms, 2, stiffnessFactor, dampingFactor, block);
 }
 
 // Stiffness and damping of a pair separately (tests, tools): the Newton block with the factors
