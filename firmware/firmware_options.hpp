@@ -9,7 +9,8 @@ namespace beltsim::fw {
 struct FirmwareOptions {
   std::uint32_t ticks;           // ticks to run; 0 = forever (the product)
   std::uint32_t tickNanoseconds; // tick period; 0 = free-running virtual time (Linux only)
-  bool scripted;                 // commands from input_script.hpp instead of plant I/O
+  std::uint8_t script;           // commands from input_script.hpp instead of plant I/O: 0 none,
+                                 // 1 the test sequence with its bad frames, 2 the paper's scenario
   bool lockstep;                 // one step per received command frame (virtual time), no tick
   std::uint8_t motorMode;        // 1: speed-driven motor, 2: torque-driven motor
   std::uint32_t holdTicks;       // real time: ticks without a valid frame before the safe state (0: hold)

@@ -3,6 +3,8 @@
 // kind) over t = 0.05..0.35 s, then the first load-torque input after it steps to 25 N m at
 // t = 0.45 s; every other input stays 0; a few bad frames in between that the loop must
 // reject without effect on the model (each is followed by a valid frame one tick later).
+// A second script plays the paper's scenario (seed 000 Sect. 4.3, tests/support/paper_scenario.hpp)
+// for the instruction budget over its 2.45 s.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +32,13 @@ inline ScriptedDefect scriptedDefectAt(std::uint32_t tick) {
 }
 constexpr std::uint32_t kScriptedDefectCount = 6;
 
+// The first input after pulley 1's that is a load torque (kFramePulleys if there is none).
+inline int firstLoadInput(const CommandFrame& f) {
+  int load = 1;
+  while (load < kFramePulleys && f.inputKind[load] != 3) ++load;  // 3: PulleyInput::kLoadTorque
+  return load;
+}
+
 // The encoded command frame for tick k (the command for the step ending at t = k h), for a plant
 // whose zero command is `base` (commandFrameFor its configuration).
 inline std::size_t scriptedCommandBytes(std::uint32_t tick, double stepSize, const CommandFrame& base, bool withDefects,
@@ -38,8 +47,7 @@ inline std::size_t scriptedCommandBytes(std::uint32_t tick, double stepSize, con
   CommandFrame f = base;
   f.sequence = tick;
   f.input[0] = linearRamp(t, 0.05, 0.35, 0.0, 12.0);
-  int load = 1;
-  while (load < kFramePulleys && f.inputKind[load] != 3) ++load;  // 3: PulleyInput::kLoadTorque
+  const int load = firstLoadInput(f);
   if (load < kFramePulleys) f.input[load] = t >= 0.45 ? 25.0 : 0.0;
   const ScriptedDefect d = withDefects ? scriptedDefectAt(tick) : ScriptedDefect::kNone;
   switch (d) {
@@ -52,6 +60,20 @@ inline std::size_t scriptedCommandBytes(std::uint32_t tick, double stepSize, con
   }
   encodeCommand(f, out);
   if (d == ScriptedDefect::kBadCrc) out[20] ^= 0x40u;  // a flipped bit on the wire
+  return kCommandFrameSize;
+}
+
+// The paper's scenario as command frames, no defects: pulley 1's input ramps 0 -> 12 over
+// t = 0.05..0.6 s, the first load-torque input rises smoothly 0 -> 25 N m over 1.0..1.5 s.
+inline std::size_t paperCommandBytes(std::uint32_t tick, double stepSize, const CommandFrame& base,
+                                     std::uint8_t (&out)[kCommandFrameSize]) {
+  CommandFrame f = base;
+  f.sequence = tick;
+  const double t = static_cast<double>(tick) * stepSize;
+  f.input[0] = linearRamp(t, 0.05, 0.6, 0.0, 12.0);
+  const int load = firstLoadInput(f);
+  if (load < kFramePulleys) f.input[load] = smoothStep(t, 1.0, 1.5, 0.0, 25.0);
+  encodeCommand(f, out);
   return kCommandFrameSize;
 }
 

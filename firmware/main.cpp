@@ -148,9 +148,10 @@ int main() {
   std::uint64_t lastWork = 0;  // ns: the previous tick's step, output and trace
   for (std::uint32_t tick = 1; ticks == 0 || tick <= ticks; ++tick) {
     std::uint32_t elapsed = 1;
-    if (opt.scripted) {
+    if (opt.script != 0) {
       elapsed = hal::waitForTick();
-      const std::size_t length = scriptedCommandBytes(tick, config.stepSize, zeroCommand, true, wire);
+      const std::size_t length = opt.script == 2 ? paperCommandBytes(tick, config.stepSize, zeroCommand, wire)
+                                                 : scriptedCommandBytes(tick, config.stepSize, zeroCommand, true, wire);
       if (decodeCommand(wire, length, command) == DecodeError::kNone) g_loop.receive(command);
       else g_loop.countUndecodableFrame();
     } else if (opt.lockstep) {
@@ -213,7 +214,7 @@ int main() {
 
   const FaultCode expected = static_cast<FaultCode>(opt.expectedFault);
   bool ok = g_loop.fault() == expected && (expected != FaultCode::kNone) == g_loop.safeState();
-  if (expected == FaultCode::kNone && ticks >= 300 && opt.scripted && last.rejectedFrames != kScriptedDefectCount)
+  if (expected == FaultCode::kNone && ticks >= 300 && opt.script == 1 && last.rejectedFrames != kScriptedDefectCount)
     ok = false;
   // The injected delay is part of the tick's work: its overrun must be seen and blamed on compute.
   if (opt.delayTick != 0 && !opt.overrunEntersSafeState && last.computeOverruns == 0) ok = false;

@@ -72,6 +72,26 @@ MT_TEST(block_solver_solves_in_place) {
   MT_EXPECT((ax - b).cwiseAbs().maxCoeff() < 1e-12);
 }
 
+// A right-hand side that is zero in the chain blocks before k0 (one element's coordinates and the
+// border) may start the forward sweep at k0: the skipped blocks eliminate to zero, so the
+// solution is the full sweep's, value for value.
+MT_TEST(block_solver_sparse_right_hand_side_starts_at_its_first_block) {
+  Lcg rng{777};
+  fillRandom(g_solver, rng);
+  MT_EXPECT(g_solver.factorize() == beltsim::Status::kOk);
+  constexpr int k0 = 17;
+  Vector b = Vector::Zero();
+  for (int i = k0 * kB; i < (k0 + 2) * kB; ++i) b(i) = rng.next();
+  for (int i = kBlocks * kB; i < Solver::kSize; ++i) b(i) = rng.next();
+  Vector full, sparse;
+  MT_EXPECT(g_solver.solve(b, full) == beltsim::Status::kOk);
+  MT_EXPECT(g_solver.solve(b, sparse, k0) == beltsim::Status::kOk);
+  bool equal = true;
+  for (int i = 0; i < Solver::kSize; ++i) equal = equal && sparse(i) == full(i);
+  MT_EXPECT(equal);
+  MT_EXPECT(full.head<kB>().cwiseAbs().maxCoeff() > 0.0);  // the solution itself is not sparse
+}
+
 MT_TEST(block_solver_reports_a_singular_pivot_block) {
   Lcg rng{99};
   fillRandom(g_solver, rng);

@@ -10,7 +10,8 @@
 // and keeps node NE as an unused block); circle p has [x, y, phi] (a pulley on a fixed axis keeps
 // x, y fixed). Ordering for the solver: node 0 and the circle unknowns form the border (node 0
 // carries the periodic corner of a closed belt, the circles couple to every node in contact);
-// nodes 1..NE form the block-tridiagonal chain.
+// nodes 1..NE form the block-tridiagonal chain (belt_newton_matrix.hpp: the ordering, the
+// assembly of element and pair blocks, and the two matrix storages of the fixed-cost stepper).
 //
 // Prescribed unknowns (fixed axis, clamped/pinned cable ends, speed-driven pulleys) are
 // eliminated exactly by replacing their Newton row (spec §7.12): the velocity is set to its
@@ -21,7 +22,7 @@
 #include <Eigen/Core>
 
 #include "beltsim/ancf_cable2d.hpp"
-#include "beltsim/bordered_block_tridiagonal.hpp"
+#include "beltsim/belt_newton_matrix.hpp"
 #include "beltsim/circle_cable_contact.hpp"
 #include "beltsim/contact_jacobian.hpp"
 #include "beltsim/generalized_alpha.hpp"
@@ -86,7 +87,8 @@ class BeltDrive {
   static constexpr int kBorder = 4 + kCircleDofs * NP;
   static constexpr int kSize = 4 * kNodes + kCircleDofs * NP;
   using Vector = Eigen::Matrix<double, kSize, 1>;
-  using Solver = BorderedBlockTridiagonal<NE, 4, kBorder>;
+  using NewtonMatrix = BeltNewtonMatrix<NE, NP>;
+  using Solver = typename NewtonMatrix::Solver;
   using Element = AncfCable2D<double>;
   using Pair = ContactPair<NCS>;
   using Matrix4 = Eigen::Matrix<double, 4, 4>;
@@ -408,18 +410,18 @@ class BeltDrive {
     blockFactors_[2] = dampingFactor;
     blocksValid_ = !isStatic;
     // Assembly from the blocks.
-    build_ = active_;
+    matrix_.assembleInPlace();
     updates_.clear();
-    target().setZero();
-    for (int e = 0; e < NE; ++e) addElementMatrix(e, elementBlock_[e]);
+    matrix_.target().setZero();
+    for (int e = 0; e < NE; ++e) matrix_.addElementMatrix(e, nextNode(e), elementBlock_[e]);
     for (int p = 0; p < NP; ++p) {
       for (int e = 0; e < NE && p < circleCount_; ++e)
-        if (pair_[e][p].anyFlagged()) addPairMatrix(e, p, pairBlock_[e][p]);
+        if (pair_[e][p].anyFlagged()) matrix_.addPairMatrix(e, nextNode(e), p, pairBlock_[e][p]);
       circleMatrix(p, q, v, massFactor, stiffnessFactor, dampingFactor);
     }
     applyPrescribedMatrixRows();
     scale_ = stiffnessFactor;
-    const Status s = target().factorize();
+    const Status s = matrix_.target().factorize();
     factorized_ = s == Status::kOk && !isStatic;
     return s;
   }
@@ -446,17 +448,17 @@ class BeltDrive {
       if (prescribedKind(dof) != Prescribed::kNo) r(dof) = 0.0;
     blocksValid_ = false;
     factorized_ = false;
-    build_ = active_;
+    matrix_.assembleInPlace();
     updates_.clear();
-    target().setZero();
+    matrix_.target().setZero();
     for (int e = 0; e < NE; ++e) {
       Matrix8 m = Matrix8::Zero();
       addMassMatrix(1.0, m);
-      addElementMatrix(e, m);
+      matrix_.addElementMatrix(e, nextNode(e), m);
     }
     for (int p = 0; p < NP; ++p) circleMatrix(p, *point.q, *point.v, 1.0, 0.0, 0.0);
     applyPrescribedMatrixRows();
-    s = target().factorize();
+    s = matrix_.target().factorize();
     if (s != Status::kOk) return s;
     scale_ = 1.0;
     s = solve(r, a);
@@ -473,9 +475,9 @@ class BeltDrive {
   static constexpr int kMaxLowRankColumns = 16;
 
   void beginRefresh() {
-    build_ = 1 - active_;
-    target().setZero();
-    target().beginFactorization(false);
+    matrix_.assembleInShadow();
+    matrix_.target().setZero();
+    matrix_.target().beginFactorization(false);
     refreshedElements_ = 0;
   }
 
@@ -483,7 +485,7 @@ class BeltDrive {
   // refreshed and eliminates its chain blocks that are complete (node k + 1 is complete when the
   // elements k and k + 1 are in). Slices must come in order, starting at element 0.
   Status refreshSlice(const IterationPoint<Vector>& point, int first, int last) {
-    if (first != refreshedElements_ || last < first || last > NE || build_ == active_) return Status::kInvalidParameter;
+    if (first != refreshedElements_ || last < first || last > NE || !matrix_.assemblingInShadow()) return Status::kInvalidParameter;
     const SchemeCoefficients& c = *point.scheme;
     const Vector& q = *point.q;
     const Vector& v = *point.v;
@@ -494,7 +496,7 @@ class BeltDrive {
       Status s = element_.internalForceAndCombinedJacobian(qe, ve, c.stiffnessFactor, c.dampingFactor, re, m);
       if (s != Status::kOk) return s;
       addMassMatrix(c.massFactor, m);
-      addElementMatrix(e, m);
+      matrix_.addElementMatrix(e, nextNode(e), m);
       for (int p = 0; p < circleCount_; ++p) {
         shadowSignature_[e][p] = keptSignature(pair_[e][p]);
         if (!pair_[e][p].anyFlagged()) continue;
@@ -502,31 +504,31 @@ class BeltDrive {
         s = contactPairNewtonMatrix(keptPair(e, p), qe, ve, shapeTable(),
                                     circleState(q, v, p), c.stiffnessFactor, c.dampingFactor, block);
         if (s != Status::kOk) return s;
-        addPairMatrix(e, p, block);
+        matrix_.addPairMatrix(e, nextNode(e), p, block);
       }
     }
     refreshedElements_ = last;
     const int complete = last == NE ? NE : last - 1;
-    const int from = target().eliminatedBlocks();
+    const int from = matrix_.target().eliminatedBlocks();
     for (int k = from; k < complete; ++k) applyPrescribedRowsToBlock(k);
-    return target().factorizeBlocks(from, complete);
+    return matrix_.target().factorizeBlocks(from, complete);
   }
 
   // Adds the circles, the prescribed rows of the corner, factorizes the corner and makes the
   // refreshed matrix the active one; the low-rank corrections start again from it.
   Status finishRefresh(const IterationPoint<Vector>& point) {
-    if (refreshedElements_ != NE || build_ == active_) return Status::kInvalidParameter;
+    if (refreshedElements_ != NE || !matrix_.assemblingInShadow()) return Status::kInvalidParameter;
     const SchemeCoefficients& c = *point.scheme;
     for (int p = 0; p < NP; ++p) circleMatrix(p, *point.q, *point.v, c.massFactor, c.stiffnessFactor, c.dampingFactor);
     for (int dof = 0; dof < kSize; ++dof) {
-      const int sr = solverIndex(dof) - NE * 4;
+      const int sr = NewtonMatrix::solverIndex(dof) - NE * 4;
       if (sr < 0 || prescribedKind(dof) == Prescribed::kNo) continue;
-      target().corner().row(sr).setZero();
-      target().corner()(sr, sr) = rowScale(dof);
+      matrix_.target().corner().row(sr).setZero();
+      matrix_.target().corner()(sr, sr) = rowScale(dof);
     }
-    const Status s = target().finishFactorization();
+    const Status s = matrix_.target().finishFactorization();
     if (s != Status::kOk) return s;
-    active_ = build_;
+    matrix_.makeTargetActive();
     updates_.clear();
     for (int e = 0; e < NE; ++e)
       for (int p = 0; p < circleCount_; ++p) matrixSignature_[e][p] = shadowSignature_[e][p];
@@ -576,17 +578,17 @@ class BeltDrive {
   }
   int lowRankColumns() const { return updates_.count(); }
   // The active Newton matrix (assembled entries and factorization), in the solver's order.
-  const Solver& activeMatrix() const { return solvers_[active_]; }
-  static int solverOrder(int dof) { return solverIndex(dof); }
+  const Solver& activeMatrix() const { return matrix_.active(); }
+  static int solverOrder(int dof) { return NewtonMatrix::solverIndex(dof); }
 
   Status solve(const Vector& r, Vector& delta) const {
     Vector rhs;
-    toSolverOrder(r, rhs);
+    NewtonMatrix::toSolverOrder(r, rhs);
     rhs *= scale_;
     Vector x;
-    const Status s = solvers_[active_].solve(rhs, x);
+    const Status s = matrix_.active().solve(rhs, x);
     if (s == Status::kOk) updates_.correct(x);
-    fromSolverOrder(x, delta);
+    NewtonMatrix::fromSolverOrder(x, delta);
     return s;
   }
 
@@ -798,12 +800,12 @@ class BeltDrive {
     gramLu.solveInto(projected.data(), rows.data(), 11);
     for (int a = 0; a < columns; ++a) {
       Vector column = Vector::Zero(), w;
-      for (int l = 0; l < 11; ++l) column(solverIndex(dof[l])) += u(l, a);
-      s = solvers_[active_].solve(column, w);
+      for (int l = 0; l < 11; ++l) column(NewtonMatrix::solverIndex(dof[l])) += u(l, a);
+      s = matrix_.active().solve(column, w, NewtonMatrix::firstChainBlock(e));
       if (s != Status::kOk) return s;
       typename Updates::Row v;
       for (int l = 0; l < 11; ++l) {
-        v.index[v.count] = solverIndex(dof[l]);
+        v.index[v.count] = NewtonMatrix::solverIndex(dof[l]);
         v.value[v.count] = rows(a, l);
         ++v.count;
       }
@@ -845,15 +847,15 @@ class BeltDrive {
     for (int l = 0; l < 4; ++l) {
       const int dof = nodeDof(k + 1, l);
       if (prescribedKind(dof) == Prescribed::kNo) continue;
-      target().diagonal(k).row(l).setZero();
-      target().lower(k).row(l).setZero();
-      target().upper(k).row(l).setZero();
-      target().columnBorder(k).row(l).setZero();
-      target().diagonal(k)(l, l) = rowScale(dof);
+      matrix_.target().diagonal(k).row(l).setZero();
+      matrix_.target().lower(k).row(l).setZero();
+      matrix_.target().upper(k).row(l).setZero();
+      matrix_.target().columnBorder(k).row(l).setZero();
+      matrix_.target().diagonal(k)(l, l) = rowScale(dof);
     }
     for (int b = 0; b < kBorder; ++b) {
       const int dof = b < 4 ? b : 4 * kNodes + (b - 4);
-      if (prescribedKind(dof) != Prescribed::kNo) target().rowBorder(k).row(b).setZero();
+      if (prescribedKind(dof) != Prescribed::kNo) matrix_.target().rowBorder(k).row(b).setZero();
     }
   }
 
@@ -931,8 +933,8 @@ class BeltDrive {
   void applyPrescribedMatrixRows() {
     for (int dof = 0; dof < kSize; ++dof) {
       if (prescribedKind(dof) == Prescribed::kNo) continue;
-      clearRow(dof);
-      addEntry(dof, dof, rowScale(dof));
+      matrix_.clearRow(dof);
+      matrix_.addEntry(dof, dof, rowScale(dof));
     }
   }
 
@@ -984,21 +986,21 @@ class BeltDrive {
         for (int j = 0; j < 2; ++j) {
           // (f.damping is zero in the static solve.)
           const double value = stiffnessFactor * f.stiffness(i, j) + dampingFactor * f.damping(i, j);
-          addEntry(circleDof(p, i), circleDof(p, j), i == j ? value + massFactor * m : value);
+          matrix_.addEntry(circleDof(p, i), circleDof(p, j), i == j ? value + massFactor * m : value);
         }
       if (mode_ == Mode::kStatic) return;
     }
     if (mode_ == Mode::kStatic) {
       if (c.kind == CircleKind::kFloating) {
         for (int l = 0; l < 2; ++l)
-          addEntry(circleDof(p, l), circleDof(p, l), stiffnessFactor * c.supportStiffness + massFactor * c.mass);
+          matrix_.addEntry(circleDof(p, l), circleDof(p, l), stiffnessFactor * c.supportStiffness + massFactor * c.mass);
       }
       return;
     }
-    addEntry(ip, ip, massFactor * c.inertia + dampingFactor * c.rotationalDamping);
+    matrix_.addEntry(ip, ip, massFactor * c.inertia + dampingFactor * c.rotationalDamping);
     if (c.kind == CircleKind::kFloating) {
       for (int l = 0; l < 2; ++l)
-        addEntry(circleDof(p, l), circleDof(p, l),
+        matrix_.addEntry(circleDof(p, l), circleDof(p, l),
                  massFactor * c.mass + stiffnessFactor * c.supportStiffness + dampingFactor * c.supportDamping);
     }
   }
@@ -1008,132 +1010,11 @@ class BeltDrive {
     r.template segment<4>(4 * nextNode(e)) += re.template tail<4>();
   }
 
-  // ---- mapping to the solver's block structure ---------------------------------------------------
-  // Solver order: chain blocks = nodes 1..NE; border = [node 0 (4), circles (3 NP)].
-  static int solverIndex(int dof) {
-    if (dof < 4) return NE * 4 + dof;                       // node 0 -> border 0..3
-    if (dof < 4 * kNodes) return dof - 4;                   // node k>=1 -> chain block k-1
-    return NE * 4 + 4 + (dof - 4 * kNodes);                 // circles -> border 4..
-  }
-
-  void toSolverOrder(const Vector& x, Vector& out) const {
-    for (int i = 0; i < kSize; ++i) out(solverIndex(i)) = x(i);
-  }
-  void fromSolverOrder(const Vector& x, Vector& out) const {
-    for (int i = 0; i < kSize; ++i) out(i) = x(solverIndex(i));
-  }
-
-  // Adds value at (row dof, column dof) of the system matrix.
-  void addEntry(int row, int col, double value) {
-    const int sr = solverIndex(row), sc = solverIndex(col);
-    const int border = NE * 4;
-    if (sr >= border) {
-      if (sc >= border) {
-        target().corner()(sr - border, sc - border) += value;
-      } else {
-        target().rowBorder(sc / 4)(sr - border, sc % 4) += value;
-      }
-      return;
-    }
-    if (sc >= border) {
-      target().columnBorder(sr / 4)(sr % 4, sc - border) += value;
-      return;
-    }
-    const int br = sr / 4, bc = sc / 4;
-    if (bc == br) {
-      target().diagonal(br)(sr % 4, sc % 4) += value;
-    } else if (bc == br + 1) {
-      target().upper(br)(sr % 4, sc % 4) += value;
-    } else if (bc == br - 1) {
-      target().lower(br)(sr % 4, sc % 4) += value;
-    }
-    // Anything else would be outside the band; the topology never produces it.
-  }
-
-  // The 4 x 4 solver block of (rowNode, colNode), or null outside the band (the topology never
-  // produces that). Node 0 is border rows/columns 0..3, node k >= 1 chain block k - 1.
-  double* nodeBlock(int rowNode, int colNode, int& stride) {
-    if (rowNode == 0) {
-      if (colNode == 0) {
-        stride = kBorder;
-        return target().corner().data();
-      }
-      stride = kBorder;
-      return target().rowBorder(colNode - 1).data();
-    }
-    stride = 4;
-    if (colNode == 0) return target().columnBorder(rowNode - 1).data();
-    const int br = rowNode - 1, bc = colNode - 1;
-    if (bc == br) return target().diagonal(br).data();
-    if (bc == br + 1) return target().upper(br).data();
-    if (bc == br - 1) return target().lower(br).data();
-    return nullptr;
-  }
-
-  // Column-major 4 x 4 block at (row, col) of an 8 x 8 or 11 x 11 source with the given factors:
-  // block(i, j) += a * A(row + i, col + j) + b * B(row + i, col + j) [+ c * C(...)].
-  void addNodeBlock(int rowNode, int colNode, const double* values, int sourceStride) {
-    int stride = 0;
-    double* target = nodeBlock(rowNode, colNode, stride);
-    if (target == nullptr) return;
-    for (int j = 0; j < 4; ++j)
-      for (int i = 0; i < 4; ++i) target[j * stride + i] += values[j * sourceStride + i];
-  }
-
   // m += massFactor M_e: completes the element's Newton-matrix block massFactor M +
   // stiffnessFactor K + dampingFactor D, whose K and D part the element assembled.
   void addMassMatrix(double massFactor, Matrix8& m) const {
     for (int j = 0; j < 8; ++j)
       for (int i = 0; i < 8; ++i) m(i, j) += massFactor * massElement_(i, j);
-  }
-
-  // Adds element e's Newton matrix, block by block.
-  void addElementMatrix(int e, const Matrix8& m) {
-    const int a = e, b = nextNode(e);
-    addNodeBlock(a, a, &m(0, 0), 8);
-    addNodeBlock(a, b, &m(0, 4), 8);
-    addNodeBlock(b, a, &m(4, 0), 8);
-    addNodeBlock(b, b, &m(4, 4), 8);
-  }
-
-  // Pair (e, p): its Newton matrix m = stiffnessFactor K_c + dampingFactor D_c over
-  // [node e, node e+1, circle p].
-  void addPairMatrix(int e, int p, const Matrix11& m) {
-    const int nodes[2] = {e, nextNode(e)};
-    const int circleBorder = 4 + kCircleDofs * p;  // border index of circle p's first unknown
-    for (int r = 0; r < 2; ++r)
-      for (int c = 0; c < 2; ++c) addNodeBlock(nodes[r], nodes[c], &m(4 * r, 4 * c), 11);
-    for (int r = 0; r < 2; ++r) {
-      const int node = nodes[r];
-      for (int l = 0; l < 3; ++l)
-        for (int i = 0; i < 4; ++i) {
-          // Node rows x circle columns, circle rows x node columns.
-          if (node == 0) {
-            target().corner()(i, circleBorder + l) += m(4 * r + i, 8 + l);
-            target().corner()(circleBorder + l, i) += m(8 + l, 4 * r + i);
-          } else {
-            target().columnBorder(node - 1)(i, circleBorder + l) += m(4 * r + i, 8 + l);
-            target().rowBorder(node - 1)(circleBorder + l, i) += m(8 + l, 4 * r + i);
-          }
-        }
-    }
-    for (int l = 0; l < 3; ++l)
-      for (int k = 0; k < 3; ++k) target().corner()(circleBorder + k, circleBorder + l) += m(8 + k, 8 + l);
-  }
-
-  void clearRow(int dof) {
-    const int sr = solverIndex(dof);
-    const int border = NE * 4;
-    if (sr >= border) {
-      target().corner().row(sr - border).setZero();
-      for (int k = 0; k < NE; ++k) target().rowBorder(k).row(sr - border).setZero();
-      return;
-    }
-    const int b = sr / 4, l = sr % 4;
-    target().diagonal(b).row(l).setZero();
-    target().lower(b).row(l).setZero();
-    target().upper(b).row(l).setZero();
-    target().columnBorder(b).row(l).setZero();
   }
 
   BeltParameters belt_;
@@ -1145,12 +1026,8 @@ class BeltDrive {
   int circleCount_ = NP;
   Pair pair_[NE][NP];
   SegmentShapeTable<NCS> shapeTable_;
-  // Two matrices: the active one (factorized, solves) and, for the fixed-cost stepper, the one a
-  // refresh assembles and factorizes over several steps (build_ == active_ otherwise).
-  Solver solvers_[2];
-  int active_ = 0;
-  int build_ = 0;
-  Solver& target() { return solvers_[build_]; }
+  // The Newton matrix in the solver's order: the active storage and the refresh's.
+  NewtonMatrix matrix_;
   Matrix11 contactStiffness_, contactDamping_;
   // Newton-matrix blocks of the last build (factorize), the factors they were built with, and
   // each pair's jacobianSignature at its build.

@@ -129,15 +129,21 @@ class BorderedBlockTridiagonal {
   }
   bool factored() const { return factored_; }
 
-  // Solves A x = b with the last factorization; b and x may be the same vector.
+  // Solves A x = b with the last factorization; b and x may be the same vector. A right-hand
+  // side whose chain blocks before firstNonzeroBlock are zero (a column of one element's
+  // coordinates) starts the forward sweep there: the blocks before it eliminate to zero.
   template <typename Vector>
-  Status solve(const Vector& b, Vector& x) const {
+  Status solve(const Vector& b, Vector& x, int firstNonzeroBlock = 0) const {
     if (!factored_) return Status::kDegenerateState;
     BorderVector rhsBorder = b.template segment<W>(NumBlocks * B);
     // Forward: z_k = D~_k^-1 (b_k - L_k z_{k-1}) is the eliminated right-hand side.
     for (int k = 0; k < NumBlocks; ++k) {
+      if (k < firstNonzeroBlock) {
+        z_[k].setZero();
+        continue;
+      }
       BlockVector r = b.template segment<B>(k * B);
-      if (k > 0) r.noalias() -= lower_[k] * z_[k - 1];
+      if (k > firstNonzeroBlock) r.noalias() -= lower_[k] * z_[k - 1];
       z_[k] = lu_[k].solve(r);
       rhsBorder.noalias() -= fTilde_[k] * z_[k];
     }

@@ -1,0 +1,163 @@
+// The belt drive's Newton matrix in the order of its block solver (spec §7.12), and the two
+// storages it lives in: the active one (factorized, solves) and, for the fixed-cost stepper, the
+// one a refresh assembles and factorizes over several steps while the active one keeps solving.
+//
+// Coordinates of the system (BeltDrive): node k's 4 ANCF coordinates at 4 k (k = 0..NE; node NE
+// is the unused end of a closed belt), then each circle's (x, y, phi). Solver order: the chain
+// blocks are nodes 1..NE, the border is [node 0 (4), circles (3 NP)], so that a closed belt's
+// wrap-around couples only chain and border (BorderedBlockTridiagonal). Assembly adds into the
+// target storage (target(): the active one, or the refresh's); what the topology puts outside the
+// band is never produced.
+#pragma once
+#include <Eigen/Core>
+
+#include "beltsim/bordered_block_tridiagonal.hpp"
+
+namespace beltsim {
+
+template <int NE, int NP>
+class BeltNewtonMatrix {
+ public:
+  static constexpr int kNodes = NE + 1;
+  static constexpr int kCircleDofs = 3;
+  static constexpr int kBorder = 4 + kCircleDofs * NP;
+  static constexpr int kSize = 4 * kNodes + kCircleDofs * NP;
+  using Solver = BorderedBlockTridiagonal<NE, 4, kBorder>;
+  using Vector = Eigen::Matrix<double, kSize, 1>;
+  using Matrix8 = Eigen::Matrix<double, 8, 8>;
+  using Matrix11 = Eigen::Matrix<double, 11, 11>;
+
+  // ---- storages ------------------------------------------------------------------------------
+  Solver& target() { return solvers_[build_]; }
+  const Solver& active() const { return solvers_[active_]; }
+  // Assembly goes to the active storage (the reference stepper: build and solve in place).
+  void assembleInPlace() { build_ = active_; }
+  // Assembly goes to the other storage (a refresh), which becomes active with makeTargetActive.
+  void assembleInShadow() { build_ = 1 - active_; }
+  bool assemblingInShadow() const { return build_ != active_; }
+  void makeTargetActive() { active_ = build_; }
+
+  // ---- ordering ------------------------------------------------------------------------------
+  static int solverIndex(int dof) {
+    if (dof < 4) return NE * 4 + dof;      // node 0 -> border 0..3
+    if (dof < 4 * kNodes) return dof - 4;  // node k>=1 -> chain block k-1
+    return NE * 4 + 4 + (dof - 4 * kNodes);  // circles -> border 4..
+  }
+  // The first chain block that holds a coordinate of element e (node e, or node e + 1 when node
+  // e = 0 sits in the border): a column of the element's coordinates is zero before it.
+  static int firstChainBlock(int e) { return e >= 1 ? e - 1 : 0; }
+
+  static void toSolverOrder(const Vector& x, Vector& out) {
+    for (int i = 0; i < kSize; ++i) out(solverIndex(i)) = x(i);
+  }
+  static void fromSolverOrder(const Vector& x, Vector& out) {
+    for (int i = 0; i < kSize; ++i) out(i) = x(solverIndex(i));
+  }
+
+  // ---- assembly into target() ----------------------------------------------------------------
+  // Adds value at (row dof, column dof).
+  void addEntry(int row, int col, double value) {
+    const int sr = solverIndex(row), sc = solverIndex(col);
+    const int border = NE * 4;
+    if (sr >= border) {
+      if (sc >= border) {
+        target().corner()(sr - border, sc - border) += value;
+      } else {
+        target().rowBorder(sc / 4)(sr - border, sc % 4) += value;
+      }
+      return;
+    }
+    if (sc >= border) {
+      target().columnBorder(sr / 4)(sr % 4, sc - border) += value;
+      return;
+    }
+    const int br = sr / 4, bc = sc / 4;
+    if (bc == br) {
+      target().diagonal(br)(sr % 4, sc % 4) += value;
+    } else if (bc == br + 1) {
+      target().upper(br)(sr % 4, sc % 4) += value;
+    } else if (bc == br - 1) {
+      target().lower(br)(sr % 4, sc % 4) += value;
+    }
+  }
+
+  // Column-major 4 x 4 block of a source with the given stride added at (rowNode, colNode).
+  void addNodeBlock(int rowNode, int colNode, const double* values, int sourceStride) {
+    int stride = 0;
+    double* block = nodeBlock(rowNode, colNode, stride);
+    if (block == nullptr) return;
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 4; ++i) block[j * stride + i] += values[j * sourceStride + i];
+  }
+
+  // An element's 8 x 8 Newton matrix between its nodes a and b.
+  void addElementMatrix(int a, int b, const Matrix8& m) {
+    addNodeBlock(a, a, &m(0, 0), 8);
+    addNodeBlock(a, b, &m(0, 4), 8);
+    addNodeBlock(b, a, &m(4, 0), 8);
+    addNodeBlock(b, b, &m(4, 4), 8);
+  }
+
+  // A contact pair's 11 x 11 Newton matrix over [node a, node b, circle p].
+  void addPairMatrix(int a, int b, int p, const Matrix11& m) {
+    const int nodes[2] = {a, b};
+    const int circleBorder = 4 + kCircleDofs * p;  // border index of circle p's first unknown
+    for (int r = 0; r < 2; ++r)
+      for (int c = 0; c < 2; ++c) addNodeBlock(nodes[r], nodes[c], &m(4 * r, 4 * c), 11);
+    for (int r = 0; r < 2; ++r) {
+      const int node = nodes[r];
+      for (int l = 0; l < 3; ++l)
+        for (int i = 0; i < 4; ++i) {
+          // Node rows x circle columns, circle rows x node columns.
+          if (node == 0) {
+            target().corner()(i, circleBorder + l) += m(4 * r + i, 8 + l);
+            target().corner()(circleBorder + l, i) += m(8 + l, 4 * r + i);
+          } else {
+            target().columnBorder(node - 1)(i, circleBorder + l) += m(4 * r + i, 8 + l);
+            target().rowBorder(node - 1)(circleBorder + l, i) += m(8 + l, 4 * r + i);
+          }
+        }
+    }
+    for (int l = 0; l < 3; ++l)
+      for (int k = 0; k < 3; ++k) target().corner()(circleBorder + k, circleBorder + l) += m(8 + k, 8 + l);
+  }
+
+  // Zeroes row dof (a prescribed coordinate's row before its own entry is set).
+  void clearRow(int dof) {
+    const int sr = solverIndex(dof);
+    const int border = NE * 4;
+    if (sr >= border) {
+      target().corner().row(sr - border).setZero();
+      for (int k = 0; k < NE; ++k) target().rowBorder(k).row(sr - border).setZero();
+      return;
+    }
+    const int b = sr / 4, l = sr % 4;
+    target().diagonal(b).row(l).setZero();
+    target().lower(b).row(l).setZero();
+    target().upper(b).row(l).setZero();
+    target().columnBorder(b).row(l).setZero();
+  }
+
+ private:
+  // The 4 x 4 block of (rowNode, colNode) in target(), or null outside the band.
+  double* nodeBlock(int rowNode, int colNode, int& stride) {
+    if (rowNode == 0) {
+      stride = kBorder;
+      if (colNode == 0) return target().corner().data();
+      return target().rowBorder(colNode - 1).data();
+    }
+    stride = 4;
+    if (colNode == 0) return target().columnBorder(rowNode - 1).data();
+    const int br = rowNode - 1, bc = colNode - 1;
+    if (bc == br) return target().diagonal(br).data();
+    if (bc == br + 1) return target().upper(br).data();
+    if (bc == br - 1) return target().lower(br).data();
+    return nullptr;
+  }
+
+  Solver solvers_[2];
+  int active_ = 0;
+  int build_ = 0;
+};
+
+}  // namespace beltsim
