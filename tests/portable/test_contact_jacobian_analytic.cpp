@@ -195,3 +195,49 @@ MT_TEST(newton_block_refuses_point_wise_normals) {
   MT_EXPECT(contactPairNewtonMatrix(c.pair, c.q, c.qDot, table, c.circle, 1.0, 1.0, block) ==
             Status::kInvalidParameter);
 }
+
+// The change of a pair's Newton block when one segment switches (contactSegmentSwitchBlock, the
+// fixed-cost stepper's switch columns) is the block with that segment alone in its new history
+// minus the block with it alone in its old one (both by contactPairNewtonMatrix): a stick -> slip
+// switch and a contact made (old history out of contact). Up to the rounding of the two maps.
+MT_TEST(switch_block_is_the_difference_of_the_two_single_segment_blocks) {
+  const double stiffnessFactor = 0.25 * 1e-6, dampingFactor = 0.5 * 1e-3;
+  Lcg rng{18};
+  static Case c;           // static: keeps the Cortex-M stack small
+  static Pair single;
+  makeCase(rng, beltContact(), StickSlip::kStick, c);
+  SegmentShapeTable<kSegments> table;
+  table.build(c.length, kSegments);
+  const int i = 2;
+  SegmentHistory stick = c.pair.history(i), slip = stick, open = stick;
+  slip.state = StickSlip::kSlipPositive;
+  open.gap = 0.1;
+  open.state = StickSlip::kUndefined;
+  const SegmentHistory befores[2] = {stick, open};
+  const SegmentHistory afters[2] = {slip, stick};
+  double worst = 0.0, smallest = 1e300;
+  for (int s = 0; s < 2; ++s) {
+    Matrix11 blocks[2];
+    const SegmentHistory* histories[2] = {&befores[s], &afters[s]};
+    for (int side = 0; side < 2; ++side) {
+      single = c.pair;
+      for (int k = 0; k < kSegments; ++k) {
+        SegmentHistory h = c.pair.history(k);
+        if (k == i) h = *histories[side];
+        else h.gap = 0.1;
+        single.setHistory(k, h);
+      }
+      MT_EXPECT(contactPairNewtonMatrix(single, c.q, c.qDot, table, c.circle, stiffnessFactor, dampingFactor,
+                                        blocks[side]) == Status::kOk);
+    }
+    Matrix11 change;
+    MT_EXPECT(contactSegmentSwitchBlock(c.pair, c.q, c.qDot, table, c.circle, i, befores[s], afters[s],
+                                        stiffnessFactor, dampingFactor, change) == Status::kOk);
+    const Matrix11 expected = blocks[1] - blocks[0];
+    const double e = relativeError(change, expected);
+    if (e > worst) worst = e;
+    if (expected.norm() < smallest) smallest = expected.norm();
+  }
+  MT_EXPECT(smallest > 0.0);  // both switches change the block
+  MT_EXPECT(worst < 1e-12);
+}

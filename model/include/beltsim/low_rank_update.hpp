@@ -53,8 +53,8 @@ class LowRankUpdates {
   Status add(const Vector& w, const Row& v) {
     if (count_ >= MaxUpdates) return Status::kInvalidParameter;
     const int m = count_;
-    double upper[MaxUpdates];  // new column of U
-    double lower[MaxUpdates];  // new row of L
+    double upper[MaxUpdates];  // the column that U gains
+    double lower[MaxUpdates];  // the row that L gains
     for (int i = 0; i < MaxUpdates; ++i) {
       if (i >= m) break;
       double sum = v_[i].dot(w);  // C(i, m)
