@@ -543,11 +543,13 @@ class BeltDrive {
   // the segment's normal and tangential load directions (rank one for a stick/slip switch, two
   // for a contact switch): at most maxColumns columns, switches that stiffen the matrix first
   // (contact made, slip -> stick), since a matrix softer than the true one lets the iteration
-  // overshoot. `pending` counts the switched segments left for later steps.
+  // overshoot. `pending` counts the switched segments left for later steps. A matrix that only
+  // stiffens (setStiffenOnly) has no softening pass: its pairs are scanned once.
   Status updateSwitches(const IterationPoint<Vector>& point, int maxColumns, int& columns, int& pending) {
     columns = 0;
     pending = 0;
-    for (int pass = 0; pass < 2; ++pass) {
+    const int passes = stiffenOnly_ ? 1 : 2;
+    for (int pass = 0; pass < passes; ++pass) {
       for (int e = 0; e < NE; ++e) {
         for (int p = 0; p < circleCount_; ++p) {
           const std::uint64_t now = keptSignature(pair_[e][p]);
