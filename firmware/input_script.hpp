@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "frames.hpp"
-#include "beltsim/profiles.hpp"
+#include "beltsim/system/profiles.hpp"
 
 namespace beltsim::fw {
 

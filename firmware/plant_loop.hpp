@@ -25,7 +25,7 @@
 #include <cstdint>
 
 #include "frames.hpp"
-#include "beltsim/plant.hpp"
+#include "beltsim/system/plant.hpp"
 
 namespace beltsim::fw {
 

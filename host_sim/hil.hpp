@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "beltsim/plant.hpp"
+#include "beltsim/system/plant.hpp"
 #include "scenario.hpp"
 
 namespace beltsim::host {

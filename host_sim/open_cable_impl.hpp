@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "beltsim/belt_drive.hpp"
-#include "beltsim/belt_outputs.hpp"
-#include "beltsim/paper_parameters.hpp"
-#include "beltsim/static_equilibrium.hpp"
-#include "beltsim/time_stepper.hpp"
+#include "beltsim/system/belt_drive.hpp"
+#include "beltsim/system/belt_outputs.hpp"
+#include "beltsim/system/paper_parameters.hpp"
+#include "beltsim/stepping/static_equilibrium.hpp"
+#include "beltsim/stepping/time_stepper.hpp"
 #include "open_cable_outputs.hpp"
 #include "simulation.hpp"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "beltsim/belt_geometry.hpp"
+#include "beltsim/system/belt_geometry.hpp"
 
 namespace beltsim::host {
 

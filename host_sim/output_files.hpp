@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "beltsim/generalized_alpha.hpp"
+#include "beltsim/stepping/generalized_alpha.hpp"
 #include "scenario.hpp"
 
 namespace beltsim::host {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "beltsim/paper_parameters.hpp"
-#include "beltsim/static_equilibrium.hpp"
-#include "beltsim/time_stepper.hpp"
+#include "beltsim/system/paper_parameters.hpp"
+#include "beltsim/stepping/static_equilibrium.hpp"
+#include "beltsim/stepping/time_stepper.hpp"
 #include "output_files.hpp"
 #include "simulation.hpp"
 

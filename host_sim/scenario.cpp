@@ -27,8 +27,8 @@
 #pragma pop_macro("TOML_UNREACHABLE")
 #include <toml++/toml.h>
 
-#include "beltsim/belt_geometry.hpp"
-#include "beltsim/paper_parameters.hpp"
+#include "beltsim/system/belt_geometry.hpp"
+#include "beltsim/system/paper_parameters.hpp"
 
 namespace beltsim::host {
 
@@ -566,7 +566,7 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.boolean("update_changed_contacts_only", s.integrator.updateChangedContactsOnly);
     r.boolean("reuse_jacobian", s.integrator.reuseJacobian);
     // Stepping: the paper's Newton / post-Newton loops, or the fixed-cost scheme of the real-time
-    // configurations (model/include/beltsim/fixed_cost_stepper.hpp, README "Firmware").
+    // configurations (model/include/beltsim/stepping/fixed_cost_stepper.hpp, README "Firmware").
     const toml::node* stepping = r.find("stepping");
     const bool fixedCost = r.text("stepping", "reference", {"reference", "fixed_cost"}) == "fixed_cost";
     s.integrator.scheme = fixedCost ? StepScheme::kFixedCost : StepScheme::kReference;

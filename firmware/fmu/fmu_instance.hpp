@@ -22,7 +22,7 @@
 #include "../frames.hpp"
 #include "../plant_loop.hpp"
 #include "fmu_variables.hpp"
-#include "beltsim/plant.hpp"
+#include "beltsim/system/plant.hpp"
 
 namespace beltsim::fmu {
 

@@ -1,11 +1,11 @@
-// Cost of one planar ANCF cable element evaluation (model/include/beltsim/ancf_cable2d.hpp):
+// Cost of one planar ANCF cable element evaluation (model/include/beltsim/element/ancf_cable2d.hpp):
 // internal forces only, and forces + both Jacobians, for each integration scheme. One iteration
 // evaluates one element at a fixed large-deformation state with damping on (all terms active).
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
 
-#include "beltsim/ancf_cable2d.hpp"
+#include "beltsim/element/ancf_cable2d.hpp"
 
 namespace {
 

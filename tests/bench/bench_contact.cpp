@@ -13,7 +13,7 @@
 #include <cstdio>
 
 #include "../portable/test_contact_support.hpp"
-#include "beltsim/circle_cable_contact.hpp"
+#include "beltsim/contact/circle_cable_contact.hpp"
 
 namespace {
 

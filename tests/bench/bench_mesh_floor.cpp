@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "beltsim/profiles.hpp"
+#include "beltsim/system/profiles.hpp"
 #include "plant_config.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 // plus two pulleys' three unknowns).
 #include <benchmark/benchmark.h>
 
-#include "beltsim/bordered_block_tridiagonal.hpp"
+#include "beltsim/solver/bordered_block_tridiagonal.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <cmath>
 
-#include "beltsim/plant.hpp"
+#include "beltsim/system/plant.hpp"
 
 namespace beltsim::test {
 

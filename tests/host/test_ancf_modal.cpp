@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "beltsim/ancf_cable2d.hpp"
+#include "beltsim/element/ancf_cable2d.hpp"
 
 namespace {
 

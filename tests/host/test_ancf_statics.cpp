@@ -1,4 +1,4 @@
-// Static validation of the planar ANCF cable element (model/include/beltsim/ancf_cable2d.hpp)
+// Static validation of the planar ANCF cable element (model/include/beltsim/element/ancf_cable2d.hpp)
 // against beam theory, with a small dense Newton solver of this test's own (Eigen dynamic types
 // are fine on the host). Each test states one behaviour and its reference.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "beltsim/ancf_cable2d.hpp"
+#include "beltsim/element/ancf_cable2d.hpp"
 
 namespace {
 

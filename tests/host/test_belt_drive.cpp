@@ -6,10 +6,10 @@
 #include <Eigen/Dense>
 #include <cmath>
 
-#include "beltsim/belt_drive.hpp"
-#include "beltsim/belt_geometry.hpp"
-#include "beltsim/paper_parameters.hpp"
-#include "beltsim/static_equilibrium.hpp"
+#include "beltsim/system/belt_drive.hpp"
+#include "beltsim/system/belt_geometry.hpp"
+#include "beltsim/system/paper_parameters.hpp"
+#include "beltsim/stepping/static_equilibrium.hpp"
 
 namespace {
 using namespace beltsim;

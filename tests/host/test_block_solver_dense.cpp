@@ -6,7 +6,7 @@
 #include <Eigen/Dense>
 #include <random>
 
-#include "beltsim/bordered_block_tridiagonal.hpp"
+#include "beltsim/solver/bordered_block_tridiagonal.hpp"
 
 namespace {
 

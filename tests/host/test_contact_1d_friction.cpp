@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "beltsim/bristle_friction.hpp"
+#include "beltsim/contact/bristle_friction.hpp"
 
 namespace {
 

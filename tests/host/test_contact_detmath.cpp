@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "beltsim/detmath.hpp"
+#include "beltsim/core/detmath.hpp"
 #include "../portable/test_contact_support.hpp"
 
 namespace {

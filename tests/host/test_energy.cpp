@@ -1,17 +1,17 @@
 // Energy conservation of the drive without dissipation (issue 16, "What must be shown": with all
 // dampers and friction off and no drive, a released tensioned drive keeps its total energy within
-// 1 % over 0.5 s). Energy: model/include/beltsim/energy.hpp.
+// 1 % over 0.5 s). Energy: model/include/beltsim/system/energy.hpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 
-#include "beltsim/belt_drive.hpp"
-#include "beltsim/belt_geometry.hpp"
-#include "beltsim/energy.hpp"
-#include "beltsim/generalized_alpha.hpp"
-#include "beltsim/paper_parameters.hpp"
-#include "beltsim/static_equilibrium.hpp"
+#include "beltsim/system/belt_drive.hpp"
+#include "beltsim/system/belt_geometry.hpp"
+#include "beltsim/system/energy.hpp"
+#include "beltsim/stepping/generalized_alpha.hpp"
+#include "beltsim/system/paper_parameters.hpp"
+#include "beltsim/stepping/static_equilibrium.hpp"
 
 namespace {
 using namespace beltsim;

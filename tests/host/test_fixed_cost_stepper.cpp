@@ -13,9 +13,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "beltsim/fixed_lu.hpp"
-#include "beltsim/low_rank_update.hpp"
-#include "beltsim/plant.hpp"
+#include "beltsim/solver/fixed_lu.hpp"
+#include "beltsim/solver/low_rank_update.hpp"
+#include "beltsim/system/plant.hpp"
 #include "small_drive.hpp"
 
 namespace {

@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "accessory_plant_config.hpp"
-#include "beltsim/plant.hpp"
+#include "beltsim/system/plant.hpp"
 #include "hil.hpp"
 #include "plant_loop.hpp"
 #include "plant_config.hpp"

@@ -11,7 +11,7 @@
 
 #include <cmath>
 
-#include "beltsim/plant.hpp"
+#include "beltsim/system/plant.hpp"
 #include "small_drive.hpp"
 
 namespace {

@@ -28,8 +28,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "beltsim/belt_drive.hpp"
-#include "beltsim/static_equilibrium.hpp"
+#include "beltsim/system/belt_drive.hpp"
+#include "beltsim/stepping/static_equilibrium.hpp"
 
 namespace {
 using namespace beltsim;

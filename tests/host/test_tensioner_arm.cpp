@@ -8,12 +8,12 @@
 #include <cmath>
 #include <cstdio>
 
-#include "beltsim/belt_drive.hpp"
-#include "beltsim/belt_geometry.hpp"
-#include "beltsim/belt_outputs.hpp"
-#include "beltsim/paper_parameters.hpp"
-#include "beltsim/static_equilibrium.hpp"
-#include "beltsim/tensioner_arm.hpp"
+#include "beltsim/system/belt_drive.hpp"
+#include "beltsim/system/belt_geometry.hpp"
+#include "beltsim/system/belt_outputs.hpp"
+#include "beltsim/system/paper_parameters.hpp"
+#include "beltsim/stepping/static_equilibrium.hpp"
+#include "beltsim/system/tensioner_arm.hpp"
 
 namespace {
 using namespace beltsim;

@@ -1,11 +1,11 @@
-// Planar ANCF cable element (model/include/beltsim/ancf_cable2d.hpp), checked on every target
+// Planar ANCF cable element (model/include/beltsim/element/ancf_cable2d.hpp), checked on every target
 // (host, Cortex-M7 under QEMU, aarch64 under qemu-user). Each test states one behaviour and its
 // reference. The BITS lines at the end feed the cross-target bit-identity comparison.
 #include <cstdint>
 #include <cstring>
 
-#include "beltsim/ancf_cable2d.hpp"
-#include "beltsim/quadrature.hpp"
+#include "beltsim/element/ancf_cable2d.hpp"
+#include "beltsim/element/quadrature.hpp"
 #include "minitest.hpp"
 
 namespace {

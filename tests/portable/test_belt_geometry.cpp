@@ -2,7 +2,7 @@
 // open-belt length of two unequal pulleys, and a three-pulley drive.
 #include <cmath>
 
-#include "beltsim/belt_geometry.hpp"
+#include "beltsim/system/belt_geometry.hpp"
 #include "minitest.hpp"
 
 using namespace beltsim;

@@ -24,7 +24,7 @@
 //    difference of order |g| / r (penetration over radius). The tests assert this exact identity.
 #include <cmath>
 
-#include "beltsim/circle_cable_contact.hpp"
+#include "beltsim/contact/circle_cable_contact.hpp"
 #include "minitest.hpp"
 #include "test_contact_support.hpp"
 

@@ -14,7 +14,7 @@
 //    often it happens and whether both errors were above the PNS tolerance 1e-3 N.
 #include <cmath>
 
-#include "beltsim/circle_cable_contact.hpp"
+#include "beltsim/contact/circle_cable_contact.hpp"
 #include "minitest.hpp"
 #include "test_contact_support.hpp"
 

@@ -5,7 +5,7 @@
 // extremum (a golden-section search on the sample's neighbourhood) to 1e-12.
 #include <cmath>
 
-#include "beltsim/bounding_box.hpp"
+#include "beltsim/contact/bounding_box.hpp"
 #include "minitest.hpp"
 #include "test_contact_support.hpp"
 

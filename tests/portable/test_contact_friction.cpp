@@ -4,8 +4,8 @@
 // coordinate crosses the atan2 branch cut at +-pi r.
 #include <cmath>
 
-#include "beltsim/bristle_friction.hpp"
-#include "beltsim/circle_cable_contact.hpp"
+#include "beltsim/contact/bristle_friction.hpp"
+#include "beltsim/contact/circle_cable_contact.hpp"
 #include "minitest.hpp"
 #include "test_contact_support.hpp"
 

@@ -3,8 +3,8 @@
 // the degenerate case of a centre on the segment. Also the wrap operator of spec §4.5 / eq. (25).
 #include <cmath>
 
-#include "beltsim/circle_cable_contact.hpp"
-#include "beltsim/detmath.hpp"
+#include "beltsim/contact/circle_cable_contact.hpp"
+#include "beltsim/core/detmath.hpp"
 #include "minitest.hpp"
 #include "test_contact_support.hpp"
 

@@ -4,7 +4,7 @@
 // analytic stiffness and damping of a pure normal penetration of a straight element.
 #include <cmath>
 
-#include "beltsim/circle_cable_contact.hpp"
+#include "beltsim/contact/circle_cable_contact.hpp"
 #include "minitest.hpp"
 #include "test_contact_support.hpp"
 

@@ -5,7 +5,7 @@
 // reproduce the derivative of the Newton-phase LHS with the history frozen.
 #include <cmath>
 
-#include "beltsim/contact_jacobian.hpp"
+#include "beltsim/contact/contact_jacobian.hpp"
 #include "minitest.hpp"
 
 using namespace beltsim;

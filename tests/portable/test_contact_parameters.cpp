@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#include "beltsim/circle_cable_contact.hpp"
+#include "beltsim/contact/circle_cable_contact.hpp"
 #include "minitest.hpp"
 
 using beltsim::ContactPair;

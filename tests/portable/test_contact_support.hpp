@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "beltsim/circle_cable_contact.hpp"
-#include "beltsim/detmath.hpp"
-#include "beltsim/hermite_shape.hpp"
-#include "beltsim/segment_marker.hpp"
+#include "beltsim/contact/circle_cable_contact.hpp"
+#include "beltsim/core/detmath.hpp"
+#include "beltsim/element/hermite_shape.hpp"
+#include "beltsim/element/segment_marker.hpp"
 
 namespace contact_test {
 

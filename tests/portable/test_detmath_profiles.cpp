@@ -1,7 +1,7 @@
 // Deterministic elementary functions (used instead of libm so that targets agree bit for bit)
 // against identities that hold exactly or to round-off, and the paper's time profiles.
-#include "beltsim/detmath.hpp"
-#include "beltsim/profiles.hpp"
+#include "beltsim/core/detmath.hpp"
+#include "beltsim/system/profiles.hpp"
 #include "minitest.hpp"
 
 using namespace beltsim;

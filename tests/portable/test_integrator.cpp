@@ -3,8 +3,8 @@
 // damping of generalized-alpha), and mock systems that pin the hard bounds of Newton and PNS.
 #include <cmath>
 
-#include "beltsim/fixed_lu.hpp"
-#include "beltsim/generalized_alpha.hpp"
+#include "beltsim/solver/fixed_lu.hpp"
+#include "beltsim/stepping/generalized_alpha.hpp"
 #include "minitest.hpp"
 
 namespace {

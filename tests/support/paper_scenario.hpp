@@ -5,8 +5,8 @@
 #pragma once
 #include <cstdint>
 
-#include "beltsim/plant.hpp"
-#include "beltsim/profiles.hpp"
+#include "beltsim/system/plant.hpp"
+#include "beltsim/system/profiles.hpp"
 
 namespace beltsim::test {
 

@@ -119,7 +119,7 @@ def hub(beltsim, scenario, out):
     step = sc["solver"]["step_size"]
     s = run(beltsim, scenario, out, f"solver.end_time={step!r}")
     belt = sc["belt"]
-    # Defaults: the paper's belt (model/include/beltsim/paper_parameters.hpp).
+    # Defaults: the paper's belt (model/include/beltsim/system/paper_parameters.hpp).
     mass = belt.get("mass_per_length", 0.8288)
     gravity = belt.get("gravity", [0.0, -9.81])
     thickness = belt.get("thickness", 1e-4)

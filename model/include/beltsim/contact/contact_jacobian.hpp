@@ -16,7 +16,7 @@
 #pragma once
 #include <Eigen/Core>
 
-#include "beltsim/circle_cable_contact.hpp"
+#include "beltsim/contact/circle_cable_contact.hpp"
 
 namespace beltsim {
 

@@ -37,9 +37,9 @@
 #include <Eigen/Core>
 #include <cmath>
 
-#include "beltsim/hermite_shape.hpp"
-#include "beltsim/quadrature.hpp"
-#include "beltsim/status.hpp"
+#include "beltsim/element/hermite_shape.hpp"
+#include "beltsim/element/quadrature.hpp"
+#include "beltsim/core/status.hpp"
 
 namespace beltsim {
 

@@ -21,14 +21,14 @@
 
 #include <Eigen/Core>
 
-#include "beltsim/ancf_cable2d.hpp"
-#include "beltsim/belt_newton_matrix.hpp"
-#include "beltsim/circle_cable_contact.hpp"
-#include "beltsim/contact_jacobian.hpp"
-#include "beltsim/generalized_alpha.hpp"
-#include "beltsim/low_rank_update.hpp"
-#include "beltsim/profiles.hpp"
-#include "beltsim/tensioner_arm.hpp"
+#include "beltsim/element/ancf_cable2d.hpp"
+#include "beltsim/system/belt_newton_matrix.hpp"
+#include "beltsim/contact/circle_cable_contact.hpp"
+#include "beltsim/contact/contact_jacobian.hpp"
+#include "beltsim/stepping/generalized_alpha.hpp"
+#include "beltsim/solver/low_rank_update.hpp"
+#include "beltsim/system/profiles.hpp"
+#include "beltsim/system/tensioner_arm.hpp"
 
 namespace beltsim {
 
@@ -348,41 +348,54 @@ class BeltDrive {
   // `built` tells whether anything was re-evaluated (false: the last factorization still holds).
   Status factorize(const IterationPoint<Vector>& point, MatrixUpdate update, bool& built) {
     built = false;
-    const Vector& q = *point.q;
-    const Vector& v = *point.v;
     const SchemeCoefficients& c = *point.scheme;
     const bool isStatic = mode_ == Mode::kStatic;
     // Static: d/dq of [s M (q - q_prev) + Q(q, 0)] -> mass factor s, stiffness 1, damping 0.
-    const double massFactor = isStatic ? stabilizer_ : c.massFactor;
-    const double stiffnessFactor = isStatic ? 1.0 : c.stiffnessFactor;
-    const double dampingFactor = isStatic ? 0.0 : c.dampingFactor;
-    const bool full = update == MatrixUpdate::kFull || !blocksValid_ || isStatic ||
-                      blockFactors_[0] != massFactor || blockFactors_[1] != stiffnessFactor ||
-                      blockFactors_[2] != dampingFactor;
-    if (!full && factorized_) {
-      // The factorization of the last build stays valid if no contact pair changed since.
-      bool changed = false;
-      for (int p = 0; p < circleCount_ && !changed; ++p)
-        for (int e = 0; e < NE; ++e)
-          if (pair_[e][p].jacobianSignature() != pairSignature_[e][p]) {
-            changed = true;
-            break;
-          }
-      if (!changed) return Status::kOk;
-    }
+    const double factors[3] = {isStatic ? stabilizer_ : c.massFactor, isStatic ? 1.0 : c.stiffnessFactor,
+                               isStatic ? 0.0 : c.dampingFactor};
+    const bool full = update == MatrixUpdate::kFull || !blocksValid_ || isStatic || blockFactors_[0] != factors[0] ||
+                      blockFactors_[1] != factors[1] || blockFactors_[2] != factors[2];
+    // The factorization of the last build stays valid if no contact pair changed since.
+    if (!full && factorized_ && !anyPairChangedSinceBuild()) return Status::kOk;
     built = true;
     blocksValid_ = false;
     factorized_ = false;
-    if (full) {
-      for (int e = 0; e < NE; ++e) {
-        Vector8 re;
-        Matrix8& m = elementBlock_[e];
-        const Status s = element_.internalForceAndCombinedJacobian(gatherElement(q, e), gatherElement(v, e),
-                                                                   stiffnessFactor, dampingFactor, re, m);
-        if (s != Status::kOk) return s;
-        addMassMatrix(massFactor, m);
-      }
+    Status s = full ? buildElementBlocks(point, factors) : Status::kOk;
+    if (s == Status::kOk) s = buildPairBlocks(point, factors, full);
+    if (s != Status::kOk) return s;
+    for (int k = 0; k < 3; ++k) blockFactors_[k] = factors[k];
+    blocksValid_ = !isStatic;
+    s = assembleAndFactorize(point, factors);
+    factorized_ = s == Status::kOk && !isStatic;
+    return s;
+  }
+
+
+ private:
+  // The pieces of factorize; `factors`: mass, stiffness and damping factors of the Newton matrix.
+  bool anyPairChangedSinceBuild() const {
+    for (int p = 0; p < circleCount_; ++p)
+      for (int e = 0; e < NE; ++e)
+        if (pair_[e][p].jacobianSignature() != pairSignature_[e][p]) return true;
+    return false;
+  }
+
+  Status buildElementBlocks(const IterationPoint<Vector>& point, const double (&factors)[3]) {
+    for (int e = 0; e < NE; ++e) {
+      Vector8 re;
+      Matrix8& m = elementBlock_[e];
+      const Status s = element_.internalForceAndCombinedJacobian(gatherElement(*point.q, e), gatherElement(*point.v, e),
+                                                                 factors[1], factors[2], re, m);
+      if (s != Status::kOk) return s;
+      addMassMatrix(factors[0], m);
     }
+    return Status::kOk;
+  }
+
+  // The blocks of the pairs whose Jacobian signature changed since their last build (all: `full`).
+  Status buildPairBlocks(const IterationPoint<Vector>& point, const double (&factors)[3], bool full) {
+    const Vector& q = *point.q;
+    const Vector& v = *point.v;
     for (int p = 0; p < circleCount_; ++p) {
       const CircleState cs = circleState(q, v, p);
       for (int e = 0; e < NE; ++e) {
@@ -393,7 +406,7 @@ class BeltDrive {
         Matrix11& m = pairBlock_[e][p];
         if (segmentNormalPath(pair_[e][p], shapeTable())) {
           const Status s = contactPairNewtonMatrix(pair_[e][p], gatherElement(q, e), gatherElement(v, e), shapeTable(),
-                                                   cs, stiffnessFactor, dampingFactor, m);
+                                                   cs, factors[1], factors[2], m);
           if (s != Status::kOk) return s;
           continue;
         }
@@ -402,14 +415,14 @@ class BeltDrive {
         if (s != Status::kOk) return s;
         for (int j = 0; j < 11; ++j)
           for (int i = 0; i < 11; ++i)
-            m(i, j) = stiffnessFactor * contactStiffness_(i, j) + dampingFactor * contactDamping_(i, j);
+            m(i, j) = factors[1] * contactStiffness_(i, j) + factors[2] * contactDamping_(i, j);
       }
     }
-    blockFactors_[0] = massFactor;
-    blockFactors_[1] = stiffnessFactor;
-    blockFactors_[2] = dampingFactor;
-    blocksValid_ = !isStatic;
-    // Assembly from the blocks.
+    return Status::kOk;
+  }
+
+  // The Newton matrix from the kept blocks, the circles and the prescribed rows, factorized in place.
+  Status assembleAndFactorize(const IterationPoint<Vector>& point, const double (&factors)[3]) {
     matrix_.assembleInPlace();
     updates_.clear();
     matrix_.target().setZero();
@@ -417,15 +430,14 @@ class BeltDrive {
     for (int p = 0; p < NP; ++p) {
       for (int e = 0; e < NE && p < circleCount_; ++e)
         if (pair_[e][p].anyFlagged()) matrix_.addPairMatrix(e, nextNode(e), p, pairBlock_[e][p]);
-      circleMatrix(p, q, v, massFactor, stiffnessFactor, dampingFactor);
+      circleMatrix(p, *point.q, *point.v, factors[0], factors[1], factors[2]);
     }
     applyPrescribedMatrixRows();
-    scale_ = stiffnessFactor;
-    const Status s = matrix_.target().factorize();
-    factorized_ = s == Status::kOk && !isStatic;
-    return s;
+    scale_ = factors[1];
+    return matrix_.target().factorize();
   }
 
+ public:
   Status factorize(const IterationPoint<Vector>& point) {
     bool built = false;
     return factorize(point, MatrixUpdate::kFull, built);

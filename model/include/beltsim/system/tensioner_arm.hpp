@@ -31,8 +31,8 @@
 
 #include <Eigen/Core>
 
-#include "beltsim/detmath.hpp"
-#include "beltsim/segment_marker.hpp"
+#include "beltsim/core/detmath.hpp"
+#include "beltsim/element/segment_marker.hpp"
 
 namespace beltsim {
 

@@ -6,9 +6,9 @@
 #pragma once
 #include <cmath>
 
-#include "beltsim/detmath.hpp"
-#include "beltsim/segment_marker.hpp"
-#include "beltsim/status.hpp"
+#include "beltsim/core/detmath.hpp"
+#include "beltsim/element/segment_marker.hpp"
+#include "beltsim/core/status.hpp"
 
 namespace beltsim {
 

@@ -11,11 +11,11 @@
 #include <cmath>
 #include <cstdint>
 
-#include "beltsim/bounding_box.hpp"
-#include "beltsim/bristle_friction.hpp"
-#include "beltsim/detmath.hpp"
-#include "beltsim/segment_marker.hpp"
-#include "beltsim/status.hpp"
+#include "beltsim/contact/bounding_box.hpp"
+#include "beltsim/contact/bristle_friction.hpp"
+#include "beltsim/core/detmath.hpp"
+#include "beltsim/element/segment_marker.hpp"
+#include "beltsim/core/status.hpp"
 
 namespace beltsim {
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <Eigen/Core>
 
-#include "beltsim/status.hpp"
+#include "beltsim/core/status.hpp"
 
 namespace beltsim {
 

@@ -19,7 +19,7 @@
 
 #include <Eigen/Core>
 
-#include "beltsim/status.hpp"
+#include "beltsim/core/status.hpp"
 
 namespace beltsim {
 

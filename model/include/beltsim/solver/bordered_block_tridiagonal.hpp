@@ -13,8 +13,8 @@
 // that are singular or non-finite give Status::kDegenerateState.
 #pragma once
 #include <Eigen/Core>
-#include "beltsim/fixed_lu.hpp"
-#include "beltsim/status.hpp"
+#include "beltsim/solver/fixed_lu.hpp"
+#include "beltsim/core/status.hpp"
 
 namespace beltsim {
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <cstdint>
 
-#include "beltsim/detmath.hpp"
+#include "beltsim/core/detmath.hpp"
 
 namespace beltsim {
 

@@ -11,7 +11,7 @@
 #pragma once
 #include <Eigen/Core>
 
-#include "beltsim/bordered_block_tridiagonal.hpp"
+#include "beltsim/solver/bordered_block_tridiagonal.hpp"
 
 namespace beltsim {
 

@@ -7,8 +7,8 @@
 
 #include <Eigen/Core>
 
-#include "beltsim/hermite_shape.hpp"
-#include "beltsim/status.hpp"
+#include "beltsim/element/hermite_shape.hpp"
+#include "beltsim/core/status.hpp"
 
 namespace beltsim {
 

@@ -1,6 +1,6 @@
 // Time profiles of drive speeds and load torques (spec §6, seed 000 eq. 37).
 #pragma once
-#include "beltsim/detmath.hpp"
+#include "beltsim/core/detmath.hpp"
 
 namespace beltsim {
 

@@ -29,8 +29,8 @@
 #pragma once
 #include <Eigen/Core>
 
-#include "beltsim/generalized_alpha.hpp"
-#include "beltsim/status.hpp"
+#include "beltsim/stepping/generalized_alpha.hpp"
+#include "beltsim/core/status.hpp"
 
 namespace beltsim {
 

@@ -10,12 +10,12 @@
 #pragma once
 #include <cstdint>
 
-#include "beltsim/belt_drive.hpp"
-#include "beltsim/belt_geometry.hpp"
-#include "beltsim/belt_outputs.hpp"
-#include "beltsim/time_stepper.hpp"
-#include "beltsim/paper_parameters.hpp"
-#include "beltsim/static_equilibrium.hpp"
+#include "beltsim/system/belt_drive.hpp"
+#include "beltsim/system/belt_geometry.hpp"
+#include "beltsim/system/belt_outputs.hpp"
+#include "beltsim/stepping/time_stepper.hpp"
+#include "beltsim/system/paper_parameters.hpp"
+#include "beltsim/stepping/static_equilibrium.hpp"
 
 namespace beltsim {
 

@@ -3,8 +3,8 @@
 // the real-time configurations (fixed_cost_stepper.hpp). Both are kept (each holds only its state
 // vectors); the calls go to the selected one.
 #pragma once
-#include "beltsim/fixed_cost_stepper.hpp"
-#include "beltsim/generalized_alpha.hpp"
+#include "beltsim/stepping/fixed_cost_stepper.hpp"
+#include "beltsim/stepping/generalized_alpha.hpp"
 
 namespace beltsim {
 

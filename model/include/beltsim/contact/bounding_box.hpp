@@ -4,7 +4,7 @@
 #pragma once
 #include <cmath>
 
-#include "beltsim/segment_marker.hpp"
+#include "beltsim/element/segment_marker.hpp"
 
 namespace beltsim {
 

@@ -4,8 +4,8 @@
 // stepped geometrically with a mass-proportional stabilizer that vanishes at full load. Bounded:
 // at most loadSteps x maxPns x maxNewton iterations.
 #pragma once
-#include "beltsim/belt_drive.hpp"
-#include "beltsim/belt_geometry.hpp"
+#include "beltsim/system/belt_drive.hpp"
+#include "beltsim/system/belt_geometry.hpp"
 
 namespace beltsim {
 

@@ -2,8 +2,8 @@
 // means over the middle half of each free span, and samples of the belt along its arc length
 // (axial force, axial velocity, contact stresses, stick/slip state) for profiles.
 #pragma once
-#include "beltsim/belt_drive.hpp"
-#include "beltsim/belt_geometry.hpp"
+#include "beltsim/system/belt_drive.hpp"
+#include "beltsim/system/belt_geometry.hpp"
 
 namespace beltsim {
 

@@ -28,7 +28,7 @@
 #pragma once
 #include <cmath>
 
-#include "beltsim/belt_drive.hpp"
+#include "beltsim/system/belt_drive.hpp"
 
 namespace beltsim {
 
