@@ -571,6 +571,8 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     const bool fixedCost = r.text("stepping", "reference", {"reference", "fixed_cost"}) == "fixed_cost";
     s.integrator.scheme = fixedCost ? StepScheme::kFixedCost : StepScheme::kReference;
     r.integer("fixed_newton_iterations", s.integrator.fixedNewtonIterations, 1, 8);
+    const toml::node* frozen = r.find("frozen_state_iterations");
+    r.integer("frozen_state_iterations", s.integrator.frozenStateIterations, 0, 8);
     const toml::node* refresh = r.find("refresh_steps");
     r.integer("refresh_steps", s.integrator.refreshSteps, 1, 64);
     r.integer("switch_columns", s.integrator.switchColumnsPerStep, 0, 16);
@@ -581,6 +583,9 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
       if (!s.useSegmentNormals)
         fail(file, *stepping, "solver.stepping", "fixed_cost needs segment normals (contact.segment_normals = true)");
       if (!s.belt.closed) fail(file, *stepping, "solver.stepping", "fixed_cost runs closed belts only");
+      if (s.integrator.frozenStateIterations > s.integrator.fixedNewtonIterations)
+        fail(file, frozen != nullptr ? *frozen : *stepping, "solver.frozen_state_iterations",
+             "must be 0..fixed_newton_iterations (" + std::to_string(s.integrator.fixedNewtonIterations) + ")");
       if (s.integrator.refreshSteps > s.elements)
         fail(file, refresh != nullptr ? *refresh : *stepping, "solver.refresh_steps",
              "more refresh steps than elements (" + std::to_string(s.elements) + ")");

@@ -272,6 +272,7 @@ def generate(path, name):
                              ("update_changed_contacts_only", "updateChangedContactsOnly", "bool"),
                              ("reuse_jacobian", "reuseJacobian", "bool"),
                              ("fixed_newton_iterations", "fixedNewtonIterations", "int"),
+                             ("frozen_state_iterations", "frozenStateIterations", "int"),
                              ("refresh_steps", "refreshSteps", "int"), ("switch_columns", "switchColumnsPerStep", "int"),
                              ("fixed_residual_tolerance", "fixedResidualTolerance", "number")]:
         v = r.get(key, kind)
@@ -286,6 +287,9 @@ def generate(path, name):
         r.error("stepping", f"'{stepping}' is not one of: fixed_cost, reference")
     if stepping == "fixed_cost":
         set_("integrator.scheme", "StepScheme::kFixedCost")
+        frozen, newton = solver.get("frozen_state_iterations", 0), solver.get("fixed_newton_iterations", 2)
+        if not 0 <= frozen <= newton:
+            r.error("frozen_state_iterations", f"must be 0..fixed_newton_iterations ({newton})")
         refresh = solver.get("refresh_steps", 8)
         if refresh > elements:
             r.error("refresh_steps" if "refresh_steps" in solver else "stepping",

@@ -3,6 +3,8 @@
 // from scripts/instruction_budget.py).
 //
 //   bench_fixed_cost [mcu|pc] [reference|fixed] [--set name=value ...]
+// names: newton, frozen, refresh, columns, tol (the fixed-cost settings), maxpns, pnstol,
+// kc, kb (contact and bristle stiffness), segments (contact segments per element).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
     double value = 0;
     if (std::sscanf(argv[i + 1], "%63[^=]=%lf", key, &value) != 2) continue;
     if (!std::strcmp(key, "newton")) c.integrator.fixedNewtonIterations = static_cast<int>(value);
+    if (!std::strcmp(key, "frozen")) c.integrator.frozenStateIterations = static_cast<int>(value);
     if (!std::strcmp(key, "maxpns")) c.integrator.maxPnsIterations = static_cast<int>(value);
     if (!std::strcmp(key, "pnstol")) c.integrator.pnsTolerance = value;
     if (!std::strcmp(key, "refresh")) c.integrator.refreshSteps = static_cast<int>(value);

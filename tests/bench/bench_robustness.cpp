@@ -12,8 +12,8 @@
 //   bench_robustness [mcu|pc] [SECONDS] [SEED] [reference|fixed] [MAX_LOAD]
 //   defaults: mcu 60 1 reference 40 (MAX_LOAD: the load steps' upper end, N m)
 // The fixed-cost settings can be overridden for experiments with the environment variables
-// BENCH_NEWTON, BENCH_REFRESH and BENCH_COLUMNS (IntegratorSettings' fixedNewtonIterations,
-// refreshSteps, switchColumnsPerStep).
+// BENCH_NEWTON, BENCH_FROZEN, BENCH_REFRESH and BENCH_COLUMNS (IntegratorSettings'
+// fixedNewtonIterations, frozenStateIterations, refreshSteps, switchColumnsPerStep).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   PlantConfig config = pc ? fw::pcPlantConfig(MotorMode::kSpeed) : fw::microcontrollerPlantConfig(MotorMode::kSpeed);
   config.integrator.scheme = fixed ? StepScheme::kFixedCost : StepScheme::kReference;
   if (const char* v = std::getenv("BENCH_NEWTON")) config.integrator.fixedNewtonIterations = std::atoi(v);
+  if (const char* v = std::getenv("BENCH_FROZEN")) config.integrator.frozenStateIterations = std::atoi(v);
   if (const char* v = std::getenv("BENCH_REFRESH")) config.integrator.refreshSteps = std::atoi(v);
   if (const char* v = std::getenv("BENCH_COLUMNS")) config.integrator.switchColumnsPerStep = std::atoi(v);
   return pc ? run<fw::kPcElements>("PC configuration", config, seconds, seed, maxLoad)

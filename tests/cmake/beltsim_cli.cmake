@@ -88,6 +88,11 @@ if(MODE STREQUAL "bad_input")
   expect_failure("fixed-cost stepping with point-wise normals"
                  "key 'solver.stepping': fixed_cost needs segment normals \\(contact.segment_normals = true\\)"
                  run "${SCENARIO}" --set solver.stepping=fixed_cost --set contact.segment_normals=false --out "${WORK}/out5k")
+  # 5l. More iterations with the committed states than iterations.
+  expect_failure("fixed-cost stepping with too many frozen-state iterations"
+                 "key 'solver.frozen_state_iterations': must be 0..fixed_newton_iterations \\(2\\)"
+                 run "${SCENARIO}" --set solver.stepping=fixed_cost --set solver.fixed_newton_iterations=2
+                 --set solver.frozen_state_iterations=3 --out "${WORK}/out5l")
   file(READ "${SCENARIO}" text)
   string(FIND "${text}" "[[pulley]]" last REVERSE)  # P2's table, up to [solver]
   string(FIND "${text}" "[solver]" solver)

@@ -54,6 +54,9 @@ def main():
          r":\d+: key 'solver.stepping': 'fast' is not one of: fixed_cost, reference"),
         ("a refresh longer than the mesh", base.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nrefresh_steps = 30\n"),
          r":\d+: key 'solver.refresh_steps': more refresh steps than elements \(24\)"),
+        ("more frozen-state iterations than iterations",
+         base.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nfixed_newton_iterations = 2\nfrozen_state_iterations = 3\n"),
+         r":\d+: key 'solver.frozen_state_iterations': must be 0..fixed_newton_iterations \(2\)"),
     ]
     passed = failed = 0
     for i, (name, text, pattern) in enumerate(cases):
@@ -82,13 +85,13 @@ def main():
     # motor speed-driven).
     other = base.replace("elements = 24", "elements = 30").replace("damping = 2.0", "damping = 1.5") \
                 .replace('kind = "torque"', 'kind = "speed"') \
-                .replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nfixed_newton_iterations = 3\nrefresh_steps = 5\n")
+                .replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nfixed_newton_iterations = 3\nfrozen_state_iterations = 1\nrefresh_steps = 5\n")
     p, out = generate(source, other, work, "user_ok")
     header = open(out).read() if p.returncode == 0 and os.path.exists(out) else ""
     expected = ["constexpr int kUserElements = 30;", "c.pulley[1].rotationalDamping = 1.5;", "constexpr int kUserPulleys = 2;",
                 "constexpr MotorMode kUserMotorMode = MotorMode::kSpeed;", "inline PlantConfig userPlantConfig(MotorMode mode)",
                 "c.integrator.scheme = StepScheme::kFixedCost;", "c.integrator.fixedNewtonIterations = 3;",
-                "c.integrator.refreshSteps = 5;"]
+                "c.integrator.frozenStateIterations = 1;", "c.integrator.refreshSteps = 5;"]
     missing = [e for e in expected if e not in header]
     if missing:
         print(f"FAILED another drive: {p.stderr.strip()} missing {missing}")

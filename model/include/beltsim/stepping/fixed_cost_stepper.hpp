@@ -4,10 +4,11 @@
 // One step t -> t + h (IntegratorSettings: fixedNewtonIterations = n, refreshSteps = S,
 // switchColumnsPerStep = K):
 //   1. predictor (as the reference, generalized_alpha.hpp);
-//   2. n modified-Newton iterations on the kept Newton matrix. Each residual decides every
-//      segment's contact and stick/slip state at the iterate (BeltDrive::setDecideInNewton, the
-//      post-Newton step's own rule applied inside Newton), so that no post-Newton loop runs
-//      around the iterations; then the switches that stiffen the kept matrix (contact made,
+//   2. n modified-Newton iterations on the kept Newton matrix. The first m of them
+//      (frozenStateIterations) take the states committed by the last post-Newton pass, as the
+//      reference's Newton does; every later residual decides every segment's contact and
+//      stick/slip state at the iterate (BeltDrive::setDecideInNewton, the post-Newton step's own
+//      rule applied inside Newton), so that no post-Newton loop runs around the iterations; then the switches that stiffen the kept matrix (contact made,
 //      slip -> stick) since it was built enter it as low-rank columns, at most K in the step
 //      (the rest wait for the next step or the refresh); then one solve and the update. The last
 //      residual's norm is reported; its correction is applied unchecked;
@@ -137,9 +138,10 @@ class FixedCostStepper {
 
  private:
   Status iterate(System& system, const IterationPoint<Vector>& point, StepStatistics& stats) {
-    system.setDecideInNewton(true);
     Status s = Status::kOk;
     for (int j = 1; j <= settings_.fixedNewtonIterations && s == Status::kOk; ++j) {
+      // The first frozenStateIterations keep the committed states; the later ones decide.
+      system.setDecideInNewton(j > settings_.frozenStateIterations);
       Vector r;
       s = system.residual(point, r);
       if (s == Status::kOk && !allFinite(r)) s = Status::kNonFiniteValue;
