@@ -578,14 +578,14 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.integer("switch_columns", s.integrator.switchColumnsPerStep, 0, 16);
     r.number("fixed_residual_tolerance", s.integrator.fixedResidualTolerance, 0.0, 1e6, true);
     r.finish();
+    if (s.integrator.frozenStateIterations > s.integrator.fixedNewtonIterations)
+      fail(file, frozen != nullptr ? *frozen : *stepping, "solver.frozen_state_iterations",
+           "must be 0..fixed_newton_iterations (" + std::to_string(s.integrator.fixedNewtonIterations) + ")");
     if (fixedCost) {
       // The kept matrix is built from the analytic segment-normal blocks of a closed belt.
       if (!s.useSegmentNormals)
         fail(file, *stepping, "solver.stepping", "fixed_cost needs segment normals (contact.segment_normals = true)");
       if (!s.belt.closed) fail(file, *stepping, "solver.stepping", "fixed_cost runs closed belts only");
-      if (s.integrator.frozenStateIterations > s.integrator.fixedNewtonIterations)
-        fail(file, frozen != nullptr ? *frozen : *stepping, "solver.frozen_state_iterations",
-             "must be 0..fixed_newton_iterations (" + std::to_string(s.integrator.fixedNewtonIterations) + ")");
       if (s.integrator.refreshSteps > s.elements)
         fail(file, refresh != nullptr ? *refresh : *stepping, "solver.refresh_steps",
              "more refresh steps than elements (" + std::to_string(s.elements) + ")");

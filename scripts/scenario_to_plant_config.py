@@ -285,11 +285,11 @@ def generate(path, name):
     stepping = r.get("stepping", "str") or "reference"
     if stepping not in ("reference", "fixed_cost"):
         r.error("stepping", f"'{stepping}' is not one of: fixed_cost, reference")
+    frozen, newton = solver.get("frozen_state_iterations", 0), solver.get("fixed_newton_iterations", 2)
+    if not 0 <= frozen <= newton:
+        r.error("frozen_state_iterations", f"must be 0..fixed_newton_iterations ({newton})")
     if stepping == "fixed_cost":
         set_("integrator.scheme", "StepScheme::kFixedCost")
-        frozen, newton = solver.get("frozen_state_iterations", 0), solver.get("fixed_newton_iterations", 2)
-        if not 0 <= frozen <= newton:
-            r.error("frozen_state_iterations", f"must be 0..fixed_newton_iterations ({newton})")
         refresh = solver.get("refresh_steps", 8)
         if refresh > elements:
             r.error("refresh_steps" if "refresh_steps" in solver else "stepping",

@@ -8,8 +8,9 @@
 //      (frozenStateIterations) take the states committed by the last post-Newton pass, as the
 //      reference's Newton does; every later residual decides every segment's contact and
 //      stick/slip state at the iterate (BeltDrive::setDecideInNewton, the post-Newton step's own
-//      rule applied inside Newton), so that no post-Newton loop runs around the iterations; then the switches that stiffen the kept matrix (contact made,
-//      slip -> stick) since it was built enter it as low-rank columns, at most K in the step
+//      rule applied inside Newton), so that no post-Newton loop runs around the iterations; then
+//      the switches that stiffen the kept matrix (contact made, slip -> stick) since it was
+//      built enter it as low-rank columns, at most K in the step
 //      (the rest wait for the next step or the refresh); then one solve and the update. The last
 //      residual's norm is reported; its correction is applied unchecked;
 //   3. one post-Newton pass at the accepted point commits states and anchors (its e_PNS: what
