@@ -21,6 +21,11 @@ struct FirmwareOptions {
                                  // sets the reference tolerances 1e-8 / 1e-7 N (main.cpp)
   std::uint8_t expectedFault;    // the fault code the run must end with (0: none)
   const char* traceFile;         // binary trace of the output frames ("" = none)
+  // Benchmark images: each of the first stepLogSize ticks' step time (ns, as the step histogram)
+  // is kept here and printed after the run, so that scripts/instruction_budget.py reads exact
+  // quantiles instead of histogram bins; null (no memory) in the product.
+  std::uint32_t* stepLog;
+  std::uint32_t stepLogSize;
 };
 
 extern const FirmwareOptions kFirmwareOptions;

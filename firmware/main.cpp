@@ -81,7 +81,7 @@ void traceFrame(const std::uint8_t (&frame)[kOutputFrameSize], bool flush) {
 void printHistogram(const char* name, const TimingHistogram& h) {
   TextLine line;
   line.text("timing ").text(name).text(" ns: n ").u64(h.count()).text(" min ").u64(h.min()).text(" median ")
-      .u64(h.quantile(0.5)).text(" p99 ").u64(h.quantile(0.99)).text(" max ").u64(h.max()).text(" mean ").u64(h.mean());
+      .u64(h.quantile(0.5)).text(" p99 ").u64(h.quantile(0.99)).text(" max ").u64(h.max()).text(" mean ").u64(h.mean()).text(" (max at sample ").u64(h.maxSample()).text(")");
   print(line);
 }
 
@@ -188,6 +188,7 @@ int main() {
     traceFrame(frame, ticks != 0 && tick == ticks);
     lastWork = hal::monotonicNanoseconds() - tickTime;
     g_timing.stepTime.add(lastWork);
+    if (tick <= opt.stepLogSize) opt.stepLog[tick - 1] = static_cast<std::uint32_t>(lastWork < 0xFFFFFFFFu ? lastWork : 0xFFFFFFFFu);
     hal::watchdogFeed();
   }
   hal::traceClose();
@@ -204,6 +205,13 @@ int main() {
       .text("), overruns ").u64(last.overruns).text(" (compute ").u64(last.computeOverruns).text(")");
   print(line);
   printHistogram("step", g_timing.stepTime);
+  // The step log (benchmark images), 10 ticks per line: "steplog <first tick> <ns> ...".
+  const std::uint32_t logged = ticks < opt.stepLogSize ? ticks : opt.stepLogSize;
+  for (std::uint32_t first = 0; first < logged; first += 10) {
+    line.text("steplog ").u64(first + 1);
+    for (std::uint32_t k = first; k < first + 10 && k < logged; ++k) line.text(" ").u64(opt.stepLog[k]);
+    print(line);
+  }
   if (tickPeriod > 0) printHistogram("tick_jitter", g_timing.tickJitter);
   line.text("stack high-water mark ").u64(hal::stackHighWaterBytes()).text(" bytes");
   print(line);

@@ -38,12 +38,26 @@
 #define BELTSIM_FW_TRACE "firmware_trace.bin"
 #endif
 
+#ifndef BELTSIM_FW_STEP_LOG
+#define BELTSIM_FW_STEP_LOG 0
+#endif
+
 namespace beltsim::fw {
+
+#if BELTSIM_FW_STEP_LOG > 0
+namespace {
+std::uint32_t g_stepLog[BELTSIM_FW_STEP_LOG];
+}
+#define BELTSIM_FW_STEP_LOG_BUFFER g_stepLog
+#else
+#define BELTSIM_FW_STEP_LOG_BUFFER nullptr
+#endif
 
 const FirmwareOptions kFirmwareOptions = {
     BELTSIM_FW_TICKS,        BELTSIM_FW_TICK_NS,   BELTSIM_FW_SCRIPTED,        BELTSIM_FW_LOCKSTEP != 0,
     BELTSIM_FW_MOTOR_MODE,   BELTSIM_FW_HOLD_TICKS, BELTSIM_FW_OVERRUN_SAFE != 0, BELTSIM_FW_DELAY_TICK,
     BELTSIM_FW_DELAY_NS,     BELTSIM_FW_MAX_NEWTON, BELTSIM_FW_EXPECT_FAULT,   BELTSIM_FW_TRACE,
+    BELTSIM_FW_STEP_LOG_BUFFER, BELTSIM_FW_STEP_LOG,
 };
 
 }  // namespace beltsim::fw

@@ -19,13 +19,17 @@ class TimingHistogram {
     ++count_;
     sum_ += value;
     if (count_ == 1 || value < min_) min_ = value;
-    if (value > max_) max_ = value;
+    if (value > max_) {
+      max_ = value;
+      maxSample_ = count_;
+    }
     ++bins_[binOf(value)];
   }
 
   std::uint64_t count() const { return count_; }
   std::uint64_t min() const { return count_ ? min_ : 0; }
   std::uint64_t max() const { return max_; }
+  std::uint64_t maxSample() const { return maxSample_; }  // which sample (1-based) was the maximum
   std::uint64_t mean() const { return count_ ? sum_ / count_ : 0; }
   // Upper edge of the bin holding the q-quantile (q in [0, 1]), capped by the exact maximum.
   std::uint64_t quantile(double q) const {
@@ -60,7 +64,7 @@ class TimingHistogram {
   }
 
  private:
-  std::uint64_t count_ = 0, sum_ = 0, min_ = 0, max_ = 0;
+  std::uint64_t count_ = 0, sum_ = 0, min_ = 0, max_ = 0, maxSample_ = 0;
   std::uint32_t bins_[kBins] = {};
 };
 

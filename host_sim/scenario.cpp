@@ -576,11 +576,15 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     const toml::node* refresh = r.find("refresh_steps");
     r.integer("refresh_steps", s.integrator.refreshSteps, 1, 64);
     r.integer("switch_columns", s.integrator.switchColumnsPerStep, 0, 16);
+    const toml::node* refactor = r.find("refactor_pairs");
+    r.integer("refactor_pairs", s.integrator.refactorPairsPerStep, 0, 16);
     r.number("fixed_residual_tolerance", s.integrator.fixedResidualTolerance, 0.0, 1e6, true);
     r.finish();
     if (s.integrator.frozenStateIterations > s.integrator.fixedNewtonIterations)
       fail(file, frozen != nullptr ? *frozen : *stepping, "solver.frozen_state_iterations",
            "must be 0..fixed_newton_iterations (" + std::to_string(s.integrator.fixedNewtonIterations) + ")");
+    if (s.integrator.refactorPairsPerStep > 0 && s.integrator.refreshSteps != 1)
+      fail(file, *refactor, "solver.refactor_pairs", "needs refresh_steps = 1 (the matrix rebuilt after every step)");
     if (fixedCost) {
       // The kept matrix is built from the analytic segment-normal blocks of a closed belt.
       if (!s.useSegmentNormals)

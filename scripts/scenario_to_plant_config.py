@@ -274,6 +274,7 @@ def generate(path, name):
                              ("fixed_newton_iterations", "fixedNewtonIterations", "int"),
                              ("frozen_state_iterations", "frozenStateIterations", "int"),
                              ("refresh_steps", "refreshSteps", "int"), ("switch_columns", "switchColumnsPerStep", "int"),
+                             ("refactor_pairs", "refactorPairsPerStep", "int"),
                              ("fixed_residual_tolerance", "fixedResidualTolerance", "number")]:
         v = r.get(key, kind)
         if v is None:
@@ -288,6 +289,8 @@ def generate(path, name):
     frozen, newton = solver.get("frozen_state_iterations", 0), solver.get("fixed_newton_iterations", 2)
     if not 0 <= frozen <= newton:
         r.error("frozen_state_iterations", f"must be 0..fixed_newton_iterations ({newton})")
+    if solver.get("refactor_pairs", 0) > 0 and solver.get("refresh_steps", 8) != 1:
+        r.error("refactor_pairs", "needs refresh_steps = 1 (the matrix rebuilt after every step)")
     if stepping == "fixed_cost":
         set_("integrator.scheme", "StepScheme::kFixedCost")
         refresh = solver.get("refresh_steps", 8)

@@ -3,7 +3,8 @@
 // from scripts/instruction_budget.py).
 //
 //   bench_fixed_cost [mcu|pc] [reference|fixed] [--set name=value ...]
-// names: newton, frozen, refresh, columns, tol (the fixed-cost settings), maxpns, pnstol,
+// names: newton, frozen, refresh, columns, pairs, tol (the fixed-cost settings), rho (generalized-
+// alpha with this spectral radius instead of the configuration's scheme), maxpns, pnstol,
 // kc, kb (contact and bristle stiffness), segments (contact segments per element).
 #include <algorithm>
 #include <chrono>
@@ -33,12 +34,19 @@ int run(const char* name, PlantConfig config) {
     return 1;
   }
   std::vector<double> micros;
+  int columnSteps[BeltDrivePlant<NE>::Drive::kMaxLowRankColumns + 1] = {};  // steps by switch columns
+  int pairSteps[NE + 1] = {};  // steps by contact pairs evaluated again in a partial re-factorization
   auto last = std::chrono::steady_clock::now();
   const bool trace = std::getenv("BENCH_TRACE") != nullptr;
   const test::PaperRun r = test::runPaperScenario(plant, config.stepSize, [&](int k, const PlantOutput& o) {
     if (trace || o.fault != PlantFault::kNone)
       std::printf("%d %.4f |r| %.3e pns %.3e w %.4f %.4f F %.2f %.2f T %.3f nit %d fault %d status %d\n", k, o.time, o.residualNorm,
                   o.pnsError, o.speed[0], o.speed[1], o.spanForce[0], o.spanForce[1], o.torque[0], o.newtonIterations, static_cast<int>(o.fault), static_cast<int>(o.status));
+    ++columnSteps[plant.integrator().fixedCostStepper().switchColumns()];
+    ++pairSteps[std::min(NE, plant.integrator().fixedCostStepper().refactoredPairs())];
+    if (std::getenv("BENCH_CAP") && plant.integrator().fixedCostStepper().switchColumns() >= 12)
+      std::printf("cap %d t %.3f cols %d pending %d |r| %.2e pns %.2e w %.3f %.3f\n", k, o.time, plant.integrator().fixedCostStepper().switchColumns(),
+                  plant.integrator().fixedCostStepper().pendingSwitches(), o.residualNorm, o.pnsError, o.speed[0], o.speed[1]);
     const auto now = std::chrono::steady_clock::now();
     micros.push_back(std::chrono::duration<double, std::micro>(now - last).count());
     last = now;
@@ -52,6 +60,13 @@ int run(const char* name, PlantConfig config) {
               r.slackForce, percent(r.slackForce, test::kPaperSlackForce), 0.09995 * (r.omegaP1 - r.omegaP2), r.flagged,
               r.steps, r.maxResidual, r.maxPnsError, micros[n / 2], micros[n * 99 / 100], micros[n - 1]);
   if (r.faultStep) std::printf("  fault at step %d\n", r.faultStep);
+  if (config.integrator.scheme == StepScheme::kFixedCost) {
+    std::printf("  steps by switch columns:");
+    for (int k = 0; k <= BeltDrivePlant<NE>::Drive::kMaxLowRankColumns; ++k) std::printf(" %d", columnSteps[k]);
+    std::printf("\n  steps by contact pairs evaluated again:");
+    for (int k = 0; k <= 8; ++k) std::printf(" %d", pairSteps[k]);
+    std::printf("\n");
+  }
   return 0;
 }
 
@@ -73,6 +88,11 @@ int main(int argc, char** argv) {
     if (!std::strcmp(key, "pnstol")) c.integrator.pnsTolerance = value;
     if (!std::strcmp(key, "refresh")) c.integrator.refreshSteps = static_cast<int>(value);
     if (!std::strcmp(key, "tol")) c.integrator.fixedResidualTolerance = value;
+    if (!std::strcmp(key, "rho")) {
+      c.integrator.newmark = false;
+      c.integrator.spectralRadius = value;
+    }
+    if (!std::strcmp(key, "pairs")) c.integrator.refactorPairsPerStep = static_cast<int>(value);
     if (!std::strcmp(key, "columns")) c.integrator.switchColumnsPerStep = static_cast<int>(value);
     if (!std::strcmp(key, "kc")) c.contact.stiffness = value;
     if (!std::strcmp(key, "kb")) c.contact.bristleStiffness = value;

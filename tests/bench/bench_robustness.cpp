@@ -12,8 +12,12 @@
 //   bench_robustness [mcu|pc] [SECONDS] [SEED] [reference|fixed] [MAX_LOAD]
 //   defaults: mcu 60 1 reference 40 (MAX_LOAD: the load steps' upper end, N m)
 // The fixed-cost settings can be overridden for experiments with the environment variables
-// BENCH_NEWTON, BENCH_FROZEN, BENCH_REFRESH and BENCH_COLUMNS (IntegratorSettings'
-// fixedNewtonIterations, frozenStateIterations, refreshSteps, switchColumnsPerStep).
+// BENCH_NEWTON, BENCH_FROZEN, BENCH_REFRESH, BENCH_COLUMNS and BENCH_PAIRS (IntegratorSettings'
+// fixedNewtonIterations, frozenStateIterations, refreshSteps, switchColumnsPerStep,
+// refactorPairsPerStep); BENCH_RHO=r runs generalized-alpha with spectral radius r instead of the
+// configuration's scheme; BENCH_SLEW=a moves the speed command towards each new random value at
+// most a rad/s^2 (a speed-driven motor with a finite acceleration instead of a jump);
+// BENCH_TRACE=k prints the first 40 steps, every 200th and the 80 after step k.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -50,14 +54,18 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
   const long speedEvery = std::lround(0.5 / h), loadEvery = std::lround(0.7 / h);
   Lcg random{seed};
   PlantCommand command;
+  double target = 0.0;
+  const double slew = std::getenv("BENCH_SLEW") ? std::atof(std::getenv("BENCH_SLEW")) : 0.0;  // rad/s^2
   const bool trace = std::getenv("BENCH_TRACE") != nullptr;
+  const long traceFrom = trace ? std::atol(std::getenv("BENCH_TRACE")) : 0;
   std::vector<float> micros;
   micros.reserve(static_cast<std::size_t>(steps));
   long flagged = 0, nonFinite = 0, faultStep = 0;
   PlantFault fault = PlantFault::kNone;
   double maxResidual = 0.0, maxPnsError = 0.0;
   for (long k = 1; k <= steps; ++k) {
-    if ((k - 1) % speedEvery == 0) command.input[0] = 15.0 * random.uniform();
+    if ((k - 1) % speedEvery == 0) target = 15.0 * random.uniform();
+    command.input[0] = slew > 0.0 ? (target > command.input[0] ? std::min(target, command.input[0] + slew * h) : std::max(target, command.input[0] - slew * h)) : target;
     if ((k - 1) % loadEvery == 0) command.input[1] = maxLoad * random.uniform();
     const auto t0 = std::chrono::steady_clock::now();
     const PlantOutput o = plant.step(command);
@@ -65,7 +73,7 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
     bool finite = std::isfinite(o.residualNorm) && std::isfinite(o.pnsError);
     for (int p = 0; p < o.pulleyCount; ++p)
       finite = finite && std::isfinite(o.speed[p]) && std::isfinite(o.torque[p]) && std::isfinite(o.spanForce[p]);
-    if (trace && (k < 40 || k % 200 == 0))
+    if (trace && (k < 40 || k % 200 == 0 || (k > traceFrom && k <= traceFrom + 80)))
       std::printf("%ld t %.4f cmd %.3f w %.4f %.4f |r| %.3e pns %.3e flags %d nit %d\n", k, o.time, command.input[0], o.speed[0],
                   o.speed[1], o.residualNorm, o.pnsError, o.converged ? 0 : 1, o.newtonIterations);
     if (!finite) ++nonFinite;
@@ -114,6 +122,11 @@ int main(int argc, char** argv) {
   if (const char* v = std::getenv("BENCH_FROZEN")) config.integrator.frozenStateIterations = std::atoi(v);
   if (const char* v = std::getenv("BENCH_REFRESH")) config.integrator.refreshSteps = std::atoi(v);
   if (const char* v = std::getenv("BENCH_COLUMNS")) config.integrator.switchColumnsPerStep = std::atoi(v);
+  if (const char* v = std::getenv("BENCH_PAIRS")) config.integrator.refactorPairsPerStep = std::atoi(v);
+  if (const char* v = std::getenv("BENCH_RHO")) {
+    config.integrator.newmark = false;
+    config.integrator.spectralRadius = std::atof(v);
+  }
   return pc ? run<fw::kPcElements>("PC configuration", config, seconds, seed, maxLoad)
             : run<fw::kMicrocontrollerElements>("microcontroller configuration", config, seconds, seed, maxLoad);
 }

@@ -93,6 +93,11 @@ if(MODE STREQUAL "bad_input")
                  "key 'solver.frozen_state_iterations': must be 0..fixed_newton_iterations \\(2\\)"
                  run "${SCENARIO}" --set solver.stepping=fixed_cost --set solver.fixed_newton_iterations=2
                  --set solver.frozen_state_iterations=3 --out "${WORK}/out5l")
+  # 5m. A partial re-factorization with a matrix refreshed over several steps.
+  expect_failure("fixed-cost stepping with re-factorized pairs and a sliced refresh"
+                 "key 'solver.refactor_pairs': needs refresh_steps = 1 \\(the matrix rebuilt after every step\\)"
+                 run "${SCENARIO}" --set solver.stepping=fixed_cost --set solver.refresh_steps=4
+                 --set solver.refactor_pairs=6 --out "${WORK}/out5m")
   file(READ "${SCENARIO}" text)
   string(FIND "${text}" "[[pulley]]" last REVERSE)  # P2's table, up to [solver]
   string(FIND "${text}" "[solver]" solver)

@@ -37,7 +37,8 @@ endfunction()
 
 # The microcontroller configuration for 0.6 s: speed ramp 0 -> 12 rad/s, 25 N m load step at
 # 0.45 s, six bad frames (rejected, counted). Its trace hash must agree on all targets.
-beltsim_add_firmware_test(firmware_scripted_run COMPARE_BITS BELTSIM_FW_TICKS=600 BELTSIM_FW_TICK_NS=${_loop_tick})
+beltsim_add_firmware_test(firmware_scripted_run COMPARE_BITS BELTSIM_FW_TICKS=600 BELTSIM_FW_TICK_NS=${_loop_tick}
+                          BELTSIM_FW_STEP_LOG=600)
 
 # Forced non-convergence: one Newton iteration per solve cannot meet the reference tolerance
 # (1e-8, set by the hook) once the belt moves; after 10 flagged steps in a row the loop must be in the safe state (fault 4).

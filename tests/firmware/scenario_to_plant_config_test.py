@@ -57,6 +57,9 @@ def main():
         ("more frozen-state iterations than iterations",
          base.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nfixed_newton_iterations = 2\nfrozen_state_iterations = 3\n"),
          r":\d+: key 'solver.frozen_state_iterations': must be 0..fixed_newton_iterations \(2\)"),
+        ("re-factorized pairs with a sliced refresh",
+         base.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nrefresh_steps = 4\nrefactor_pairs = 6\n"),
+         r":\d+: key 'solver.refactor_pairs': needs refresh_steps = 1 \(the matrix rebuilt after every step\)"),
     ]
     passed = failed = 0
     for i, (name, text, pattern) in enumerate(cases):

@@ -10,25 +10,26 @@
 
 namespace {
 
+// A random, diagonally dominant bordered matrix (the shapes of checkAgainstDense).
 template <int N, int W>
-void checkAgainstDense(unsigned seed) {
-  using Solver = beltsim::BorderedBlockTridiagonal<N, 4, W>;
-  using Vector = Eigen::Matrix<double, Solver::kSize, 1>;
-  static Solver solver;
-  std::mt19937 rng(seed);
+void fillRandom(beltsim::BorderedBlockTridiagonal<N, 4, W>& solver, std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const auto random = [&](Eigen::Index, Eigen::Index) { return u(rng); };
   solver.setZero();
   for (int k = 0; k < N; ++k) {
-    solver.diagonal(k) = Eigen::Matrix4d::NullaryExpr([&](Eigen::Index, Eigen::Index) { return u(rng); }) +
-                         8.0 * Eigen::Matrix4d::Identity();
-    if (k > 0) solver.lower(k) = Eigen::Matrix4d::NullaryExpr([&](Eigen::Index, Eigen::Index) { return u(rng); });
-    if (k + 1 < N) solver.upper(k) = Eigen::Matrix4d::NullaryExpr([&](Eigen::Index, Eigen::Index) { return u(rng); });
-    solver.columnBorder(k) = Eigen::Matrix<double, 4, W>::NullaryExpr([&](Eigen::Index, Eigen::Index) { return 0.5 * u(rng); });
-    solver.rowBorder(k) = Eigen::Matrix<double, W, 4>::NullaryExpr([&](Eigen::Index, Eigen::Index) { return 0.5 * u(rng); });
+    solver.diagonal(k) = Eigen::Matrix4d::NullaryExpr(random) + 8.0 * Eigen::Matrix4d::Identity();
+    if (k > 0) solver.lower(k) = Eigen::Matrix4d::NullaryExpr(random);
+    if (k + 1 < N) solver.upper(k) = Eigen::Matrix4d::NullaryExpr(random);
+    solver.columnBorder(k) = 0.5 * Eigen::Matrix<double, 4, W>::NullaryExpr(random);
+    solver.rowBorder(k) = 0.5 * Eigen::Matrix<double, W, 4>::NullaryExpr(random);
   }
-  solver.corner() = Eigen::Matrix<double, W, W>::NullaryExpr([&](Eigen::Index, Eigen::Index) { return u(rng); }) +
-                    static_cast<double>(2 * N) * Eigen::Matrix<double, W, W>::Identity();
-  // The dense matrix, column by column, from the solver's own product.
+  solver.corner() = Eigen::Matrix<double, W, W>::NullaryExpr(random) + static_cast<double>(2 * N) * Eigen::Matrix<double, W, W>::Identity();
+}
+
+// The dense matrix, column by column, from the solver's own product.
+template <typename Solver>
+Eigen::MatrixXd denseOf(const Solver& solver) {
+  using Vector = Eigen::Matrix<double, Solver::kSize, 1>;
   Eigen::MatrixXd dense(Solver::kSize, Solver::kSize);
   for (int j = 0; j < Solver::kSize; ++j) {
     Vector e = Vector::Zero(), column;
@@ -36,6 +37,18 @@ void checkAgainstDense(unsigned seed) {
     solver.multiply(e, column);
     dense.col(j) = column;
   }
+  return dense;
+}
+
+template <int N, int W>
+void checkAgainstDense(unsigned seed) {
+  using Solver = beltsim::BorderedBlockTridiagonal<N, 4, W>;
+  using Vector = Eigen::Matrix<double, Solver::kSize, 1>;
+  static Solver solver;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  fillRandom(solver, rng);
+  const Eigen::MatrixXd dense = denseOf(solver);
   Vector b;
   for (int i = 0; i < Solver::kSize; ++i) b(i) = u(rng);
   ASSERT_EQ(solver.factorize(), beltsim::Status::kOk);
@@ -50,3 +63,50 @@ TEST(BlockSolver, AgreesWithDenseLuForThreePulleys) { checkAgainstDense<30, 13>(
 TEST(BlockSolver, AgreesWithDenseLuForOneBlock) { checkAgainstDense<1, 4>(3); }
 
 }  // namespace
+
+
+// Partial re-factorization (refactorizeFrom, the fixed-cost stepper's switched contact pairs):
+// after entries of blocks first.. and of the corner change, eliminating again from `first` on
+// gives the same factorization as eliminating the changed matrix from block 0 (in pieces, corner
+// added at the end), so the same solution bit for bit; and it is the solution of the changed
+// matrix (against a dense LU, 1e-12), not of the old one.
+TEST(BlockSolver, RefactorizingFromABlockEqualsAWholeFactorization) {
+  constexpr int N = 23, W = 10, first = 9;
+  using Solver = beltsim::BorderedBlockTridiagonal<N, 4, W>;
+  using Vector = Eigen::Matrix<double, Solver::kSize, 1>;
+  static Solver partial, whole;
+  std::mt19937 rng(7);
+  fillRandom(partial, rng);
+  partial.beginFactorization(false);
+  ASSERT_EQ(partial.factorizeBlocks(0, N), beltsim::Status::kOk);
+  ASSERT_EQ(partial.finishFactorization(), beltsim::Status::kOk);
+  Vector b;
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int i = 0; i < Solver::kSize; ++i) b(i) = u(rng);
+  Vector before;
+  ASSERT_EQ(partial.solve(b, before), beltsim::Status::kOk);
+  // What a contact pair of the element between nodes first+1 and first+2 changes.
+  for (int k : {first, first + 1}) {
+    partial.diagonal(k)(0, 1) += 0.7;
+    partial.diagonal(k)(2, 2) += 1.3;
+    partial.columnBorder(k)(1, 5) -= 0.4;
+    partial.rowBorder(k)(6, 3) += 0.2;
+  }
+  partial.upper(first)(3, 0) -= 0.9;
+  partial.lower(first + 1)(0, 3) += 0.6;
+  partial.corner()(5, 5) += 2.0;
+  partial.corner()(5, 6) -= 0.5;
+  whole = partial;
+  ASSERT_EQ(partial.refactorizeFrom(first), beltsim::Status::kOk);
+  whole.beginFactorization(false);
+  ASSERT_EQ(whole.factorizeBlocks(0, N), beltsim::Status::kOk);
+  ASSERT_EQ(whole.finishFactorization(), beltsim::Status::kOk);
+  Vector x, reference;
+  ASSERT_EQ(partial.solve(b, x), beltsim::Status::kOk);
+  ASSERT_EQ(whole.solve(b, reference), beltsim::Status::kOk);
+  for (int i = 0; i < Solver::kSize; ++i) EXPECT_EQ(x(i), reference(i)) << "entry " << i;
+  const Eigen::VectorXd exact = denseOf(whole).partialPivLu().solve(Eigen::VectorXd(b));
+  EXPECT_LT((Eigen::VectorXd(x) - exact).norm() / exact.norm(), 1e-12);
+  EXPECT_GT((before - x).norm() / exact.norm(), 1e-3);
+  EXPECT_EQ(partial.refactorizeFrom(N + 1), beltsim::Status::kInvalidParameter);
+}

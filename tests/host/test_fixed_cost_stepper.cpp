@@ -230,44 +230,128 @@ TEST(FixedCostMatrix, AKeptMatrixThatOnlyStiffensTakesColumnsForStiffeningSwitch
   EXPECT_GT((solveWith(kept) - before).norm(), 0.0);
 }
 
+namespace {
+
+// Every slipping segment of the load pulley (P2) starts sticking, as whole slip arcs do in the
+// paper's steady state; returns how many switched.
+int stickEverySlippingSegment(Drive& drive) {
+  int switched = 0;
+  for (int e = 0; e < kNE; ++e)
+    for (int i = 0; i < Plant::kSegments; ++i) {
+      SegmentHistory h = drive.pair(e, 1).history(i);
+      if (h.gap > 0.0 || !isSlipping(h.state)) continue;
+      h.state = StickSlip::kStick;
+      drive.pair(e, 1).setHistory(i, h);
+      ++switched;
+    }
+  return switched;
+}
+
+}  // namespace
+
+// Partial re-factorization (BeltDrive::refactorSwitchedPairs): the pairs whose segments start
+// sticking are evaluated again and the factorization is redone from the first chain block they
+// touch. At the point where the kept matrix was built, that is the matrix of a refresh in the new
+// states: the same solution up to round-off (the change of each pair's block is added to the
+// assembled entries instead of assembling the new blocks; measured 2e-16), far from the
+// solution before the switches; no switch is left for the columns. Limited to one pair, the
+// other pairs' switches still need columns; with fewer switches than the threshold nothing is
+// evaluated.
+TEST(FixedCostMatrix, APartialRefactorizationSolvesLikeARefreshInTheSwitchedStates) {
+  static Drive kept, whole, limited;
+  kept = runningPlant().drive();
+  kept.setStiffenOnly(true);
+  const Point point = pointOf(runningPlant());
+  ASSERT_EQ(refreshInSlices(kept, point.at(0.2), 1), Status::kOk);
+  const Vector before = solveWith(kept);
+  const int switched = stickEverySlippingSegment(kept);
+  ASSERT_GE(switched, 2);
+  whole = kept;
+  limited = kept;
+  ASSERT_EQ(refreshInSlices(whole, point.at(0.2), 1), Status::kOk);
+  const Vector exact = solveWith(whole);
+  int pairs = 0, left = 0;
+  ASSERT_EQ(kept.refactorSwitchedPairs(point.at(0.2), 16, switched + 1, pairs, left), Status::kOk);
+  EXPECT_EQ(pairs, 0);  // fewer columns needed than the threshold
+  EXPECT_EQ(left, switched);
+  ASSERT_EQ(kept.refactorSwitchedPairs(point.at(0.2), 16, 1, pairs, left), Status::kOk);
+  ASSERT_GE(pairs, 2);
+  EXPECT_EQ(left, 0);
+  const Vector refactored = solveWith(kept);
+  const double error = relativeDifference(refactored, exact);
+  std::printf("%d segments in %d pairs switched: partial re-factorization %.2g, before %.2g\n", switched, pairs, error,
+              relativeDifference(before, exact));
+  EXPECT_LT(error, 1e-12);
+  EXPECT_GT(relativeDifference(before, exact), 1e6 * error);
+  int columns = -1, pending = -1;
+  ASSERT_EQ(kept.updateSwitches(point.at(0.2), 16, columns, pending), Status::kOk);
+  EXPECT_EQ(columns, 0);
+  EXPECT_EQ(pending, 0);
+  int one = 0;
+  ASSERT_EQ(limited.refactorSwitchedPairs(point.at(0.2), 1, 1, one, left), Status::kOk);
+  EXPECT_EQ(one, 1);
+  EXPECT_GT(left, 0);
+  ASSERT_EQ(limited.updateSwitches(point.at(0.2), 16, columns, pending), Status::kOk);
+  EXPECT_GT(columns, 0);
+}
+
+namespace {
+
 // The fixed-cost stepper against the reference over the ramp to 12 rad/s (0.35 s, the smooth
 // part of the paper's scenario), microcontroller-sized drive: the matrix rebuilt after every step
-// (refresh over 1 step), 4 Newton iterations (the first with the committed states), up to 16
-// columns per step. Speeds and span forces at
-// the end agree with the reference to 0.5 % (measured: omega_P2 2e-5, F1 4.5e-4, F2 3.9e-4
-// relative); at most 5 % of the steps carry a remainder above 5 N (measured: none). This is the regime in which the scheme works; under a speed step (gross
-// slip) it does not yet (README "Firmware", fixed-cost stepping).
-TEST(FixedCostStepping, FollowsTheReferenceOverTheRamp) {
+// (refresh over 1 step), 4 Newton iterations (the first with the committed states), at most
+// `columns` columns and a partial re-factorization of at most `pairs` pairs per step. Speeds and
+// span forces at the end agree with the reference to 0.5 %; at most 5 % of the steps carry a
+// remainder above 5 N. Returns the steps with a partial re-factorization. This is the regime in
+// which the scheme works; under a speed step (gross slip) it does not yet (README "Firmware").
+int expectFixedCostFollowsTheRamp(int columns, int pairs) {
   static SmallPlant reference, fixed;
   PlantConfig c = smallDriveConfig(true, false);
   c.integrator.relativeTolerance = 1e-3;
   c.integrator.absoluteTolerance = 1e-3;
   c.integrator.pnsTolerance = 5.0;
-  ASSERT_TRUE(reference.setUp(c).ok());
+  EXPECT_TRUE(reference.setUp(c).ok());
   c.integrator.scheme = StepScheme::kFixedCost;
   c.integrator.fixedNewtonIterations = 4;
   c.integrator.frozenStateIterations = 1;
   c.integrator.refreshSteps = 1;
-  c.integrator.switchColumnsPerStep = 16;
+  c.integrator.switchColumnsPerStep = columns;
+  c.integrator.refactorPairsPerStep = pairs;
   c.integrator.fixedResidualTolerance = 5.0;
-  ASSERT_TRUE(fixed.setUp(c).ok());
-  ASSERT_TRUE(reference.start().converged);
-  ASSERT_TRUE(fixed.start().converged);
+  EXPECT_TRUE(fixed.setUp(c).ok());
+  EXPECT_TRUE(reference.start().converged);
+  EXPECT_TRUE(fixed.start().converged);
   PlantOutput a, b;
-  int flagged = 0;
+  int flagged = 0, refactored = 0;
   const int steps = 350;
   for (int k = 1; k <= steps; ++k) {
     a = reference.step(rampCommand(k));
     b = fixed.step(rampCommand(k));
-    ASSERT_EQ(b.fault, PlantFault::kNone) << "step " << k;
+    EXPECT_EQ(b.fault, PlantFault::kNone) << "step " << k;
+    if (b.fault != PlantFault::kNone) break;
     if (!b.converged) ++flagged;
+    if (fixed.integrator().fixedCostStepper().refactoredPairs() > 0) ++refactored;
   }
-  std::printf("fixed-cost vs reference at 0.35 s: omega_P2 %.5f / %.5f, F1 %.3f / %.3f, F2 %.3f / %.3f, flagged %d\n",
-              b.speed[1], a.speed[1], b.spanForce[0], a.spanForce[0], b.spanForce[1], a.spanForce[1], flagged);
+  std::printf("fixed-cost (K = %d, P = %d) vs reference at 0.35 s: omega_P2 %.5f / %.5f, F1 %.3f / %.3f, F2 %.3f / %.3f, "
+              "flagged %d, steps re-factorized %d\n", columns, pairs, b.speed[1], a.speed[1], b.spanForce[0], a.spanForce[0],
+              b.spanForce[1], a.spanForce[1], flagged, refactored);
   EXPECT_NEAR(b.speed[1], a.speed[1], 5e-3 * a.speed[1]);
   EXPECT_NEAR(b.spanForce[0], a.spanForce[0], 5e-3 * a.spanForce[0]);
   EXPECT_NEAR(b.spanForce[1], a.spanForce[1], 5e-3 * a.spanForce[1]);
   EXPECT_LE(flagged, steps / 20);
+  return refactored;
+}
+
+}  // namespace
+
+// Up to 16 columns per step (measured: omega_P2 2e-5, F1 4.5e-4, F2 3.9e-4 relative to the
+// reference; no step flagged).
+TEST(FixedCostStepping, FollowsTheReferenceOverTheRamp) { EXPECT_EQ(expectFixedCostFollowsTheRamp(16, 0), 0); }
+
+// The microcontroller's setting: 4 columns, and a partial re-factorization of up to 6 pairs where
+// more would be needed; it must be used (measured: STEPS of 350 steps) and hold the same bounds.
+TEST(FixedCostStepping, FollowsTheReferenceOverTheRampWithPartialRefactorizations) {
+  EXPECT_GT(expectFixedCostFollowsTheRamp(4, 6), 0);
 }
 
 namespace {

@@ -129,6 +129,23 @@ class BorderedBlockTridiagonal {
   }
   bool factored() const { return factored_; }
 
+  // Factorizes again from chain block `first` on, after entries of blocks k >= first changed
+  // (diagonal(k), lower(k), upper(k), columnBorder(k), rowBorder(k)) and of the corner; the
+  // blocks before it keep their elimination. Their share of the Schur complement is summed again in the original order, so
+  // the result equals a whole factorization in pieces (beginFactorization(false)) of the same
+  // entries bit for bit. Needs a complete earlier factorization (or elimination up to `first`).
+  Status refactorizeFrom(int first) {
+    if (first < 0 || first > nextBlock_) return Status::kInvalidParameter;
+    factored_ = false;
+    cornerInSchur_ = false;
+    schur_.setZero();
+    for (int k = 0; k < first; ++k) subtractProduct<W, B, W>(fTilde_[k].data(), y_[k].data(), schur_.data());
+    nextBlock_ = first;
+    const Status s = factorizeBlocks(first, NumBlocks);
+    if (s != Status::kOk) return s;
+    return finishFactorization();
+  }
+
   // Solves A x = b with the last factorization; b and x may be the same vector. A right-hand
   // side whose chain blocks before firstNonzeroBlock are zero (a column of one element's
   // coordinates) starts the forward sweep there: the blocks before it eliminate to zero.
@@ -143,7 +160,7 @@ class BorderedBlockTridiagonal {
         continue;
       }
       BlockVector r = b.template segment<B>(k * B);
-      if (k > firstNonzeroBlock) r.noalias() -= lower_[k] * z_[k - 1];
+      if (k > firstNonzeroBlock && k > 0) r.noalias() -= lower_[k] * z_[k - 1];
       z_[k] = lu_[k].solve(r);
       rhsBorder.noalias() -= fTilde_[k] * z_[k];
     }

@@ -10,14 +10,23 @@
 //      stick/slip state at the iterate (BeltDrive::setDecideInNewton, the post-Newton step's own
 //      rule applied inside Newton), so that no post-Newton loop runs around the iterations; then
 //      the switches that stiffen the kept matrix (contact made, slip -> stick) since it was
-//      built enter it as low-rank columns, at most K in the step
-//      (the rest wait for the next step or the refresh); then one solve and the update. The last
-//      residual's norm is reported; its correction is applied unchecked;
+//      built enter it: when they would need more than kRefactorAboveColumns columns and the step
+//      has not done so yet, at most P contact pairs (refactorPairsPerStep) are evaluated again
+//      and the factorization is redone from the first chain block they touch (a partial
+//      re-factorization, BeltDrive::refactorSwitchedPairs); otherwise as low-rank columns, at
+//      most K in the step, none after a re-factorization (the rest wait for the next step or
+//      the refresh: a step does the larger of the two, never both); then one solve and the
+//      update. The last residual's norm is reported; its correction is applied unchecked;
 //   3. one post-Newton pass at the accepted point commits states and anchors (its e_PNS: what
 //      the last correction changed);
 //   4. one refresh slice: NE / S elements and their contact pairs are evaluated at the accepted
 //      state into the second matrix storage and their blocks eliminated; after S steps that
 //      matrix is complete and becomes the active one.
+// Why the partial re-factorization: a whole slip arc on the load pulley starts sticking in one
+// step every 11 ms or so of the paper's steady state (16 segments of 4 elements), which took 16
+// columns of about 32 k Cortex-M7 instructions each (the worst step 1.5 times the median); the
+// same switches as 4 pair blocks and the elimination from the first of them cost about a third
+// of that (README "Firmware").
 // Why: a matrix kept without the switch updates diverges (a segment that starts sticking adds
 // its bristle stiffness), and a post-Newton loop around a fixed number of iterations decides a
 // switch one Newton solve late (measured, README "Firmware"). A softening switch (stick -> slip,
@@ -98,6 +107,7 @@ class FixedCostStepper {
     const double tNext = startTime_ + static_cast<double>(steps_ + 1) * h_;
     const IterationPoint<Vector> point{&q_, &v_, &a_, tNext, &scheme_};
     switchColumns_ = 0;
+    refactoredPairs_ = 0;
     system.beginStep();
     predictStep(scheme_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_);
 
@@ -133,8 +143,15 @@ class FixedCostStepper {
     return stats;
   }
 
-  // Of the last step: low-rank columns added, stiffening switches left for later steps.
+  // A step whose stiffening switches need more columns than this re-factorizes instead (when
+  // refactorPairsPerStep > 0). Measured on the paper's scenario (microcontroller, P = 6, K = 4):
+  // above 2 and above 4 flag the same steps to one (61, 62 of 2450).
+  static constexpr int kRefactorAboveColumns = 2;
+
+  // Of the last step: low-rank columns added, contact pairs evaluated again by the partial
+  // re-factorization, stiffening switches left for later steps.
   int switchColumns() const { return switchColumns_; }
+  int refactoredPairs() const { return refactoredPairs_; }
   int pendingSwitches() const { return pendingSwitches_; }
 
  private:
@@ -148,9 +165,24 @@ class FixedCostStepper {
       if (s == Status::kOk && !allFinite(r)) s = Status::kNonFiniteValue;
       if (s != Status::kOk) break;
       stats.residualNorm = r.norm();
-      int columns = 0;
-      s = system.updateSwitches(point, settings_.switchColumnsPerStep - switchColumns_, columns, pendingSwitches_);
-      switchColumns_ += columns;
+      // A step that re-factorized takes no columns (its work is the larger of the two, never
+      // both) and does not look at the switches again.
+      int left = -1;
+      if (refactoredPairs_ > 0) {
+        left = pendingSwitches_;
+      } else if (settings_.refactorPairsPerStep > 0 && j > settings_.frozenStateIterations) {
+        s = system.refactorSwitchedPairs(point, settings_.refactorPairsPerStep, kRefactorAboveColumns + 1,
+                                         refactoredPairs_, left);
+        if (s != Status::kOk) break;
+        if (refactoredPairs_ == 0 && left > 0) left = -1;  // few switches: columns
+      }
+      if (left >= 0) {
+        pendingSwitches_ = left;
+      } else {
+        int columns = 0;
+        s = system.updateSwitches(point, settings_.switchColumnsPerStep - switchColumns_, columns, pendingSwitches_);
+        switchColumns_ += columns;
+      }
       Vector delta;
       if (s == Status::kOk) s = system.solve(r, delta);
       if (s != Status::kOk) break;
@@ -194,6 +226,7 @@ class FixedCostStepper {
   int slice_ = 0;
   int switchColumns_ = 0;
   int pendingSwitches_ = 0;
+  int refactoredPairs_ = 0;
   Vector q_ = Vector::Zero(), v_ = Vector::Zero(), a_ = Vector::Zero();
   Vector aBar_ = Vector::Zero(), aBarStar_ = Vector::Zero();
 };

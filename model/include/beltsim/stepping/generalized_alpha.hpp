@@ -82,6 +82,10 @@ struct IntegratorSettings {
   int frozenStateIterations = 0;
   int refreshSteps = 8;
   int switchColumnsPerStep = 4;
+  // Fixed-cost scheme, matrix rebuilt after every step (refreshSteps = 1) only: the contact pairs
+  // that one partial re-factorization per step may evaluate again when a step's stiffening
+  // switches would need many columns (fixed_cost_stepper.hpp); 0: columns only.
+  int refactorPairsPerStep = 0;
   double fixedResidualTolerance = 5.0;
 };
 
@@ -102,6 +106,8 @@ inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
     return ParameterError::invalid("frozenStateIterations");
   if (s.refreshSteps < 1 || s.refreshSteps > 64) return ParameterError::invalid("refreshSteps");
   if (s.switchColumnsPerStep < 0 || s.switchColumnsPerStep > 16) return ParameterError::invalid("switchColumnsPerStep");
+  if (s.refactorPairsPerStep < 0 || s.refactorPairsPerStep > 16 || (s.refactorPairsPerStep > 0 && s.refreshSteps != 1))
+    return ParameterError::invalid("refactorPairsPerStep");
   if (!(isFinite(s.fixedResidualTolerance) && s.fixedResidualTolerance > 0.0))
     return ParameterError::invalid("fixedResidualTolerance");
   return ParameterError::success();

@@ -424,6 +424,7 @@ class BeltDrive {
   // The Newton matrix from the kept blocks, the circles and the prescribed rows, factorized in place.
   Status assembleAndFactorize(const IterationPoint<Vector>& point, const double (&factors)[3]) {
     matrix_.assembleInPlace();
+    heldBlocksActive_ = false;
     updates_.clear();
     matrix_.target().setZero();
     for (int e = 0; e < NE; ++e) matrix_.addElementMatrix(e, nextNode(e), elementBlock_[e]);
@@ -461,6 +462,7 @@ class BeltDrive {
     blocksValid_ = false;
     factorized_ = false;
     matrix_.assembleInPlace();
+    heldBlocksActive_ = false;
     updates_.clear();
     matrix_.target().setZero();
     for (int e = 0; e < NE; ++e) {
@@ -511,14 +513,17 @@ class BeltDrive {
       matrix_.addElementMatrix(e, nextNode(e), m);
       for (int p = 0; p < circleCount_; ++p) {
         shadowSignature_[e][p] = keptSignature(pair_[e][p]);
+        pairHeld_[e][p] = false;
         if (!pair_[e][p].anyFlagged()) continue;
-        Matrix11 block;
+        Matrix11& block = pairBlock_[e][p];
         s = contactPairNewtonMatrix(keptPair(e, p), qe, ve, shapeTable(),
                                     circleState(q, v, p), c.stiffnessFactor, c.dampingFactor, block);
         if (s != Status::kOk) return s;
         matrix_.addPairMatrix(e, nextNode(e), p, block);
+        pairHeld_[e][p] = true;
       }
     }
+    heldBlocksActive_ = false;  // the held blocks are the refresh's until finishRefresh
     refreshedElements_ = last;
     const int complete = last == NE ? NE : last - 1;
     const int from = matrix_.target().eliminatedBlocks();
@@ -532,15 +537,11 @@ class BeltDrive {
     if (refreshedElements_ != NE || !matrix_.assemblingInShadow()) return Status::kInvalidParameter;
     const SchemeCoefficients& c = *point.scheme;
     for (int p = 0; p < NP; ++p) circleMatrix(p, *point.q, *point.v, c.massFactor, c.stiffnessFactor, c.dampingFactor);
-    for (int dof = 0; dof < kSize; ++dof) {
-      const int sr = NewtonMatrix::solverIndex(dof) - NE * 4;
-      if (sr < 0 || prescribedKind(dof) == Prescribed::kNo) continue;
-      matrix_.target().corner().row(sr).setZero();
-      matrix_.target().corner()(sr, sr) = rowScale(dof);
-    }
+    applyPrescribedCornerRows();
     const Status s = matrix_.target().finishFactorization();
     if (s != Status::kOk) return s;
     matrix_.makeTargetActive();
+    heldBlocksActive_ = true;
     updates_.clear();
     for (int e = 0; e < NE; ++e)
       for (int p = 0; p < circleCount_; ++p) matrixSignature_[e][p] = shadowSignature_[e][p];
@@ -590,6 +591,84 @@ class BeltDrive {
     }
     return Status::kOk;
   }
+  // Partial re-factorization of the kept matrix, for a step with many stiffening switches (a
+  // whole slip arc that starts sticking costs 16 low-rank columns, about four times as much):
+  // the contact pairs with a stiffening switch since the matrix was built (at most maxPairs, in
+  // element order; the others stay for the columns) are evaluated again at `point` in their
+  // current states, the change of each pair's block is added to the active matrix's entries, and
+  // its factorization is redone from the first chain block they touch. Nothing happens when the
+  // switches would need fewer than minColumns columns, while low-rank columns are applied (they
+  // refer to the old factorization) or when the held pair blocks are not the active matrix's (a
+  // refresh spread over several steps). `pairs`: pairs evaluated again; `left`: stiffening
+  // switches (segments) the kept matrix still lacks afterwards, or -1 if the pairs were not
+  // scanned (updateSwitches must look).
+  Status refactorSwitchedPairs(const IterationPoint<Vector>& point, int maxPairs, int minColumns, int& pairs,
+                               int& left) {
+    pairs = 0;
+    left = -1;
+    if (maxPairs <= 0 || !heldBlocksActive_ || updates_.count() != 0) return Status::kOk;
+    int changed[NE * NP];
+    int count = 0, needed = 0;
+    left = 0;
+    for (int e = 0; e < NE; ++e) {
+      for (int p = 0; p < circleCount_; ++p) {
+        const std::uint64_t now = keptSignature(pair_[e][p]);
+        if (now == matrixSignature_[e][p]) continue;
+        int switched = 0;
+        const int columns = stiffeningColumns(matrixSignature_[e][p], now, switched);
+        if (columns == 0) continue;
+        needed += columns;
+        left += switched;
+        changed[count++] = e * NP + p;
+      }
+    }
+    if (needed < minColumns) return Status::kOk;
+    const SchemeCoefficients& c = *point.scheme;
+    const int previousTarget = matrix_.targetActive();
+    int first = NE;
+    bool touched[NE] = {};  // chain blocks whose entries change
+    Status s = Status::kOk;
+    for (int k = 0; k < count && pairs < maxPairs && s == Status::kOk; ++k) {
+      const int e = changed[k] / NP, p = changed[k] % NP;
+      // Each segment in the stiffer of its state in the matrix and its current one (softening
+      // switches wait for the refresh, as with the columns).
+      Pair kept = keptPair(e, p);
+      std::uint64_t signature = keptSignature(pair_[e][p]);
+      for (int i = 0; i < NCS; ++i) {
+        const unsigned before = static_cast<unsigned>((matrixSignature_[e][p] >> (4 * i)) & 15u);
+        const unsigned now = static_cast<unsigned>((signature >> (4 * i)) & 15u);
+        if (switchStiffness(before) <= switchStiffness(now)) continue;
+        kept.setHistory(i, nibbleHistory(e, p, i, before));
+        signature = (signature & ~(std::uint64_t{15} << (4 * i))) | (static_cast<std::uint64_t>(before) << (4 * i));
+      }
+      Matrix11 block = Matrix11::Zero();
+      if (kept.anyFlagged())
+        s = contactPairNewtonMatrix(kept, gatherElement(*point.q, e), gatherElement(*point.v, e), shapeTable(),
+                                    circleState(*point.q, *point.v, p), c.stiffnessFactor, c.dampingFactor, block);
+      if (s != Status::kOk) break;
+      const Matrix11 change = pairHeld_[e][p] ? Matrix11(block - pairBlock_[e][p]) : block;
+      matrix_.addPairMatrix(e, nextNode(e), p, change);
+      pairBlock_[e][p] = block;
+      pairHeld_[e][p] = true;
+      int switched = 0;
+      stiffeningColumns(matrixSignature_[e][p], keptSignature(pair_[e][p]), switched);
+      left -= switched;
+      matrixSignature_[e][p] = signature;
+      if (NewtonMatrix::firstChainBlock(e) < first) first = NewtonMatrix::firstChainBlock(e);
+      if (e >= 1) touched[e - 1] = true;   // node e
+      if (nextNode(e) >= 1) touched[nextNode(e) - 1] = true;
+      ++pairs;
+    }
+    if (s == Status::kOk && pairs > 0) {
+      for (int k = first; k < NE; ++k)
+        if (touched[k]) applyPrescribedRowsToBlock(k);
+      applyPrescribedCornerRows();
+      s = matrix_.target().refactorizeFrom(first);
+    }
+    matrix_.restoreTarget(previousTarget);
+    return s;
+  }
+
   int lowRankColumns() const { return updates_.count(); }
   // The active Newton matrix (assembled entries and factorization), in the solver's order.
   const Solver& activeMatrix() const { return matrix_.active(); }
@@ -727,6 +806,32 @@ class BeltDrive {
   // Stiffness order of a segment's Newton-block state (nibble of jacobianSignature: 8 = flagged,
   // low bits the StickSlip value): not in contact < slipping < no anchor yet (velocity penalty
   // only) < sticking (bristle spring).
+  // Columns the stiffening switches from signature `before` to `after` need (updateSwitches);
+  // `switched`: how many segments they are.
+  static int stiffeningColumns(std::uint64_t before, std::uint64_t after, int& switched) {
+    int columns = 0;
+    switched = 0;
+    for (int i = 0; i < NCS; ++i) {
+      const unsigned b = static_cast<unsigned>((before >> (4 * i)) & 15u);
+      const unsigned a = static_cast<unsigned>((after >> (4 * i)) & 15u);
+      if (a == b || switchStiffness(a) <= switchStiffness(b)) continue;
+      columns += (a & 8u) != (b & 8u) ? 2 : 1;
+      ++switched;
+    }
+    return columns;
+  }
+
+  // Rows of prescribed border unknowns in the corner of the matrix being assembled: the scaled
+  // identity (the chain blocks' share: applyPrescribedRowsToBlock).
+  void applyPrescribedCornerRows() {
+    for (int b = 0; b < kBorder; ++b) {
+      const int dof = b < 4 ? b : 4 * kNodes + (b - 4);  // node 0, then the circles
+      if (prescribedKind(dof) == Prescribed::kNo) continue;
+      matrix_.target().corner().row(b).setZero();
+      matrix_.target().corner()(b, b) = rowScale(dof);
+    }
+  }
+
   static int switchStiffness(unsigned nibble) {
     if ((nibble & 8u) == 0) return 0;
     const StickSlip state = nibbleState(nibble);
@@ -1047,6 +1152,8 @@ class BeltDrive {
   // each pair's jacobianSignature at its build.
   Matrix8 elementBlock_[NE];
   Matrix11 pairBlock_[NE][NP];
+  bool pairHeld_[NE][NP] = {};     // pairBlock_ holds the pair's share of the kept matrix (else zero)
+  bool heldBlocksActive_ = false;  // pairBlock_ / pairHeld_ describe the active kept matrix
   std::uint64_t pairSignature_[NE][NP] = {};
   double blockFactors_[3] = {0.0, 0.0, 0.0};
   // Kept matrix of the fixed-cost stepper: each pair's jacobianSignature as the active matrix

@@ -36,6 +36,14 @@ class BeltNewtonMatrix {
   void assembleInShadow() { build_ = 1 - active_; }
   bool assemblingInShadow() const { return build_ != active_; }
   void makeTargetActive() { active_ = build_; }
+  // Assembly goes to the active storage until restoreTarget (a partial re-factorization of the
+  // kept matrix: its entries change in place); returns what restoreTarget takes.
+  int targetActive() {
+    const int previous = build_;
+    build_ = active_;
+    return previous;
+  }
+  void restoreTarget(int previous) { build_ = previous; }
 
   // ---- ordering ------------------------------------------------------------------------------
   static int solverIndex(int dof) {

@@ -243,6 +243,7 @@ class BeltDrivePlant {
   const PlantConfig& config() const { return config_; }
   bool started() const { return started_; }
   const Drive& drive() const { return drive_; }
+  const TimeStepper<Drive>& integrator() const { return integrator_; }
   const Vector& positions() const { return integrator_.positions(); }
   const Vector& velocities() const { return integrator_.velocities(); }
 
