@@ -578,6 +578,7 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.integer("switch_columns", s.integrator.switchColumnsPerStep, 0, 16);
     const toml::node* refactor = r.find("refactor_pairs");
     r.integer("refactor_pairs", s.integrator.refactorPairsPerStep, 0, 16);
+    r.integer("columns_after_refactor", s.integrator.columnsAfterRefactor, 0, 16);
     r.number("fixed_residual_tolerance", s.integrator.fixedResidualTolerance, 0.0, 1e6, true);
     r.finish();
     if (s.integrator.frozenStateIterations > s.integrator.fixedNewtonIterations)

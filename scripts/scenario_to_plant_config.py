@@ -275,6 +275,7 @@ def generate(path, name):
                              ("frozen_state_iterations", "frozenStateIterations", "int"),
                              ("refresh_steps", "refreshSteps", "int"), ("switch_columns", "switchColumnsPerStep", "int"),
                              ("refactor_pairs", "refactorPairsPerStep", "int"),
+                             ("columns_after_refactor", "columnsAfterRefactor", "int"),
                              ("fixed_residual_tolerance", "fixedResidualTolerance", "number")]:
         v = r.get(key, kind)
         if v is None:

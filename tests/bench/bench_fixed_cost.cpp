@@ -3,7 +3,7 @@
 // from scripts/instruction_budget.py).
 //
 //   bench_fixed_cost [mcu|pc] [reference|fixed] [--set name=value ...]
-// names: newton, frozen, refresh, columns, pairs, tol (the fixed-cost settings), rho (generalized-
+// names: newton, frozen, refresh, columns, pairs, after (columns after a re-factorization), tol (the fixed-cost settings), rho (generalized-
 // alpha with this spectral radius instead of the configuration's scheme), maxpns, pnstol,
 // kc, kb (contact and bristle stiffness), segments (contact segments per element).
 #include <algorithm>
@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
       c.integrator.spectralRadius = value;
     }
     if (!std::strcmp(key, "pairs")) c.integrator.refactorPairsPerStep = static_cast<int>(value);
+    if (!std::strcmp(key, "after")) c.integrator.columnsAfterRefactor = static_cast<int>(value);
     if (!std::strcmp(key, "columns")) c.integrator.switchColumnsPerStep = static_cast<int>(value);
     if (!std::strcmp(key, "kc")) c.contact.stiffness = value;
     if (!std::strcmp(key, "kb")) c.contact.bristleStiffness = value;

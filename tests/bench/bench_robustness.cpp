@@ -12,9 +12,9 @@
 //   bench_robustness [mcu|pc] [SECONDS] [SEED] [reference|fixed] [MAX_LOAD]
 //   defaults: mcu 60 1 reference 40 (MAX_LOAD: the load steps' upper end, N m)
 // The fixed-cost settings can be overridden for experiments with the environment variables
-// BENCH_NEWTON, BENCH_FROZEN, BENCH_REFRESH, BENCH_COLUMNS and BENCH_PAIRS (IntegratorSettings'
-// fixedNewtonIterations, frozenStateIterations, refreshSteps, switchColumnsPerStep,
-// refactorPairsPerStep); BENCH_RHO=r runs generalized-alpha with spectral radius r instead of the
+// BENCH_NEWTON, BENCH_FROZEN, BENCH_REFRESH, BENCH_COLUMNS, BENCH_PAIRS and BENCH_AFTER
+// (IntegratorSettings' fixedNewtonIterations, frozenStateIterations, refreshSteps,
+// switchColumnsPerStep, refactorPairsPerStep, columnsAfterRefactor); BENCH_RHO=r runs generalized-alpha with spectral radius r instead of the
 // configuration's scheme; BENCH_SLEW=a moves the speed command towards each new random value at
 // most a rad/s^2 (a speed-driven motor with a finite acceleration instead of a jump);
 // BENCH_TRACE=k prints the first 40 steps, every 200th and the 80 after step k.
@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
   if (const char* v = std::getenv("BENCH_REFRESH")) config.integrator.refreshSteps = std::atoi(v);
   if (const char* v = std::getenv("BENCH_COLUMNS")) config.integrator.switchColumnsPerStep = std::atoi(v);
   if (const char* v = std::getenv("BENCH_PAIRS")) config.integrator.refactorPairsPerStep = std::atoi(v);
+  if (const char* v = std::getenv("BENCH_AFTER")) config.integrator.columnsAfterRefactor = std::atoi(v);
   if (const char* v = std::getenv("BENCH_RHO")) {
     config.integrator.newmark = false;
     config.integrator.spectralRadius = std::atof(v);

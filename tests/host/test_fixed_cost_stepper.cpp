@@ -300,10 +300,11 @@ namespace {
 // The fixed-cost stepper against the reference over the ramp to 12 rad/s (0.35 s, the smooth
 // part of the paper's scenario), microcontroller-sized drive: the matrix rebuilt after every step
 // (refresh over 1 step), 4 Newton iterations (the first with the committed states), at most
-// `columns` columns and a partial re-factorization of at most `pairs` pairs per step. Speeds and
-// span forces at the end agree with the reference to 0.5 %; at most 5 % of the steps carry a
-// remainder above 5 N. Returns the steps with a partial re-factorization. This is the regime in
-// which the scheme works; under a speed step (gross slip) it does not yet (README "Firmware").
+// `columns` columns and a partial re-factorization of at most `pairs` pairs per step, after which
+// it takes no column. Speeds and span forces at the end agree with the reference to 0.5 %; at most
+// 5 % of the steps carry a remainder above 5 N; no step both re-factorizes and takes columns.
+// Returns the steps with a partial re-factorization. This is the regime in which the scheme works;
+// under a speed step (gross slip) it does not yet (README "Firmware").
 int expectFixedCostFollowsTheRamp(int columns, int pairs) {
   static SmallPlant reference, fixed;
   PlantConfig c = smallDriveConfig(true, false);
@@ -330,7 +331,9 @@ int expectFixedCostFollowsTheRamp(int columns, int pairs) {
     EXPECT_EQ(b.fault, PlantFault::kNone) << "step " << k;
     if (b.fault != PlantFault::kNone) break;
     if (!b.converged) ++flagged;
-    if (fixed.integrator().fixedCostStepper().refactoredPairs() > 0) ++refactored;
+    const FixedCostStepper<SmallDrive>& stepper = fixed.integrator().fixedCostStepper();
+    if (stepper.refactoredPairs() > 0) ++refactored;
+    EXPECT_FALSE(stepper.refactoredPairs() > 0 && stepper.switchColumns() > 0) << "step " << k;
   }
   std::printf("fixed-cost (K = %d, P = %d) vs reference at 0.35 s: omega_P2 %.5f / %.5f, F1 %.3f / %.3f, F2 %.3f / %.3f, "
               "flagged %d, steps re-factorized %d\n", columns, pairs, b.speed[1], a.speed[1], b.spanForce[0], a.spanForce[0],
@@ -349,7 +352,7 @@ int expectFixedCostFollowsTheRamp(int columns, int pairs) {
 TEST(FixedCostStepping, FollowsTheReferenceOverTheRamp) { EXPECT_EQ(expectFixedCostFollowsTheRamp(16, 0), 0); }
 
 // The microcontroller's setting: 4 columns, and a partial re-factorization of up to 6 pairs where
-// more would be needed; it must be used (measured: STEPS of 350 steps) and hold the same bounds.
+// more would be needed; it must be used (measured: in 5 of the 350 steps) and hold the same bounds.
 TEST(FixedCostStepping, FollowsTheReferenceOverTheRampWithPartialRefactorizations) {
   EXPECT_GT(expectFixedCostFollowsTheRamp(4, 6), 0);
 }

@@ -14,9 +14,9 @@
 //      has not done so yet, at most P contact pairs (refactorPairsPerStep) are evaluated again
 //      and the factorization is redone from the first chain block they touch (a partial
 //      re-factorization, BeltDrive::refactorSwitchedPairs); otherwise as low-rank columns, at
-//      most K in the step, none after a re-factorization (the rest wait for the next step or
-//      the refresh: a step does the larger of the two, never both); then one solve and the
-//      update. The last residual's norm is reported; its correction is applied unchecked;
+//      most K in the step, and at most K' (columnsAfterRefactor) after a re-factorization (the
+//      rest wait for the next step or the refresh; K' = 0: a step does the larger of the two,
+//      never both); then one solve and the update. The last residual's norm is reported; its correction is applied unchecked;
 //   3. one post-Newton pass at the accepted point commits states and anchors (its e_PNS: what
 //      the last correction changed);
 //   4. one refresh slice: NE / S elements and their contact pairs are evaluated at the accepted
@@ -165,22 +165,25 @@ class FixedCostStepper {
       if (s == Status::kOk && !allFinite(r)) s = Status::kNonFiniteValue;
       if (s != Status::kOk) break;
       stats.residualNorm = r.norm();
-      // A step that re-factorized takes no columns (its work is the larger of the two, never
-      // both) and does not look at the switches again.
+      // Stiffening switches the matrix still lacks (-1: not counted yet). After a
+      // re-factorization a step takes at most columnsAfterRefactor columns (0: its work is the
+      // larger of the two, never both, and it does not look at the switches again).
       int left = -1;
-      if (refactoredPairs_ > 0) {
-        left = pendingSwitches_;
-      } else if (settings_.refactorPairsPerStep > 0 && j > settings_.frozenStateIterations) {
+      if (refactoredPairs_ == 0 && settings_.refactorPairsPerStep > 0 && j > settings_.frozenStateIterations) {
         s = system.refactorSwitchedPairs(point, settings_.refactorPairsPerStep, kRefactorAboveColumns + 1,
                                          refactoredPairs_, left);
         if (s != Status::kOk) break;
         if (refactoredPairs_ == 0 && left > 0) left = -1;  // few switches: columns
+      } else if (refactoredPairs_ > 0 && settings_.columnsAfterRefactor == 0) {
+        left = pendingSwitches_;
       }
+      if (refactoredPairs_ > 0 && settings_.columnsAfterRefactor > 0 && left != 0) left = -1;
       if (left >= 0) {
         pendingSwitches_ = left;
       } else {
         int columns = 0;
-        s = system.updateSwitches(point, settings_.switchColumnsPerStep - switchColumns_, columns, pendingSwitches_);
+        const int budget = refactoredPairs_ > 0 ? settings_.columnsAfterRefactor : settings_.switchColumnsPerStep;
+        s = system.updateSwitches(point, budget - switchColumns_, columns, pendingSwitches_);
         switchColumns_ += columns;
       }
       Vector delta;

@@ -86,6 +86,10 @@ struct IntegratorSettings {
   // that one partial re-factorization per step may evaluate again when a step's stiffening
   // switches would need many columns (fixed_cost_stepper.hpp); 0: columns only.
   int refactorPairsPerStep = 0;
+  // Low-rank columns a step may still take after its partial re-factorization (0: none, so that
+  // a step does one or the other and its worst case is the larger of the two; more keeps up with
+  // gross slip, README "Firmware").
+  int columnsAfterRefactor = 0;
   double fixedResidualTolerance = 5.0;
 };
 
@@ -108,6 +112,7 @@ inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
   if (s.switchColumnsPerStep < 0 || s.switchColumnsPerStep > 16) return ParameterError::invalid("switchColumnsPerStep");
   if (s.refactorPairsPerStep < 0 || s.refactorPairsPerStep > 16 || (s.refactorPairsPerStep > 0 && s.refreshSteps != 1))
     return ParameterError::invalid("refactorPairsPerStep");
+  if (s.columnsAfterRefactor < 0 || s.columnsAfterRefactor > 16) return ParameterError::invalid("columnsAfterRefactor");
   if (!(isFinite(s.fixedResidualTolerance) && s.fixedResidualTolerance > 0.0))
     return ParameterError::invalid("fixedResidualTolerance");
   return ParameterError::success();
