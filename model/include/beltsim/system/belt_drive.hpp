@@ -592,11 +592,13 @@ class BeltDrive {
     return Status::kOk;
   }
   // Partial re-factorization of the kept matrix, for a step with many stiffening switches (a
-  // whole slip arc that starts sticking costs 16 low-rank columns, about four times as much):
-  // the contact pairs with a stiffening switch since the matrix was built (at most maxPairs, in
-  // element order; the others stay for the columns) are evaluated again at `point` in their
-  // current states, the change of each pair's block is added to the active matrix's entries, and
-  // its factorization is redone from the first chain block they touch. Nothing happens when the
+  // whole slip arc that starts sticking takes 16 low-rank columns, about three times the cost of
+  // evaluating its 4 pairs again and eliminating from there): the contact pairs with a
+  // stiffening switch since the matrix was built (at most maxPairs, in element order; the others
+  // stay for the columns) are evaluated again at `point`, each segment in the stiffer of its
+  // state in the matrix and its current one; the change of each pair's block is added to the
+  // active matrix's entries, and its factorization is redone from the first chain block they
+  // touch. Nothing happens when the
   // switches would need fewer than minColumns columns, while low-rank columns are applied (they
   // refer to the old factorization) or when the held pair blocks are not the active matrix's (a
   // refresh spread over several steps). `pairs`: pairs evaluated again; `left`: stiffening
@@ -803,9 +805,6 @@ class BeltDrive {
       }
   }
 
-  // Stiffness order of a segment's Newton-block state (nibble of jacobianSignature: 8 = flagged,
-  // low bits the StickSlip value): not in contact < slipping < no anchor yet (velocity penalty
-  // only) < sticking (bristle spring).
   // Columns the stiffening switches from signature `before` to `after` need (updateSwitches);
   // `switched`: how many segments they are.
   static int stiffeningColumns(std::uint64_t before, std::uint64_t after, int& switched) {
@@ -832,6 +831,9 @@ class BeltDrive {
     }
   }
 
+  // Stiffness order of a segment's Newton-block state (nibble of jacobianSignature: 8 = flagged,
+  // low bits the StickSlip value): not in contact < slipping < no anchor yet (velocity penalty
+  // only) < sticking (bristle spring).
   static int switchStiffness(unsigned nibble) {
     if ((nibble & 8u) == 0) return 0;
     const StickSlip state = nibbleState(nibble);
