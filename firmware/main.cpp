@@ -188,7 +188,8 @@ int main() {
     traceFrame(frame, ticks != 0 && tick == ticks);
     lastWork = hal::monotonicNanoseconds() - tickTime;
     g_timing.stepTime.add(lastWork);
-    if (tick <= opt.stepLogSize) opt.stepLog[tick - 1] = static_cast<std::uint32_t>(lastWork < 0xFFFFFFFFu ? lastWork : 0xFFFFFFFFu);
+    if (tick <= opt.stepLogSize)
+      opt.stepLog[tick - 1] = static_cast<std::uint32_t>(lastWork < 0xFFFFFFFFu ? lastWork : 0xFFFFFFFFu);
     hal::watchdogFeed();
   }
   hal::traceClose();

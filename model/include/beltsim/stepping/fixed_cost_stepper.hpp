@@ -16,7 +16,8 @@
 //      re-factorization, BeltDrive::refactorSwitchedPairs); otherwise as low-rank columns, at
 //      most K in the step, and at most K' (columnsAfterRefactor) after a re-factorization (the
 //      rest wait for the next step or the refresh; K' = 0: a step does the larger of the two,
-//      never both); then one solve and the update. The last residual's norm is reported; its correction is applied unchecked;
+//      never both); then one solve and the update. The last residual's norm is reported; its
+//      correction is applied unchecked;
 //   3. one post-Newton pass at the accepted point commits states and anchors (its e_PNS: what
 //      the last correction changed);
 //   4. one refresh slice: NE / S elements and their contact pairs are evaluated at the accepted
@@ -165,26 +166,25 @@ class FixedCostStepper {
       if (s == Status::kOk && !allFinite(r)) s = Status::kNonFiniteValue;
       if (s != Status::kOk) break;
       stats.residualNorm = r.norm();
-      // Stiffening switches the matrix still lacks (-1: not counted yet). After a
-      // re-factorization a step takes at most columnsAfterRefactor columns (0: its work is the
-      // larger of the two, never both, and it does not look at the switches again).
+      // Stiffening switches the matrix still lacks (-1: not counted here, updateSwitches counts
+      // them). After a re-factorization a step takes at most columnsAfterRefactor columns (0: its
+      // work is the larger of the two, never both, and it does not look at the switches again).
       int left = -1;
       if (refactoredPairs_ == 0 && settings_.refactorPairsPerStep > 0 && j > settings_.frozenStateIterations) {
         s = system.refactorSwitchedPairs(point, settings_.refactorPairsPerStep, kRefactorAboveColumns + 1,
                                          refactoredPairs_, left);
         if (s != Status::kOk) break;
-        if (refactoredPairs_ == 0 && left > 0) left = -1;  // few switches: columns
       } else if (refactoredPairs_ > 0 && settings_.columnsAfterRefactor == 0) {
         left = pendingSwitches_;
       }
-      if (refactoredPairs_ > 0 && settings_.columnsAfterRefactor > 0 && left != 0) left = -1;
-      if (left >= 0) {
-        pendingSwitches_ = left;
-      } else {
+      const int budget = (refactoredPairs_ > 0 ? settings_.columnsAfterRefactor : settings_.switchColumnsPerStep) -
+                         switchColumns_;
+      if (left < 0 || (left > 0 && budget > 0)) {
         int columns = 0;
-        const int budget = refactoredPairs_ > 0 ? settings_.columnsAfterRefactor : settings_.switchColumnsPerStep;
-        s = system.updateSwitches(point, budget - switchColumns_, columns, pendingSwitches_);
+        s = system.updateSwitches(point, budget, columns, pendingSwitches_);
         switchColumns_ += columns;
+      } else {
+        pendingSwitches_ = left;
       }
       Vector delta;
       if (s == Status::kOk) s = system.solve(r, delta);

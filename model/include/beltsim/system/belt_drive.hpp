@@ -568,8 +568,8 @@ class BeltDrive {
           const std::uint64_t now = keptSignature(pair_[e][p]);
           if (now == matrixSignature_[e][p]) continue;
           for (int i = 0; i < NCS; ++i) {
-            const unsigned before = static_cast<unsigned>((matrixSignature_[e][p] >> (4 * i)) & 15u);
-            const unsigned after = static_cast<unsigned>((now >> (4 * i)) & 15u);
+            const unsigned before = nibbleOf(matrixSignature_[e][p], i);
+            const unsigned after = nibbleOf(now, i);
             if (before == after) continue;
             const bool stiffening = switchStiffness(after) > switchStiffness(before);
             if (stiffenOnly_ && !stiffening) continue;  // the stiffer state stays until the refresh
@@ -637,8 +637,8 @@ class BeltDrive {
       Pair kept = keptPair(e, p);
       std::uint64_t signature = keptSignature(pair_[e][p]);
       for (int i = 0; i < NCS; ++i) {
-        const unsigned before = static_cast<unsigned>((matrixSignature_[e][p] >> (4 * i)) & 15u);
-        const unsigned now = static_cast<unsigned>((signature >> (4 * i)) & 15u);
+        const unsigned before = nibbleOf(matrixSignature_[e][p], i);
+        const unsigned now = nibbleOf(signature, i);
         if (switchStiffness(before) <= switchStiffness(now)) continue;
         kept.setHistory(i, nibbleHistory(e, p, i, before));
         signature = (signature & ~(std::uint64_t{15} << (4 * i))) | (static_cast<std::uint64_t>(before) << (4 * i));
@@ -805,14 +805,17 @@ class BeltDrive {
       }
   }
 
+  // Segment i's nibble of a Jacobian signature (contact flag and stick/slip state).
+  static unsigned nibbleOf(std::uint64_t signature, int i) { return static_cast<unsigned>((signature >> (4 * i)) & 15u); }
+
   // Columns the stiffening switches from signature `before` to `after` need (updateSwitches);
   // `switched`: how many segments they are.
   static int stiffeningColumns(std::uint64_t before, std::uint64_t after, int& switched) {
     int columns = 0;
     switched = 0;
     for (int i = 0; i < NCS; ++i) {
-      const unsigned b = static_cast<unsigned>((before >> (4 * i)) & 15u);
-      const unsigned a = static_cast<unsigned>((after >> (4 * i)) & 15u);
+      const unsigned b = nibbleOf(before, i);
+      const unsigned a = nibbleOf(after, i);
       if (a == b || switchStiffness(a) <= switchStiffness(b)) continue;
       columns += (a & 8u) != (b & 8u) ? 2 : 1;
       ++switched;
