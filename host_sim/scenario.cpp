@@ -522,6 +522,13 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
       r.number("mass", p.circle.mass, 0.0, 1e9);
       r.number("support_stiffness", p.circle.supportStiffness, 0.0, 1e12);
       r.number("support_damping", p.circle.supportDamping, 0.0, 1e12);
+      // A motor's acceleration limit for speed commands (HIL, firmware, FMU): it applies whenever
+      // the pulley runs speed-driven, so a torque motor may carry it for a firmware image built in
+      // speed mode. Speed profiles of `beltsim run` are followed as written.
+      r.number("max_acceleration", p.circle.maxAcceleration, 0.0, 1e9);
+      if (p.circle.maxAcceleration > 0.0 && kind != "speed" && kind != "torque")
+        fail(file, *item.as_table()->get("max_acceleration"), prefix + ".max_acceleration",
+             "only a motor (kind = \"speed\" or \"torque\") has an acceleration limit");
       if (const toml::table* sp = r.subtable("speed")) p.circle.speed = readProfile(file, *sp, prefix + ".speed");
       if (const toml::table* tq = r.subtable("torque")) p.circle.torque = readProfile(file, *tq, prefix + ".torque");
       if (p.circle.kind == CircleKind::kFloating && !(p.circle.mass > 0.0))

@@ -223,7 +223,7 @@ def generate(path, name):
         set_(f"{pre}.centre", f"Vector2({number(centre[0])}, {number(centre[1])})")
         for key, field in [("radius", "radius"), ("inertia", "inertia"), ("damping", "rotationalDamping"),
                            ("mass", "mass"), ("support_stiffness", "supportStiffness"),
-                           ("support_damping", "supportDamping")]:
+                           ("support_damping", "supportDamping"), ("max_acceleration", "maxAcceleration")]:
             v = r.get(key, "number")
             if v is not None:
                 set_(f"{pre}.{field}", number(v))
@@ -232,6 +232,11 @@ def generate(path, name):
             if side not in (1, -1):
                 r.error("side", "must be +1 or -1")
             set_(f"{pre}.side", str(side))
+        acceleration = r.get("max_acceleration", "number")
+        if acceleration is not None and not acceleration >= 0.0:
+            r.error("max_acceleration", "must be >= 0 (rad/s^2; 0: a speed command is taken at once)")
+        if acceleration and kind not in ("speed", "torque"):
+            r.error("max_acceleration", "only a motor (kind = \"speed\" or \"torque\") has an acceleration limit")
         if kind == "floating" and not (r.get("mass", "number") or 0.0) > 0.0:
             r.error("mass", "a floating pulley needs a mass > 0")
         arm = r.get("arm", "table")

@@ -98,6 +98,12 @@ if(MODE STREQUAL "bad_input")
                  "key 'solver.refactor_pairs': needs refresh_steps = 1 \\(the matrix rebuilt after every step\\)"
                  run "${SCENARIO}" --set solver.stepping=fixed_cost --set solver.refresh_steps=4
                  --set solver.refactor_pairs=6 --out "${WORK}/out5m")
+  # 5n. An acceleration limit on a pulley that no motor drives.
+  write_scenario("${WORK}/idler_acceleration.toml" "[[pulley]]" "name = \"idler\"" "kind = \"fixed_axis\""
+                 "centre = [0.157, 0.3]" "radius = 0.03" "inertia = 0.01" "max_acceleration = 500.0")
+  expect_failure("acceleration limit on an idler"
+                 "idler_acceleration.toml:[0-9]+: key 'pulley\\[2\\].max_acceleration': only a motor \\(kind = \"speed\" or \"torque\"\\) has an acceleration limit"
+                 run "${WORK}/idler_acceleration.toml" --out "${WORK}/out5n")
   file(READ "${SCENARIO}" text)
   string(FIND "${text}" "[[pulley]]" last REVERSE)  # P2's table, up to [solver]
   string(FIND "${text}" "[solver]" solver)

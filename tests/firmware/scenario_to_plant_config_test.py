@@ -60,6 +60,12 @@ def main():
         ("re-factorized pairs with a sliced refresh",
          base.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nrefresh_steps = 4\nrefactor_pairs = 6\n"),
          r":\d+: key 'solver.refactor_pairs': needs refresh_steps = 1 \(the matrix rebuilt after every step\)"),
+        ("an acceleration limit on the load pulley",
+         base.replace('name = "load"\nkind = "fixed_axis"\n', 'name = "load"\nkind = "fixed_axis"\nmax_acceleration = 500.0\n'),
+         r":\d+: key 'pulley\[1\].max_acceleration': only a motor \(kind = \"speed\" or \"torque\"\) has an acceleration limit"),
+        ("a negative acceleration limit",
+         base.replace('name = "motor"\nkind = "torque"\n', 'name = "motor"\nkind = "torque"\nmax_acceleration = -1.0\n'),
+         r":\d+: key 'pulley\[0\].max_acceleration': must be >= 0"),
     ]
     passed = failed = 0
     for i, (name, text, pattern) in enumerate(cases):

@@ -370,6 +370,34 @@ TEST(PlantLoop, SpeedCommandRampCostsTheInertiaTorque) {
   EXPECT_LT(duringRamp - afterRamp, 20.0);
 }
 
+// A motor with an acceleration limit (CircleParameters::maxAcceleration, scenario key
+// pulley[].max_acceleration) reaches a speed step at that acceleration, in both directions, and
+// then holds the command exactly: 500 rad/s^2 at h = 1 ms is 0.5 rad/s a step (exact in binary), so
+// 0 -> 10 rad/s takes 20 steps and 10 -> 4 rad/s 12. The drive torque carries the motor pulley's
+// angular momentum: where the acceleration stops (step 20 -> 21) or starts (50 -> 51) it drops by
+// J1 a = 0.25 * 500 = 125 N m, the belt's torque being continuous across one step (it changes by
+// about 2.5 N m a step there, measured on x86-64: 123.6 and 125.1 N m; bound 5 %).
+TEST(PlantLoop, SpeedStepIsReachedAtTheMotorsAccelerationLimit) {
+  PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
+  config.pulley[0].maxAcceleration = 500.0;
+  static BeltDrivePlant<kMicrocontrollerElements> plant;  // static: ~100 KB of model state
+  ASSERT_TRUE(plant.setUp(config).ok());
+  ASSERT_TRUE(plant.start().converged);
+  double torque[81] = {};
+  for (int k = 1; k <= 80; ++k) {
+    PlantCommand command;
+    command.input[0] = k <= 50 ? 10.0 : 4.0;
+    const PlantOutput out = plant.step(command);
+    ASSERT_EQ(out.fault, PlantFault::kNone) << "step " << k;
+    const double expected = k <= 20 ? 0.5 * k : k <= 50 ? 10.0 : k <= 62 ? 10.0 - 0.5 * (k - 50) : 4.0;
+    ASSERT_EQ(out.speed[0], expected) << "step " << k;
+    torque[k] = out.torque[0];
+  }
+  const double inertiaTorque = 0.25 * 500.0;
+  EXPECT_NEAR(torque[20] - torque[21], inertiaTorque, 0.05 * inertiaTorque);  // acceleration ends
+  EXPECT_NEAR(torque[50] - torque[51], inertiaTorque, 0.05 * inertiaTorque);  // deceleration starts
+}
+
 TEST(PlantLoop, FailedSelfCheckStartsInTheSafeState) {
   auto loop = std::make_unique<Loop>();
   ASSERT_TRUE(loop->setUp(microcontrollerPlantConfig(MotorMode::kSpeed), LoopOptions{}).ok());

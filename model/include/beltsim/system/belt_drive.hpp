@@ -50,6 +50,10 @@ struct CircleParameters {
   double rotationalDamping = 0.0;    // d, N m s/rad: LHS + d omega
   RampProfile torque;                // applied physical torque (positive counter-clockwise), N m
   RampProfile speed;                 // prescribed omega for kSpeedDriven, rad/s
+  // Fastest change of a commanded speed, rad/s^2, when the pulley runs speed-driven under the
+  // plant's commands (BeltDrivePlant): the motor's speed loop reaches a new command at this
+  // acceleration instead of at once. 0: at once (a jump of the command is a jump of omega).
+  double maxAcceleration = 0.0;
   double mass = 0.0;                 // kg (kFloating, kTensionerArm)
   double supportStiffness = 0.0;     // N/m, each direction (kFloating only)
   double supportDamping = 0.0;       // N s/m, each direction (kFloating only)

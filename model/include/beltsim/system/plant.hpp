@@ -172,6 +172,7 @@ class BeltDrivePlant {
       }
       started_ = true;
       steps_ = 0;
+      for (int p = 0; p < kPulleys; ++p) speedInput_[p] = 0.0;  // the dynamic run starts at rest
     }
     return statics;
   }
@@ -188,6 +189,7 @@ class BeltDrivePlant {
       const PulleyInput kind = inputOf(circle_[p].kind);
       input.useCommand[p] = kind != PulleyInput::kNone;
       input.command[p] = kind == PulleyInput::kLoadTorque ? -command.input[p] : command.input[p];
+      if (kind == PulleyInput::kSpeed) input.command[p] = appliedSpeed(p, command.input[p]);
     }
     drive_.setInput(input);
     const StepStatistics st = integrator_.step(drive_);
@@ -248,6 +250,22 @@ class BeltDrivePlant {
   const Vector& velocities() const { return integrator_.velocities(); }
 
  private:
+  // The speed a speed-driven pulley p is given for this step: the command itself, or with
+  // CircleParameters::maxAcceleration > 0 the last step's speed moved towards the command by at
+  // most maxAcceleration * h (a motor's speed loop at its torque limit). Exact arithmetic at both
+  // ends: a command within reach is taken as it is.
+  double appliedSpeed(int p, double command) {
+    const double limit = circle_[p].maxAcceleration;
+    if (!(limit > 0.0)) return command;
+    const double reach = limit * config_.stepSize;
+    const double last = speedInput_[p];
+    double next = command;
+    if (command > last + reach) next = last + reach;
+    if (command < last - reach) next = last - reach;
+    speedInput_[p] = next;
+    return next;
+  }
+
   void fillOutput(const PlantCommand& command, PlantOutput& out) {
     const Vector& q = integrator_.positions();
     const Vector& v = integrator_.velocities();
@@ -289,6 +307,7 @@ class BeltDrivePlant {
   Vector scratch_ = Vector::Zero();
   bool started_ = false;
   std::uint32_t steps_ = 0;
+  double speedInput_[kPulleys] = {};  // rad/s: the speed given to each speed-driven pulley last step
 };
 
 }  // namespace beltsim
