@@ -15,8 +15,8 @@
 // BENCH_NEWTON, BENCH_FROZEN, BENCH_REFRESH, BENCH_COLUMNS, BENCH_PAIRS and BENCH_AFTER
 // (IntegratorSettings' fixedNewtonIterations, frozenStateIterations, refreshSteps,
 // switchColumnsPerStep, refactorPairsPerStep, columnsAfterRefactor); BENCH_RHO=r runs generalized-alpha with spectral radius r instead of the
-// configuration's scheme; BENCH_SLEW=a moves the speed command towards each new random value at
-// most a rad/s^2 (a speed-driven motor with a finite acceleration instead of a jump);
+// configuration's scheme; BENCH_ACCEL=a sets the motor's acceleration limit (pulley[0].max_acceleration,
+// rad/s^2: the plant reaches each new speed command at a instead of at once; 0: the jumps).
 // BENCH_TRACE=k prints the first 40 steps, every 200th and the 80 after step k.
 #include <algorithm>
 #include <chrono>
@@ -54,19 +54,22 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
   const long speedEvery = std::lround(0.5 / h), loadEvery = std::lround(0.7 / h);
   Lcg random{seed};
   PlantCommand command;
-  double target = 0.0;
-  const double slew = std::getenv("BENCH_SLEW") ? std::atof(std::getenv("BENCH_SLEW")) : 0.0;  // rad/s^2
   const bool trace = std::getenv("BENCH_TRACE") != nullptr;
   const long traceFrom = trace ? std::atol(std::getenv("BENCH_TRACE")) : 0;
   std::vector<float> micros;
   micros.reserve(static_cast<std::size_t>(steps));
   long flagged = 0, nonFinite = 0, faultStep = 0;
+  // Flagged steps by the time since the last command change (speed or load), and by what flagged
+  // them (the residual or the post-Newton error above its tolerance, or both).
+  long flaggedAfter[3] = {}, flaggedBy[3] = {}, sinceChange = 0;
+  const double residualLimit = config.integrator.scheme == StepScheme::kFixedCost
+                                   ? config.integrator.fixedResidualTolerance : config.integrator.absoluteTolerance;
   PlantFault fault = PlantFault::kNone;
   double maxResidual = 0.0, maxPnsError = 0.0;
   for (long k = 1; k <= steps; ++k) {
-    if ((k - 1) % speedEvery == 0) target = 15.0 * random.uniform();
-    command.input[0] = slew > 0.0 ? (target > command.input[0] ? std::min(target, command.input[0] + slew * h) : std::max(target, command.input[0] - slew * h)) : target;
+    if ((k - 1) % speedEvery == 0) command.input[0] = 15.0 * random.uniform();
     if ((k - 1) % loadEvery == 0) command.input[1] = maxLoad * random.uniform();
+    sinceChange = (k - 1) % speedEvery == 0 || (k - 1) % loadEvery == 0 ? 0 : sinceChange + 1;
     const auto t0 = std::chrono::steady_clock::now();
     const PlantOutput o = plant.step(command);
     micros.push_back(std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - t0).count());
@@ -77,7 +80,13 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
       std::printf("%ld t %.4f cmd %.3f w %.4f %.4f |r| %.3e pns %.3e flags %d nit %d\n", k, o.time, command.input[0], o.speed[0],
                   o.speed[1], o.residualNorm, o.pnsError, o.converged ? 0 : 1, o.newtonIterations);
     if (!finite) ++nonFinite;
-    if (!o.converged) ++flagged;
+    if (!o.converged) {
+      ++flagged;
+      const double since = sinceChange * h;
+      ++flaggedAfter[since < 0.05 ? 0 : since < 0.2 ? 1 : 2];
+      const bool byResidual = o.residualNorm > residualLimit, byPns = o.pnsError > config.integrator.pnsTolerance;
+      ++flaggedBy[byResidual && byPns ? 2 : byResidual ? 0 : 1];
+    }
     maxResidual = std::max(maxResidual, o.residualNorm);
     maxPnsError = std::max(maxPnsError, o.pnsError);
     if (o.fault != PlantFault::kNone) {
@@ -90,13 +99,17 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
   std::vector<float> sorted = micros;
   std::sort(sorted.begin(), sorted.end());
   auto quantile = [&](double q) { return sorted[std::min<std::size_t>(sorted.size() - 1, static_cast<std::size_t>(q * sorted.size()))]; };
-  std::printf("%s, %d elements, h %g s, seed %llu, loads up to %g N m: %ld of %ld steps (%.2f s)\n", name, NE, h,
-              static_cast<unsigned long long>(seed), maxLoad, taken, steps, taken * h);
+  std::printf("%s, %d elements, h %g s, seed %llu, loads up to %g N m, motor acceleration limit %g rad/s^2 "
+              "(0: none): %ld of %ld steps (%.2f s)\n", name, NE, h, static_cast<unsigned long long>(seed), maxLoad,
+              config.pulley[0].maxAcceleration, taken, steps, taken * h);
   std::printf("  fault: %s", fault == PlantFault::kNone ? "none" : "YES");
   if (fault != PlantFault::kNone) std::printf(" (code %d at step %ld, t = %.3f s)", static_cast<int>(fault), faultStep, faultStep * h);
   std::printf("; non-finite outputs: %ld\n", nonFinite);
   std::printf("  flagged (not converged): %ld = %.3f %% of the steps taken (issue 15: at most 0.1 %%)\n", flagged,
               100.0 * static_cast<double>(flagged) / static_cast<double>(std::max(1L, taken)));
+  std::printf("  flagged steps 0-50 ms / 50-200 ms / later after a command change: %ld / %ld / %ld; by the "
+              "residual / the post-Newton error / both: %ld / %ld / %ld\n", flaggedAfter[0], flaggedAfter[1],
+              flaggedAfter[2], flaggedBy[0], flaggedBy[1], flaggedBy[2]);
   std::printf("  largest reported residual %.3e N, post-Newton error %.3e N\n", maxResidual, maxPnsError);
   std::printf("  wall time per step: median %.1f us, p99 %.1f us, p99.9 %.1f us, worst %.1f us\n", quantile(0.5),
               quantile(0.99), quantile(0.999), sorted.back());
@@ -124,6 +137,7 @@ int main(int argc, char** argv) {
   if (const char* v = std::getenv("BENCH_COLUMNS")) config.integrator.switchColumnsPerStep = std::atoi(v);
   if (const char* v = std::getenv("BENCH_PAIRS")) config.integrator.refactorPairsPerStep = std::atoi(v);
   if (const char* v = std::getenv("BENCH_AFTER")) config.integrator.columnsAfterRefactor = std::atoi(v);
+  if (const char* v = std::getenv("BENCH_ACCEL")) config.pulley[0].maxAcceleration = std::atof(v);
   if (const char* v = std::getenv("BENCH_RHO")) {
     config.integrator.newmark = false;
     config.integrator.spectralRadius = std::atof(v);
