@@ -109,10 +109,15 @@ int main() {
   const std::uint32_t ticks = opt.ticks;
   if (opt.maxNewtonIterations > 0) {
     // Forced non-convergence (test hook): a tight Newton bound with the reference tolerances,
-    // which one iteration cannot meet once the belt moves (the configuration's 1e-4 it can).
+    // which one iteration cannot meet once the belt moves (the configuration's 1e-3 it can); in
+    // the fixed-cost stepping as many iterations, flagged above the same 1e-7 N.
     config.integrator.maxNewtonIterations = opt.maxNewtonIterations;
     config.integrator.relativeTolerance = 1e-8;
     config.integrator.absoluteTolerance = 1e-7;
+    config.integrator.fixedNewtonIterations = opt.maxNewtonIterations;
+    if (config.integrator.frozenStateIterations > opt.maxNewtonIterations)
+      config.integrator.frozenStateIterations = opt.maxNewtonIterations;
+    config.integrator.fixedResidualTolerance = 1e-7;
   }
   LoopOptions options;
   options.overrunPolicy = opt.overrunEntersSafeState ? OverrunPolicy::kSafeState : OverrunPolicy::kCountAndContinue;

@@ -17,7 +17,10 @@
 // switchColumnsPerStep, refactorPairsPerStep, columnsAfterRefactor); BENCH_RHO=r runs generalized-alpha with spectral radius r instead of the
 // configuration's scheme; BENCH_ACCEL=a sets the motor's acceleration limit (pulley[0].max_acceleration,
 // rad/s^2: the plant reaches each new speed command at a instead of at once; 0: the jumps).
-// BENCH_TRACE=k prints the first 40 steps, every 200th and the 80 after step k.
+// BENCH_TRACE=k prints the first 40 steps, every 200th and the 80 after step k; BENCH_STEP=w replaces
+// the random commands by one speed step from rest to w rad/s with no load (the load pulley overtakes
+// the motor and the slip arc on it reverses: BENCH_STEP=8 BENCH_ACCEL=360 bench_robustness mcu 0.5 1
+// fixed faults at 0.103 s with the benchmark configuration, README "Firmware").
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -54,6 +57,7 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
   const long speedEvery = std::lround(0.5 / h), loadEvery = std::lround(0.7 / h);
   Lcg random{seed};
   PlantCommand command;
+  const double stepTo = std::getenv("BENCH_STEP") ? std::atof(std::getenv("BENCH_STEP")) : -1.0;  // rad/s
   const bool trace = std::getenv("BENCH_TRACE") != nullptr;
   const long traceFrom = trace ? std::atol(std::getenv("BENCH_TRACE")) : 0;
   std::vector<float> micros;
@@ -69,6 +73,10 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
   for (long k = 1; k <= steps; ++k) {
     if ((k - 1) % speedEvery == 0) command.input[0] = 15.0 * random.uniform();
     if ((k - 1) % loadEvery == 0) command.input[1] = maxLoad * random.uniform();
+    if (stepTo >= 0.0) {  // BENCH_STEP: one speed step from rest, no load
+      command.input[0] = stepTo;
+      command.input[1] = 0.0;
+    }
     sinceChange = (k - 1) % speedEvery == 0 || (k - 1) % loadEvery == 0 ? 0 : sinceChange + 1;
     const auto t0 = std::chrono::steady_clock::now();
     const PlantOutput o = plant.step(command);

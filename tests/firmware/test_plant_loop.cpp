@@ -260,10 +260,14 @@ TEST(PlantLoop, RejectedFramesActLikeNoFrameAndAreCounted) {
 
 TEST(PlantLoop, TooManyNonConvergedStepsEnterTheSafeStateAndTheLoopKeepsAnswering) {
   PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
-  // One Newton iteration cannot meet the reference tolerances once the belt moves.
+  // One Newton iteration cannot meet the reference tolerances once the belt moves (either
+  // stepping: the fixed-cost one then flags every step whose remainder exceeds 1e-7 N).
   config.integrator.maxNewtonIterations = 1;
   config.integrator.relativeTolerance = 1e-8;
   config.integrator.absoluteTolerance = 1e-7;
+  config.integrator.fixedNewtonIterations = 1;
+  config.integrator.frozenStateIterations = 1;
+  config.integrator.fixedResidualTolerance = 1e-7;
   LoopOptions options;
   options.maxConsecutiveNonConverged = 5;
   auto loop = startedLoop(config, options);
@@ -338,7 +342,9 @@ TEST(PlantLoop, EmulatedSensorsQuantizeTheGroundTruth) {
 // A flood (several frames between two ticks): one step per tick, the newest valid command wins,
 // the superseded ones are counted.
 TEST(PlantLoop, FloodOfFramesTakesOneStepWithTheNewestCommand) {
-  auto loop = startedLoop(microcontrollerPlantConfig(MotorMode::kSpeed));
+  PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
+  config.pulley[0].maxAcceleration = 0.0;  // the command taken at once: which one is visible
+  auto loop = startedLoop(config);
   for (std::uint32_t seq = 1; seq <= 3; ++seq) {
     CommandFrame f = commandFrameFor(loop->plant().config());
     f.sequence = seq;
@@ -351,7 +357,7 @@ TEST(PlantLoop, FloodOfFramesTakesOneStepWithTheNewestCommand) {
   EXPECT_EQ(o.rejectedFrames, 2u);
   EXPECT_EQ(o.supersededFrames, 2u);  // counted as superseded, not as invalid or stale
   EXPECT_EQ(o.invalidFrames + o.staleFrames + o.corruptFrames, 0u);
-  EXPECT_EQ(o.speed[0], 3.0);  // the speed-driven pulley follows the newest command exactly
+  EXPECT_EQ(o.speed[0], 3.0);  // without an acceleration limit the pulley follows the newest command exactly
 }
 
 // Angular momentum: while the speed command ramps at alpha = 40 rad/s^2 the motor must supply
@@ -449,8 +455,10 @@ ScriptedRun runScriptedStimulus(const PlantConfig& config) {
 
 // Measured: flagged steps 15 -> 1, Newton iterations 7212 -> 2199, post-Newton passes 2046 -> 1358,
 // states within 1.0e-4 relative.
+// The tolerances of the reference stepping (the paper's scheme), whichever stepping the file selects.
 TEST(MicrocontrollerConfiguration, ItsTolerancesFlagFewerStepsAndKeepTheState) {
-  const PlantConfig chosen = microcontrollerPlantConfig(MotorMode::kSpeed);
+  PlantConfig chosen = microcontrollerPlantConfig(MotorMode::kSpeed);
+  chosen.integrator.scheme = StepScheme::kReference;
   PlantConfig tight = chosen;
   tight.integrator.pnsTolerance = 1e-3;
   tight.integrator.relativeTolerance = 1e-8;
