@@ -233,8 +233,8 @@ def generate(path, name):
                 r.error("side", "must be +1 or -1")
             set_(f"{pre}.side", str(side))
         acceleration = r.get("max_acceleration", "number")
-        if acceleration is not None and not acceleration >= 0.0:
-            r.error("max_acceleration", "must be >= 0 (rad/s^2; 0: a speed command is taken at once)")
+        if acceleration is not None and not 0.0 <= acceleration <= 1e9:  # beltsim's range (host_sim/scenario.cpp)
+            r.error("max_acceleration", "must be 0..1e9 (rad/s^2; 0: a speed command is taken at once)")
         if acceleration and kind not in ("speed", "torque"):
             r.error("max_acceleration", "only a motor (kind = \"speed\" or \"torque\") has an acceleration limit")
         if kind == "floating" and not (r.get("mass", "number") or 0.0) > 0.0:
