@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "plant_config.hpp"
+#include "plant_loop.hpp"
 
 namespace {
 
@@ -66,6 +67,10 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
   // Flagged steps by the time since the last command change (speed or load), and by what flagged
   // them (the residual or the post-Newton error above its tolerance, or both).
   long flaggedAfter[3] = {}, flaggedBy[3] = {}, sinceChange = 0;
+  // Runs of flagged steps: the firmware loop (PlantLoop) enters its safe state (fault 4) after
+  // LoopOptions::maxConsecutiveNonConverged of them in a row, which the plant alone does not report.
+  const long safeStateRun = static_cast<long>(fw::LoopOptions{}.maxConsecutiveNonConverged);
+  long run = 0, longestRun = 0, safeStateStep = 0;
   const double residualLimit = config.integrator.scheme == StepScheme::kFixedCost
                                    ? config.integrator.fixedResidualTolerance : config.integrator.absoluteTolerance;
   PlantFault fault = PlantFault::kNone;
@@ -88,6 +93,9 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
       std::printf("%ld t %.4f cmd %.3f w %.4f %.4f |r| %.3e pns %.3e flags %d nit %d\n", k, o.time, command.input[0], o.speed[0],
                   o.speed[1], o.residualNorm, o.pnsError, o.converged ? 0 : 1, o.newtonIterations);
     if (!finite) ++nonFinite;
+    run = o.converged ? 0 : run + 1;
+    longestRun = std::max(longestRun, run);
+    if (run == safeStateRun && safeStateStep == 0) safeStateStep = k;
     if (!o.converged) {
       ++flagged;
       const double since = sinceChange * h;
@@ -118,6 +126,13 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
   std::printf("  flagged steps 0-50 ms / 50-200 ms / later after a command change: %ld / %ld / %ld; by the "
               "residual / the post-Newton error / both: %ld / %ld / %ld\n", flaggedAfter[0], flaggedAfter[1],
               flaggedAfter[2], flaggedBy[0], flaggedBy[1], flaggedBy[2]);
+  std::printf("  longest run of flagged steps: %ld; the firmware loop's safe state (%ld in a row): ", longestRun,
+              safeStateRun);
+  if (safeStateStep > 0) {
+    std::printf("first reached at t = %.3f s\n", safeStateStep * h);
+  } else {
+    std::printf("not reached\n");
+  }
   std::printf("  largest reported residual %.3e N, post-Newton error %.3e N\n", maxResidual, maxPnsError);
   std::printf("  wall time per step: median %.1f us, p99 %.1f us, p99.9 %.1f us, worst %.1f us\n", quantile(0.5),
               quantile(0.99), quantile(0.999), sorted.back());
