@@ -9,8 +9,12 @@
 // converged (Newton or post-Newton) with their share, the largest residual and post-Newton error
 // reported, and the wall time per step (median, p99, worst; steady_clock on this machine).
 //
-//   bench_robustness [mcu|pc] [SECONDS] [SEED] [reference|fixed] [MAX_LOAD]
+//   bench_robustness [mcu|pc] [SECONDS] [SEED|FIRST-LAST] [reference|fixed] [MAX_LOAD]
 //   defaults: mcu 60 1 reference 40 (MAX_LOAD: the load steps' upper end, N m)
+// A range of seeds (for example 1-20) runs each of them and ends with a summary: in how many runs
+// the plant faulted, in how many the firmware loop's safe state would have been reached, and the
+// flagged shares. Whether a single run faults flips with small changes of the settings (README
+// "Firmware"), so compare settings over a range, not over one seed.
 // The fixed-cost settings can be overridden for experiments with the environment variables
 // BENCH_NEWTON, BENCH_FROZEN, BENCH_REFRESH, BENCH_COLUMNS, BENCH_PAIRS and BENCH_AFTER
 // (IntegratorSettings' fixedNewtonIterations, frozenStateIterations, refreshSteps,
@@ -46,12 +50,22 @@ struct Lcg {
   }
 };
 
+// What one run ended with, for the summary over a range of seeds.
+struct RunResult {
+  bool setUpFailed = false;
+  bool fault = false;          // the plant's own fault, or a non-finite output
+  bool safeState = false;      // LoopOptions::maxConsecutiveNonConverged flagged steps in a row
+  double flaggedPercent = 0.0;  // of the steps taken
+};
+
 template <int NE>
-int run(const char* name, const PlantConfig& config, double seconds, std::uint64_t seed, double maxLoad) {
+RunResult run(const char* name, const PlantConfig& config, double seconds, std::uint64_t seed, double maxLoad) {
   static BeltDrivePlant<NE> plant;  // static: the model's state
+  RunResult result;
   if (!plant.setUp(config).ok() || !plant.start().converged) {
     std::printf("%s: set-up or static equilibrium failed\n", name);
-    return 1;
+    result.setUpFailed = true;
+    return result;
   }
   const double h = config.stepSize;
   const long steps = std::lround(seconds / h);
@@ -136,7 +150,40 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
   std::printf("  largest reported residual %.3e N, post-Newton error %.3e N\n", maxResidual, maxPnsError);
   std::printf("  wall time per step: median %.1f us, p99 %.1f us, p99.9 %.1f us, worst %.1f us\n", quantile(0.5),
               quantile(0.99), quantile(0.999), sorted.back());
-  return fault == PlantFault::kNone && nonFinite == 0 ? 0 : 3;
+  result.fault = fault != PlantFault::kNone || nonFinite != 0;
+  result.safeState = safeStateStep > 0;
+  result.flaggedPercent = 100.0 * static_cast<double>(flagged) / static_cast<double>(std::max(1L, taken));
+  return result;
+}
+
+template <int NE>
+int runSeeds(const char* name, const PlantConfig& config, double seconds, std::uint64_t first, std::uint64_t last,
+             double maxLoad) {
+  std::vector<RunResult> results;
+  for (std::uint64_t seed = first; seed <= last; ++seed) {
+    results.push_back(run<NE>(name, config, seconds, seed, maxLoad));
+    if (results.back().setUpFailed) return 1;
+  }
+  if (first == last) return results[0].fault ? 3 : 0;
+  int faults = 0, safeStates = 0;
+  std::vector<double> shares;
+  std::vector<std::uint64_t> faulted;
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    if (results[k].fault) faulted.push_back(first + k);
+    safeStates += results[k].safeState ? 1 : 0;
+    shares.push_back(results[k].flaggedPercent);
+  }
+  faults = static_cast<int>(faulted.size());
+  std::sort(shares.begin(), shares.end());
+  std::printf("summary over seeds %llu-%llu, %g s each:\n  plant faults in %d of %zu runs", static_cast<unsigned long long>(first),
+              static_cast<unsigned long long>(last), seconds, faults, results.size());
+  for (std::size_t k = 0; k < faulted.size(); ++k)
+    std::printf("%s%llu", k == 0 ? " (seeds " : ", ", static_cast<unsigned long long>(faulted[k]));
+  std::printf("%s\n  the firmware loop's safe state reached in %d of %zu runs\n", faulted.empty() ? "" : ")", safeStates,
+              results.size());
+  std::printf("  flagged share of the steps taken: min %.3f %%, median %.3f %%, max %.3f %%\n", shares.front(),
+              shares[(shares.size() - 1) / 2], shares.back());
+  return faults == 0 ? 0 : 3;
 }
 
 }  // namespace
@@ -144,11 +191,21 @@ int run(const char* name, const PlantConfig& config, double seconds, std::uint64
 int main(int argc, char** argv) {
   const char* which = argc > 1 ? argv[1] : "mcu";
   const double seconds = argc > 2 ? std::atof(argv[2]) : 60.0;
-  const std::uint64_t seed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1u;
+  std::uint64_t firstSeed = 1u, lastSeed = 1u;
+  if (argc > 3) {
+    char* end = nullptr;
+    firstSeed = lastSeed = std::strtoull(argv[3], &end, 10);
+    if (*end == '-') lastSeed = std::strtoull(end + 1, &end, 10);
+    if (*end != '\0' || lastSeed < firstSeed || lastSeed - firstSeed >= 1000u) {
+      std::fprintf(stderr, "bench_robustness: SEED must be a number or a range FIRST-LAST of at most 1000 seeds, not '%s'\n",
+                   argv[3]);
+      return 2;
+    }
+  }
   const bool fixed = argc > 4 && std::strcmp(argv[4], "fixed") == 0;
   const double maxLoad = argc > 5 ? std::atof(argv[5]) : 40.0;
   if ((std::strcmp(which, "mcu") != 0 && std::strcmp(which, "pc") != 0) || !(seconds > 0.0) || !(maxLoad >= 0.0)) {
-    std::fprintf(stderr, "usage: bench_robustness [mcu|pc] [SECONDS] [SEED] [reference|fixed] [MAX_LOAD]\n");
+    std::fprintf(stderr, "usage: bench_robustness [mcu|pc] [SECONDS] [SEED|FIRST-LAST] [reference|fixed] [MAX_LOAD]\n");
     return 2;
   }
   const bool pc = std::strcmp(which, "pc") == 0;
@@ -165,6 +222,7 @@ int main(int argc, char** argv) {
     config.integrator.newmark = false;
     config.integrator.spectralRadius = std::atof(v);
   }
-  return pc ? run<fw::kPcElements>("PC configuration", config, seconds, seed, maxLoad)
-            : run<fw::kMicrocontrollerElements>("microcontroller configuration", config, seconds, seed, maxLoad);
+  return pc ? runSeeds<fw::kPcElements>("PC configuration", config, seconds, firstSeed, lastSeed, maxLoad)
+            : runSeeds<fw::kMicrocontrollerElements>("microcontroller configuration", config, seconds, firstSeed,
+                                                     lastSeed, maxLoad);
 }

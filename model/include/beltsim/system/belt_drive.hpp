@@ -489,71 +489,21 @@ class BeltDrive {
   // second storage, a slice of elements per step (beginRefresh, refreshSlice, finishRefresh: the
   // last one makes it active); between refreshes every contact or stick/slip switch of a segment
   // is applied as a rank-one or rank-two correction (updateSwitches), at most a given number of
-  // columns per step, the rest in the following steps.
+  // columns per step, the rest in the following steps, or by a partial re-factorization
+  // (refactorSwitchedPairs). The bodies of these members are in kept_newton_matrix.hpp.
   static constexpr int kMaxLowRankColumns = 16;
 
-  void beginRefresh() {
-    matrix_.assembleInShadow();
-    matrix_.target().setZero();
-    matrix_.target().beginFactorization(false);
-    refreshedElements_ = 0;
-  }
+  // Starts a refresh: the second storage is cleared and becomes the assembly target.
+  void beginRefresh();
 
   // Assembles elements [first, last) and their contact pairs at `point` into the matrix being
   // refreshed and eliminates its chain blocks that are complete (node k + 1 is complete when the
   // elements k and k + 1 are in). Slices must come in order, starting at element 0.
-  Status refreshSlice(const IterationPoint<Vector>& point, int first, int last) {
-    if (first != refreshedElements_ || last < first || last > NE || !matrix_.assemblingInShadow()) return Status::kInvalidParameter;
-    const SchemeCoefficients& c = *point.scheme;
-    const Vector& q = *point.q;
-    const Vector& v = *point.v;
-    for (int e = first; e < last; ++e) {
-      const Vector8 qe = gatherElement(q, e), ve = gatherElement(v, e);
-      Vector8 re;
-      Matrix8 m;
-      Status s = element_.internalForceAndCombinedJacobian(qe, ve, c.stiffnessFactor, c.dampingFactor, re, m);
-      if (s != Status::kOk) return s;
-      addMassMatrix(c.massFactor, m);
-      matrix_.addElementMatrix(e, nextNode(e), m);
-      for (int p = 0; p < circleCount_; ++p) {
-        shadowSignature_[e][p] = keptSignature(pair_[e][p]);
-        pairHeld_[e][p] = false;
-        if (!pair_[e][p].anyFlagged()) continue;
-        Matrix11& block = pairBlock_[e][p];
-        s = contactPairNewtonMatrix(keptPair(e, p), qe, ve, shapeTable(),
-                                    circleState(q, v, p), c.stiffnessFactor, c.dampingFactor, block);
-        if (s != Status::kOk) return s;
-        matrix_.addPairMatrix(e, nextNode(e), p, block);
-        pairHeld_[e][p] = true;
-      }
-    }
-    heldBlocksActive_ = false;  // the held blocks are the refresh's until finishRefresh
-    refreshedElements_ = last;
-    const int complete = last == NE ? NE : last - 1;
-    const int from = matrix_.target().eliminatedBlocks();
-    for (int k = from; k < complete; ++k) applyPrescribedRowsToBlock(k);
-    return matrix_.target().factorizeBlocks(from, complete);
-  }
+  Status refreshSlice(const IterationPoint<Vector>& point, int first, int last);
 
   // Adds the circles, the prescribed rows of the corner, factorizes the corner and makes the
   // refreshed matrix the active one; the low-rank corrections start again from it.
-  Status finishRefresh(const IterationPoint<Vector>& point) {
-    if (refreshedElements_ != NE || !matrix_.assemblingInShadow()) return Status::kInvalidParameter;
-    const SchemeCoefficients& c = *point.scheme;
-    for (int p = 0; p < NP; ++p) circleMatrix(p, *point.q, *point.v, c.massFactor, c.stiffnessFactor, c.dampingFactor);
-    applyPrescribedCornerRows();
-    const Status s = matrix_.target().finishFactorization();
-    if (s != Status::kOk) return s;
-    matrix_.makeTargetActive();
-    heldBlocksActive_ = true;
-    updates_.clear();
-    for (int e = 0; e < NE; ++e)
-      for (int p = 0; p < circleCount_; ++p) matrixSignature_[e][p] = shadowSignature_[e][p];
-    scale_ = c.stiffnessFactor;
-    factorized_ = false;  // the reference path's blocks no longer describe the active matrix
-    blocksValid_ = false;
-    return Status::kOk;
-  }
+  Status finishRefresh(const IterationPoint<Vector>& point);
 
   // Applies the contact and stick/slip switches since the active matrix was built (or last
   // updated), as exact changes of the switched segments' Newton blocks at `point`, projected onto
@@ -562,39 +512,8 @@ class BeltDrive {
   // (contact made, slip -> stick), since a matrix softer than the true one lets the iteration
   // overshoot. `pending` counts the switched segments left for later steps. A matrix that only
   // stiffens (setStiffenOnly) has no softening pass: its pairs are scanned once.
-  Status updateSwitches(const IterationPoint<Vector>& point, int maxColumns, int& columns, int& pending) {
-    columns = 0;
-    pending = 0;
-    const int passes = stiffenOnly_ ? 1 : 2;
-    for (int pass = 0; pass < passes; ++pass) {
-      for (int e = 0; e < NE; ++e) {
-        for (int p = 0; p < circleCount_; ++p) {
-          const std::uint64_t now = keptSignature(pair_[e][p]);
-          if (now == matrixSignature_[e][p]) continue;
-          for (int i = 0; i < NCS; ++i) {
-            const unsigned before = nibbleOf(matrixSignature_[e][p], i);
-            const unsigned after = nibbleOf(now, i);
-            if (before == after) continue;
-            const bool stiffening = switchStiffness(after) > switchStiffness(before);
-            if (stiffenOnly_ && !stiffening) continue;  // the stiffer state stays until the refresh
-            if ((pass == 0) != stiffening) continue;
-            const int needed = (before & 8u) != (after & 8u) ? 2 : 1;
-            if (columns + needed > maxColumns || updates_.free() < needed) {
-              ++pending;  // left for a later step (or the next refresh)
-              continue;
-            }
-            const Status s = applySwitch(point, e, p, i, before, after);
-            if (s != Status::kOk) return s;
-            columns += needed;
-            // Applied (or, if the updated matrix would be singular, dropped until the next refresh).
-            matrixSignature_[e][p] = (matrixSignature_[e][p] & ~(std::uint64_t{15} << (4 * i))) |
-                                     (static_cast<std::uint64_t>(after) << (4 * i));
-          }
-        }
-      }
-    }
-    return Status::kOk;
-  }
+  Status updateSwitches(const IterationPoint<Vector>& point, int maxColumns, int& columns, int& pending);
+
   // Partial re-factorization of the kept matrix, for a step with many stiffening switches (a
   // whole slip arc that starts sticking takes 16 low-rank columns, about three times the cost of
   // evaluating its 4 pairs again and eliminating from there): the contact pairs with a
@@ -609,71 +528,7 @@ class BeltDrive {
   // switches (segments) the kept matrix still lacks afterwards, or -1 if the pairs were not
   // scanned (updateSwitches must look).
   Status refactorSwitchedPairs(const IterationPoint<Vector>& point, int maxPairs, int minColumns, int& pairs,
-                               int& left) {
-    pairs = 0;
-    left = -1;
-    if (maxPairs <= 0 || !heldBlocksActive_ || updates_.count() != 0) return Status::kOk;
-    int changed[NE * NP];
-    int count = 0, needed = 0;
-    left = 0;
-    for (int e = 0; e < NE; ++e) {
-      for (int p = 0; p < circleCount_; ++p) {
-        const std::uint64_t now = keptSignature(pair_[e][p]);
-        if (now == matrixSignature_[e][p]) continue;
-        int switched = 0;
-        const int columns = stiffeningColumns(matrixSignature_[e][p], now, switched);
-        if (columns == 0) continue;
-        needed += columns;
-        left += switched;
-        changed[count++] = e * NP + p;
-      }
-    }
-    if (needed < minColumns) return Status::kOk;
-    const SchemeCoefficients& c = *point.scheme;
-    const int previousTarget = matrix_.targetActive();
-    int first = NE;
-    bool touched[NE] = {};  // chain blocks whose entries change
-    Status s = Status::kOk;
-    for (int k = 0; k < count && pairs < maxPairs && s == Status::kOk; ++k) {
-      const int e = changed[k] / NP, p = changed[k] % NP;
-      // Each segment in the stiffer of its state in the matrix and its current one (softening
-      // switches wait for the refresh, as with the columns).
-      Pair kept = keptPair(e, p);
-      std::uint64_t signature = keptSignature(pair_[e][p]);
-      for (int i = 0; i < NCS; ++i) {
-        const unsigned before = nibbleOf(matrixSignature_[e][p], i);
-        const unsigned now = nibbleOf(signature, i);
-        if (switchStiffness(before) <= switchStiffness(now)) continue;
-        kept.setHistory(i, nibbleHistory(e, p, i, before));
-        signature = (signature & ~(std::uint64_t{15} << (4 * i))) | (static_cast<std::uint64_t>(before) << (4 * i));
-      }
-      Matrix11 block = Matrix11::Zero();
-      if (kept.anyFlagged())
-        s = contactPairNewtonMatrix(kept, gatherElement(*point.q, e), gatherElement(*point.v, e), shapeTable(),
-                                    circleState(*point.q, *point.v, p), c.stiffnessFactor, c.dampingFactor, block);
-      if (s != Status::kOk) break;
-      const Matrix11 change = pairHeld_[e][p] ? Matrix11(block - pairBlock_[e][p]) : block;
-      matrix_.addPairMatrix(e, nextNode(e), p, change);
-      pairBlock_[e][p] = block;
-      pairHeld_[e][p] = true;
-      int switched = 0;
-      stiffeningColumns(matrixSignature_[e][p], keptSignature(pair_[e][p]), switched);
-      left -= switched;
-      matrixSignature_[e][p] = signature;
-      if (NewtonMatrix::firstChainBlock(e) < first) first = NewtonMatrix::firstChainBlock(e);
-      if (e >= 1) touched[e - 1] = true;   // node e
-      if (nextNode(e) >= 1) touched[nextNode(e) - 1] = true;
-      ++pairs;
-    }
-    if (s == Status::kOk && pairs > 0) {
-      for (int k = first; k < NE; ++k)
-        if (touched[k]) applyPrescribedRowsToBlock(k);
-      applyPrescribedCornerRows();
-      s = matrix_.target().refactorizeFrom(first);
-    }
-    matrix_.restoreTarget(previousTarget);
-    return s;
-  }
+                               int& left);
 
   int lowRankColumns() const { return updates_.count(); }
   // The active Newton matrix (assembled entries and factorization), in the solver's order.
@@ -814,18 +669,7 @@ class BeltDrive {
 
   // Columns the stiffening switches from signature `before` to `after` need (updateSwitches);
   // `switched`: how many segments they are.
-  static int stiffeningColumns(std::uint64_t before, std::uint64_t after, int& switched) {
-    int columns = 0;
-    switched = 0;
-    for (int i = 0; i < NCS; ++i) {
-      const unsigned b = nibbleOf(before, i);
-      const unsigned a = nibbleOf(after, i);
-      if (a == b || switchStiffness(a) <= switchStiffness(b)) continue;
-      columns += (a & 8u) != (b & 8u) ? 2 : 1;
-      ++switched;
-    }
-    return columns;
-  }
+  static int stiffeningColumns(std::uint64_t before, std::uint64_t after, int& switched);
 
   // Rows of prescribed border unknowns in the corner of the matrix being assembled: the scaled
   // identity (the chain blocks' share: applyPrescribedRowsToBlock).
@@ -854,118 +698,26 @@ class BeltDrive {
 
   // What the kept matrix of a pair depends on: its Jacobian signature, where a new contact
   // (state undefined) counts as sticking if the matrix only stiffens (setStiffenOnly).
-  std::uint64_t keptSignature(const Pair& pair) const {
-    const std::uint64_t signature = pair.jacobianSignature();
-    if (!stiffenOnly_) return signature;
-    std::uint64_t kept = 0;
-    for (int i = 0; i < NCS; ++i) {
-      std::uint64_t nibble = (signature >> (4 * i)) & 15u;
-      if ((nibble & 8u) != 0 && nibbleState(static_cast<unsigned>(nibble)) == StickSlip::kUndefined)
-        nibble = 8u;  // in contact, sticking (state bits 0)
-      kept |= nibble << (4 * i);
-    }
-    return kept;
-  }
+  std::uint64_t keptSignature(const Pair& pair) const;
 
   // The pair (e, p) as the kept matrix takes it (keptSignature; anchors as they are).
-  Pair keptPair(int e, int p) const {
-    Pair kept = pair_[e][p];
-    if (!stiffenOnly_) return kept;
-    for (int k = 0; k < NCS; ++k) {
-      SegmentHistory h = kept.history(k);
-      if (h.gap > 0.0 || h.state != StickSlip::kUndefined) continue;
-      h.state = StickSlip::kStick;
-      kept.setHistory(k, h);
-    }
-    return kept;
-  }
+  Pair keptPair(int e, int p) const;
 
   // Segment i of pair (e, p) in the state `nibble` (contact flag and stick/slip; the current
   // anchor kept).
-  SegmentHistory nibbleHistory(int e, int p, int i, unsigned nibble) const {
-    SegmentHistory h = pair_[e][p].history(i);
-    h.gap = (nibble & 8u) ? 0.0 : 0.1;
-    h.state = nibbleState(nibble);
-    return h;
-  }
+  SegmentHistory nibbleHistory(int e, int p, int i, unsigned nibble) const;
 
   // One switch of segment i of pair (e, p) from state `before` to `after` (nibbles): the change
   // of the pair's Newton block D (11 x 11), D ~ U V^T with U the segment's generalized load
   // directions (tangential; normal too for a contact switch) and V^T = (U^T U)^-1 U^T D, the
   // part of D that acts along them, which is all of it up to terms proportional to the force
   // jump (the direction vectors' own derivatives). Prescribed rows are left out.
-  Status applySwitch(const IterationPoint<Vector>& point, int e, int p, int i, unsigned before, unsigned after) {
-    const SchemeCoefficients& c = *point.scheme;
-    const Vector8 qe = gatherElement(*point.q, e), ve = gatherElement(*point.v, e);
-    const CircleState cs = circleState(*point.q, *point.v, p);
-    Matrix11 change;
-    Status s = contactSegmentSwitchBlock(pair_[e][p], qe, ve, shapeTable(), cs, i, nibbleHistory(e, p, i, before),
-                                         nibbleHistory(e, p, i, after), c.stiffnessFactor, c.dampingFactor, change);
-    if (s != Status::kOk) return s;
-    // Global dofs of the pair's 11 local coordinates; prescribed rows stay as they are.
-    int dof[11];
-    for (int l = 0; l < 4; ++l) {
-      dof[l] = nodeDof(e, l);
-      dof[4 + l] = nodeDof(nextNode(e), l);
-    }
-    for (int l = 0; l < 3; ++l) dof[8 + l] = circleDof(p, l);
-    const int columns = (before & 8u) != (after & 8u) ? 2 : 1;
-    Eigen::Matrix<double, 11, 2> u = Eigen::Matrix<double, 11, 2>::Zero();
-    s = segmentLoadDirections(pair_[e][p], qe, ve, cs, i, u);
-    if (s != Status::kOk) return s;
-    if (columns == 1) u.col(0) = u.col(1);  // tangential only
-    for (int l = 0; l < 11; ++l)
-      if (prescribedKind(dof[l]) != Prescribed::kNo) u.row(l).setZero();
-    Eigen::Matrix<double, 2, 2> gram = Eigen::Matrix<double, 2, 2>::Identity();
-    Eigen::Matrix<double, 2, 11> projected = Eigen::Matrix<double, 2, 11>::Zero();
-    for (int a = 0; a < columns; ++a) {
-      for (int b = 0; b < columns; ++b) gram(a, b) = u.col(a).dot(u.col(b));
-      for (int l = 0; l < 11; ++l) projected(a, l) = u.col(a).dot(change.col(l));
-    }
-    FixedLu<2> gramLu;
-    if (gramLu.compute(gram) != Status::kOk) return Status::kOk;  // no load direction: nothing to add
-    Eigen::Matrix<double, 2, 11> rows;
-    gramLu.solveInto(projected.data(), rows.data(), 11);
-    for (int a = 0; a < columns; ++a) {
-      Vector column = Vector::Zero(), w;
-      for (int l = 0; l < 11; ++l) column(NewtonMatrix::solverIndex(dof[l])) += u(l, a);
-      s = matrix_.active().solve(column, w, NewtonMatrix::firstChainBlock(e));
-      if (s != Status::kOk) return s;
-      typename Updates::Row v;
-      for (int l = 0; l < 11; ++l) {
-        v.index[v.count] = NewtonMatrix::solverIndex(dof[l]);
-        v.value[v.count] = rows(a, l);
-        ++v.count;
-      }
-      s = updates_.add(w, v);
-      if (s != Status::kOk && s != Status::kDegenerateState) return s;
-    }
-    return Status::kOk;
-  }
+  Status applySwitch(const IterationPoint<Vector>& point, int e, int p, int i, unsigned before, unsigned after);
 
   // Generalized LHS of a unit force on segment i along its normal (column 0) and its tangent
   // (column 1) over the pair's 11 coordinates, as evaluateNewton distributes a segment force.
   Status segmentLoadDirections(const Pair& pair, const Vector8& qe, const Vector8& ve, const CircleState& cs, int i,
-                               Eigen::Matrix<double, 11, 2>& u) {
-    const SegmentShapeTable<NCS>& table = shapeTable();
-    SegmentPoints<NCS> pts;
-    const Status s = computeSegmentPoints(qe, ve, table, pair.parameters().offset, pts);
-    if (s != Status::kOk) return s;
-    const SegmentGeometry g = segmentGeometry(pts.position[i], pts.position[i + 1], cs.centre, pair.parameters().radius);
-    const Vector2 direction[2] = {g.normal, g.tangent};
-    for (int a = 0; a < 2; ++a) {
-      Vector8 element = Vector8::Zero();
-      addPointForce(table.shape[i], pts.slope[i], pts.tangent[i], pts.slopeSquared[i], pair.parameters().offset,
-                    Vector2((1.0 - g.rho) * direction[a]), element);
-      addPointForce(table.shape[i + 1], pts.slope[i + 1], pts.tangent[i + 1], pts.slopeSquared[i + 1],
-                    pair.parameters().offset, Vector2(g.rho * direction[a]), element);
-      u.col(a).template head<8>() = element;
-      u(8, a) = -direction[a](0);
-      u(9, a) = -direction[a](1);
-      u(10, a) = a == 1 ? -pair.parameters().radius : 0.0;
-    }
-    return Status::kOk;
-  }
+                               Eigen::Matrix<double, 11, 2>& u);
 
   // The prescribed rows in chain block k of the matrix being refreshed: rows of the block's own
   // prescribed unknowns become the scaled identity, and prescribed border rows lose their
@@ -1194,3 +946,6 @@ class BeltDrive {
 };
 
 }  // namespace beltsim
+
+// The kept Newton matrix of the fixed-cost stepper: the bodies of the members declared above.
+#include "beltsim/system/kept_newton_matrix.hpp"
