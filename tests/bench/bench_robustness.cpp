@@ -78,25 +78,28 @@ RunResult run(const char* name, const PlantConfig& config, double seconds, std::
   std::vector<float> micros;
   micros.reserve(static_cast<std::size_t>(steps));
   long flagged = 0, nonFinite = 0, faultStep = 0;
-  // Flagged steps by the time since the last command change (speed or load), and by what flagged
-  // them (the residual or the post-Newton error above its tolerance, or both).
+  // Flagged steps by the time since the command last changed (speed or load), and by what flagged
+  // them (the residual or the post-Newton error above the limit the stepping flags at, or both).
   long flaggedAfter[3] = {}, flaggedBy[3] = {}, sinceChange = 0;
   // Runs of flagged steps: the firmware loop (PlantLoop) enters its safe state (fault 4) after
   // LoopOptions::maxConsecutiveNonConverged of them in a row, which the plant alone does not report.
   const long safeStateRun = static_cast<long>(fw::LoopOptions{}.maxConsecutiveNonConverged);
   long run = 0, longestRun = 0, safeStateStep = 0;
-  const double residualLimit = config.integrator.scheme == StepScheme::kFixedCost
-                                   ? config.integrator.fixedResidualTolerance : config.integrator.absoluteTolerance;
+  const bool fixedCost = config.integrator.scheme == StepScheme::kFixedCost;
+  const double residualLimit = fixedCost ? config.integrator.fixedResidualTolerance : config.integrator.absoluteTolerance;
+  const double pnsLimit = fixedCost ? config.integrator.fixedResidualTolerance : config.integrator.pnsTolerance;
   PlantFault fault = PlantFault::kNone;
   double maxResidual = 0.0, maxPnsError = 0.0;
   for (long k = 1; k <= steps; ++k) {
+    const PlantCommand previous = command;
     if ((k - 1) % speedEvery == 0) command.input[0] = 15.0 * random.uniform();
     if ((k - 1) % loadEvery == 0) command.input[1] = maxLoad * random.uniform();
     if (stepTo >= 0.0) {  // BENCH_STEP: one speed step from rest, no load
       command.input[0] = stepTo;
       command.input[1] = 0.0;
     }
-    sinceChange = (k - 1) % speedEvery == 0 || (k - 1) % loadEvery == 0 ? 0 : sinceChange + 1;
+    const bool changed = k == 1 || command.input[0] != previous.input[0] || command.input[1] != previous.input[1];
+    sinceChange = changed ? 0 : sinceChange + 1;
     const auto t0 = std::chrono::steady_clock::now();
     const PlantOutput o = plant.step(command);
     micros.push_back(std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - t0).count());
@@ -114,7 +117,7 @@ RunResult run(const char* name, const PlantConfig& config, double seconds, std::
       ++flagged;
       const double since = sinceChange * h;
       ++flaggedAfter[since < 0.05 ? 0 : since < 0.2 ? 1 : 2];
-      const bool byResidual = o.residualNorm > residualLimit, byPns = o.pnsError > config.integrator.pnsTolerance;
+      const bool byResidual = o.residualNorm > residualLimit, byPns = o.pnsError > pnsLimit;
       ++flaggedBy[byResidual && byPns ? 2 : byResidual ? 0 : 1];
     }
     maxResidual = std::max(maxResidual, o.residualNorm);
@@ -135,8 +138,9 @@ RunResult run(const char* name, const PlantConfig& config, double seconds, std::
   std::printf("  fault: %s", fault == PlantFault::kNone ? "none" : "YES");
   if (fault != PlantFault::kNone) std::printf(" (code %d at step %ld, t = %.3f s)", static_cast<int>(fault), faultStep, faultStep * h);
   std::printf("; non-finite outputs: %ld\n", nonFinite);
+  result.flaggedPercent = 100.0 * static_cast<double>(flagged) / static_cast<double>(std::max(1L, taken));
   std::printf("  flagged (not converged): %ld = %.3f %% of the steps taken (issue 15: at most 0.1 %%)\n", flagged,
-              100.0 * static_cast<double>(flagged) / static_cast<double>(std::max(1L, taken)));
+              result.flaggedPercent);
   std::printf("  flagged steps 0-50 ms / 50-200 ms / later after a command change: %ld / %ld / %ld; by the "
               "residual / the post-Newton error / both: %ld / %ld / %ld\n", flaggedAfter[0], flaggedAfter[1],
               flaggedAfter[2], flaggedBy[0], flaggedBy[1], flaggedBy[2]);
@@ -152,7 +156,6 @@ RunResult run(const char* name, const PlantConfig& config, double seconds, std::
               quantile(0.99), quantile(0.999), sorted.back());
   result.fault = fault != PlantFault::kNone || nonFinite != 0;
   result.safeState = safeStateStep > 0;
-  result.flaggedPercent = 100.0 * static_cast<double>(flagged) / static_cast<double>(std::max(1L, taken));
   return result;
 }
 
@@ -165,7 +168,7 @@ int runSeeds(const char* name, const PlantConfig& config, double seconds, std::u
     if (results.back().setUpFailed) return 1;
   }
   if (first == last) return results[0].fault ? 3 : 0;
-  int faults = 0, safeStates = 0;
+  int safeStates = 0;
   std::vector<double> shares;
   std::vector<std::uint64_t> faulted;
   for (std::size_t k = 0; k < results.size(); ++k) {
@@ -173,7 +176,7 @@ int runSeeds(const char* name, const PlantConfig& config, double seconds, std::u
     safeStates += results[k].safeState ? 1 : 0;
     shares.push_back(results[k].flaggedPercent);
   }
-  faults = static_cast<int>(faulted.size());
+  const int faults = static_cast<int>(faulted.size());
   std::sort(shares.begin(), shares.end());
   std::printf("summary over seeds %llu-%llu, %g s each:\n  plant faults in %d of %zu runs", static_cast<unsigned long long>(first),
               static_cast<unsigned long long>(last), seconds, faults, results.size());
