@@ -221,6 +221,7 @@ int main(int argc, char** argv) {
   if (const char* v = std::getenv("BENCH_PAIRS")) config.integrator.refactorPairsPerStep = std::atoi(v);
   if (const char* v = std::getenv("BENCH_AFTER")) config.integrator.columnsAfterRefactor = std::atoi(v);
   if (const char* v = std::getenv("BENCH_ACCEL")) config.pulley[0].maxAcceleration = std::atof(v);
+  if (const char* v = std::getenv("BENCH_H")) config.stepSize = std::atof(v);
   if (const char* v = std::getenv("BENCH_RHO")) {
     config.integrator.newmark = false;
     config.integrator.spectralRadius = std::atof(v);

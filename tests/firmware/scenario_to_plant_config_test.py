@@ -27,7 +27,12 @@ def generate(source, text, work, name):
 def main():
     source, work = sys.argv[1:3]
     os.makedirs(work, exist_ok=True)
-    base = open(os.path.join(source, "firmware", "configs", "microcontroller.toml")).read()
+    # The cases below add their own stepping keys and acceleration limits: the base is the
+    # microcontroller configuration without the ones it sets itself (TOML refuses a key twice).
+    own = ("stepping", "fixed_newton_iterations", "frozen_state_iterations", "refresh_steps", "switch_columns",
+           "refactor_pairs", "columns_after_refactor", "fixed_residual_tolerance", "max_acceleration")
+    base = "".join(line for line in open(os.path.join(source, "firmware", "configs", "microcontroller.toml"))
+                   if line.split("=")[0].strip() not in own)
     load = base[base.index('[[pulley]]\nname = "load"'):base.index("[solver]")]
     cases = [
         ("nine pulleys", base.replace("[solver]", load * 7 + "[solver]"),
