@@ -3,6 +3,7 @@
 // target; these tests pin the individual behaviours.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -402,6 +403,39 @@ TEST(PlantLoop, SpeedStepIsReachedAtTheMotorsAccelerationLimit) {
   const double inertiaTorque = 0.25 * 500.0;
   EXPECT_NEAR(torque[20] - torque[21], inertiaTorque, 0.05 * inertiaTorque);  // acceleration ends
   EXPECT_NEAR(torque[50] - torque[51], inertiaTorque, 0.05 * inertiaTorque);  // deceleration starts
+}
+
+// The microcontroller configuration's fixed-cost stepping (generalized-alpha, spectral radius
+// 0.6) through a speed step from rest to 8 rad/s with no load: the load pulley overshoots to about
+// 11 rad/s, overtakes the motor, and the slip arc on it reverses. With the trapezoidal rule the
+// same stepping faulted at 360 rad/s^2 at t = 0.103 s after 18 flagged steps in a row (README
+// "Firmware", robustness); the firmware loop enters its safe state after
+// LoopOptions::maxConsecutiveNonConverged flagged steps in a row, so a shorter run is required,
+// at the instantaneous jump (the images' default without an acceleration limit), at 360 rad/s^2
+// and at the configuration's own 500 rad/s^2.
+TEST(MicrocontrollerConfiguration, ASpeedStepFromRestNeitherFaultsNorReachesTheSafeState) {
+  static BeltDrivePlant<kMicrocontrollerElements> plant;  // static: ~100 KB of model state
+  const long safeStateRun = static_cast<long>(LoopOptions{}.maxConsecutiveNonConverged);
+  for (const double acceleration : {0.0, 360.0, 500.0}) {
+    PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
+    ASSERT_EQ(config.integrator.scheme, StepScheme::kFixedCost);
+    config.pulley[0].maxAcceleration = acceleration;
+    ASSERT_TRUE(plant.setUp(config).ok());
+    ASSERT_TRUE(plant.start().converged);
+    long run = 0, longestRun = 0;
+    double peak = 0.0;
+    for (int k = 1; k <= 500; ++k) {
+      PlantCommand command;
+      command.input[0] = 8.0;
+      const PlantOutput out = plant.step(command);
+      ASSERT_EQ(out.fault, PlantFault::kNone) << acceleration << " rad/s^2, step " << k;
+      run = out.converged ? 0 : run + 1;
+      longestRun = std::max(longestRun, run);
+      peak = std::max(peak, out.speed[1]);
+    }
+    EXPECT_LT(longestRun, safeStateRun) << acceleration << " rad/s^2";
+    EXPECT_GT(peak, 9.0) << acceleration << " rad/s^2: the load pulley overshoots (the drive's torsional mode)";
+  }
 }
 
 TEST(PlantLoop, FailedSelfCheckStartsInTheSafeState) {
