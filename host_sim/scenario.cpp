@@ -586,6 +586,9 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     const toml::node* refactor = r.find("refactor_pairs");
     r.integer("refactor_pairs", s.integrator.refactorPairsPerStep, 0, 16);
     r.integer("columns_after_refactor", s.integrator.columnsAfterRefactor, 0, 16);
+    const toml::node* age = r.find("block_age_steps");
+    r.integer("block_age_steps", s.integrator.blockAgeSteps, 1, 64);
+    r.integer("renewal_pairs", s.integrator.renewalPairsPerStep, 0, 64);
     r.number("fixed_residual_tolerance", s.integrator.fixedResidualTolerance, 0.0, 1e6, true);
     r.finish();
     if (s.integrator.frozenStateIterations > s.integrator.fixedNewtonIterations)
@@ -593,6 +596,8 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
            "must be 0..fixed_newton_iterations (" + std::to_string(s.integrator.fixedNewtonIterations) + ")");
     if (s.integrator.refactorPairsPerStep > 0 && s.integrator.refreshSteps != 1)
       fail(file, *refactor, "solver.refactor_pairs", "needs refresh_steps = 1 (the matrix rebuilt after every step)");
+    if (s.integrator.blockAgeSteps > 1 && s.integrator.refreshSteps != 1)
+      fail(file, *age, "solver.block_age_steps", "needs refresh_steps = 1 (the matrix rebuilt after every step)");
     if (fixedCost) {
       // The kept matrix is built from the analytic segment-normal blocks of a closed belt.
       if (!s.useSegmentNormals)

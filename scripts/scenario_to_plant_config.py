@@ -281,6 +281,8 @@ def generate(path, name):
                              ("refresh_steps", "refreshSteps", "int"), ("switch_columns", "switchColumnsPerStep", "int"),
                              ("refactor_pairs", "refactorPairsPerStep", "int"),
                              ("columns_after_refactor", "columnsAfterRefactor", "int"),
+                             ("block_age_steps", "blockAgeSteps", "int"),
+                             ("renewal_pairs", "renewalPairsPerStep", "int"),
                              ("fixed_residual_tolerance", "fixedResidualTolerance", "number")]:
         v = r.get(key, kind)
         if v is None:
@@ -297,6 +299,8 @@ def generate(path, name):
         r.error("frozen_state_iterations", f"must be 0..fixed_newton_iterations ({newton})")
     if solver.get("refactor_pairs", 0) > 0 and solver.get("refresh_steps", 8) != 1:
         r.error("refactor_pairs", "needs refresh_steps = 1 (the matrix rebuilt after every step)")
+    if solver.get("block_age_steps", 1) > 1 and solver.get("refresh_steps", 8) != 1:
+        r.error("block_age_steps", "needs refresh_steps = 1 (the matrix rebuilt after every step)")
     if stepping == "fixed_cost":
         set_("integrator.scheme", "StepScheme::kFixedCost")
         refresh = solver.get("refresh_steps", 8)

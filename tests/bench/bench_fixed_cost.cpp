@@ -93,6 +93,8 @@ int main(int argc, char** argv) {
       c.integrator.spectralRadius = value;
     }
     if (!std::strcmp(key, "pairs")) c.integrator.refactorPairsPerStep = static_cast<int>(value);
+    if (!std::strcmp(key, "age")) c.integrator.blockAgeSteps = static_cast<int>(value);
+    if (!std::strcmp(key, "renew")) c.integrator.renewalPairsPerStep = static_cast<int>(value);
     if (!std::strcmp(key, "after")) c.integrator.columnsAfterRefactor = static_cast<int>(value);
     if (!std::strcmp(key, "columns")) c.integrator.switchColumnsPerStep = static_cast<int>(value);
     if (!std::strcmp(key, "kc")) c.contact.stiffness = value;

@@ -220,6 +220,8 @@ int main(int argc, char** argv) {
   if (const char* v = std::getenv("BENCH_REFRESH")) config.integrator.refreshSteps = std::atoi(v);
   if (const char* v = std::getenv("BENCH_COLUMNS")) config.integrator.switchColumnsPerStep = std::atoi(v);
   if (const char* v = std::getenv("BENCH_PAIRS")) config.integrator.refactorPairsPerStep = std::atoi(v);
+  if (const char* v = std::getenv("BENCH_AGE")) config.integrator.blockAgeSteps = std::atoi(v);
+  if (const char* v = std::getenv("BENCH_RENEW")) config.integrator.renewalPairsPerStep = std::atoi(v);
   if (const char* v = std::getenv("BENCH_AFTER")) config.integrator.columnsAfterRefactor = std::atoi(v);
   if (const char* v = std::getenv("BENCH_ACCEL")) config.pulley[0].maxAcceleration = std::atof(v);
   if (const char* v = std::getenv("BENCH_H")) config.stepSize = std::atof(v);

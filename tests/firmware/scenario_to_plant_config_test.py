@@ -30,7 +30,8 @@ def main():
     # The cases below add their own stepping keys and acceleration limits: the base is the
     # microcontroller configuration without the ones it sets itself (TOML refuses a key twice).
     own = ("stepping", "fixed_newton_iterations", "frozen_state_iterations", "refresh_steps", "switch_columns",
-           "refactor_pairs", "columns_after_refactor", "fixed_residual_tolerance", "max_acceleration")
+           "refactor_pairs", "columns_after_refactor", "block_age_steps", "renewal_pairs", "fixed_residual_tolerance",
+           "max_acceleration")
     base = "".join(line for line in open(os.path.join(source, "firmware", "configs", "microcontroller.toml"))
                    if line.split("=")[0].strip() not in own)
     load = base[base.index('[[pulley]]\nname = "load"'):base.index("[solver]")]
@@ -65,6 +66,9 @@ def main():
         ("re-factorized pairs with a sliced refresh",
          base.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nrefresh_steps = 4\nrefactor_pairs = 6\n"),
          r":\d+: key 'solver.refactor_pairs': needs refresh_steps = 1 \(the matrix rebuilt after every step\)"),
+        ("an aged rebuild with a sliced refresh",
+         base.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nrefresh_steps = 4\nblock_age_steps = 4\n"),
+         r":\d+: key 'solver.block_age_steps': needs refresh_steps = 1 \(the matrix rebuilt after every step\)"),
         ("an acceleration limit on the load pulley",
          base.replace('name = "load"\nkind = "fixed_axis"\n', 'name = "load"\nkind = "fixed_axis"\nmax_acceleration = 500.0\n'),
          r":\d+: key 'pulley\[1\].max_acceleration': only a motor \(kind = \"speed\" or \"torque\"\) has an acceleration limit"),

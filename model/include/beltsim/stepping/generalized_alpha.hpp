@@ -90,6 +90,14 @@ struct IntegratorSettings {
   // a step does one or the other and its worst case is the larger of the two; more keeps up with
   // gross slip, README "Firmware").
   int columnsAfterRefactor = 0;
+  // Aged refresh (fixed-cost scheme, refreshSteps = 1 only; kept_newton_matrix.hpp): the
+  // rebuild after a step evaluates the element blocks of every blockAgeSteps-th element again (a
+  // different share each step) and keeps the others' last blocks; of the contact-pair blocks it
+  // evaluates every pair whose contact or stick/slip states changed, then, round robin, others
+  // until renewalPairsPerStep evaluations are spent, less what the step's partial
+  // re-factorization and switch columns cost. 1: every block at every rebuild (no ageing).
+  int blockAgeSteps = 1;
+  int renewalPairsPerStep = 8;
   double fixedResidualTolerance = 5.0;
 };
 
@@ -113,6 +121,9 @@ inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
   if (s.refactorPairsPerStep < 0 || s.refactorPairsPerStep > 16 || (s.refactorPairsPerStep > 0 && s.refreshSteps != 1))
     return ParameterError::invalid("refactorPairsPerStep");
   if (s.columnsAfterRefactor < 0 || s.columnsAfterRefactor > 16) return ParameterError::invalid("columnsAfterRefactor");
+  if (s.blockAgeSteps < 1 || s.blockAgeSteps > 64 || (s.blockAgeSteps > 1 && s.refreshSteps != 1))
+    return ParameterError::invalid("blockAgeSteps");
+  if (s.renewalPairsPerStep < 0 || s.renewalPairsPerStep > 64) return ParameterError::invalid("renewalPairsPerStep");
   if (!(isFinite(s.fixedResidualTolerance) && s.fixedResidualTolerance > 0.0))
     return ParameterError::invalid("fixedResidualTolerance");
   return ParameterError::success();

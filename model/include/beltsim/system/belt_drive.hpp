@@ -291,6 +291,17 @@ class BeltDrive {
   // matrix until the refresh (safe, slower convergence there); a new contact enters with the
   // stick tangent.
   void setStiffenOnly(bool stiffen) { stiffenOnly_ = stiffen; }
+  int refactoredBlocks() const { return refactoredBlocks_; }
+  // Starts the aged rebuild afresh (the next rebuild evaluates every block): the same inputs give
+  // the same bits after any reset.
+  void setBlockAge(int steps) {
+    blockAge_ = steps < 1 ? 1 : steps;
+    agedBlocksValid_ = false;
+    ageSlice_ = 0;
+    renewalCursor_ = 0;
+    for (int e = 0; e < NE; ++e)
+      for (int p = 0; p < NP; ++p) pairAge_[e][p] = 0;
+  }
   bool decidesInNewton() const { return decideInNewton_; }
 
   Status residual(const IterationPoint<Vector>& point, Vector& r) {
@@ -364,6 +375,7 @@ class BeltDrive {
     built = true;
     blocksValid_ = false;
     factorized_ = false;
+    agedBlocksValid_ = false;  // the fixed-cost refresh's kept blocks are overwritten below
     Status s = full ? buildElementBlocks(point, factors) : Status::kOk;
     if (s == Status::kOk) s = buildPairBlocks(point, factors, full);
     if (s != Status::kOk) return s;
@@ -498,8 +510,11 @@ class BeltDrive {
 
   // Assembles elements [first, last) and their contact pairs at `point` into the matrix being
   // refreshed and eliminates its chain blocks that are complete (node k + 1 is complete when the
-  // elements k and k + 1 are in). Slices must come in order, starting at element 0.
-  Status refreshSlice(const IterationPoint<Vector>& point, int first, int last);
+  // elements k and k + 1 are in). Slices must come in order, starting at element 0. With an
+  // aged refresh (setBlockAge > 1, one slice per step) only some blocks are evaluated again
+  // (selectPairRenewals; pairBudget: the pair evaluations the step still has).
+  Status refreshSlice(const IterationPoint<Vector>& point, int first, int last, int pairBudget = 0);
+  void selectPairRenewals(int pairBudget, bool (&renew)[NE][NP]);
 
   // Adds the circles, the prescribed rows of the corner, factorizes the corner and makes the
   // refreshed matrix the active one; the low-rank corrections start again from it.
@@ -923,6 +938,16 @@ class BeltDrive {
   Updates updates_;
   std::uint64_t matrixSignature_[NE][NP] = {};
   std::uint64_t shadowSignature_[NE][NP] = {};
+  // Aged refresh (IntegratorSettings::blockAgeSteps): the kept signature each pairBlock_ was
+  // evaluated with, whether elementBlock_ / pairBlock_ hold the fixed-cost matrix's blocks, and
+  // which share of the elements the next refresh evaluates again.
+  std::uint64_t pairBlockSignature_[NE][NP] = {};
+  int pairAge_[NE][NP] = {};  // refreshes since pairBlock_ was evaluated
+  int renewalCursor_ = 0;
+  int refactoredBlocks_ = 0;  // chain blocks the last refactorSwitchedPairs eliminated again
+  bool agedBlocksValid_ = false;
+  int blockAge_ = 1;
+  int ageSlice_ = 0;
   int refreshedElements_ = 0;
   bool blocksValid_ = false;
   bool factorized_ = false;  // the solver holds the factorization of exactly these blocks

@@ -25,28 +25,48 @@ void BeltDrive<NE, NP, NCS>::beginRefresh() {
 }
 
 template <int NE, int NP, int NCS>
-Status BeltDrive<NE, NP, NCS>::refreshSlice(const IterationPoint<Vector>& point, int first, int last) {
+Status BeltDrive<NE, NP, NCS>::refreshSlice(const IterationPoint<Vector>& point, int first, int last, int pairBudget) {
   if (first != refreshedElements_ || last < first || last > NE || !matrix_.assemblingInShadow())
     return Status::kInvalidParameter;
   const SchemeCoefficients& c = *point.scheme;
   const Vector& q = *point.q;
   const Vector& v = *point.v;
+  const bool aged = agedBlocksValid_ && blockAge_ > 1;
+  bool renewPair[NE][NP] = {};
+  if (aged) selectPairRenewals(pairBudget, renewPair);
   for (int e = first; e < last; ++e) {
     const Vector8 qe = gatherElement(q, e), ve = gatherElement(v, e);
-    Vector8 re;
-    Matrix8 m;
-    Status s = element_.internalForceAndCombinedJacobian(qe, ve, c.stiffnessFactor, c.dampingFactor, re, m);
-    if (s != Status::kOk) return s;
-    addMassMatrix(c.massFactor, m);
-    matrix_.addElementMatrix(e, nextNode(e), m);
+    // Aged refresh: an element block is evaluated again once every blockAge_ refreshes, a pair
+    // block when selectPairRenewals chose it; the others are the blocks the last refresh added.
+    Status s = Status::kOk;
+    if (!aged || (e + ageSlice_) % blockAge_ == 0) {
+      Vector8 re;
+      Matrix8& m = elementBlock_[e];
+      s = element_.internalForceAndCombinedJacobian(qe, ve, c.stiffnessFactor, c.dampingFactor, re, m);
+      if (s != Status::kOk) return s;
+      addMassMatrix(c.massFactor, m);
+    }
+    matrix_.addElementMatrix(e, nextNode(e), elementBlock_[e]);
     for (int p = 0; p < circleCount_; ++p) {
-      shadowSignature_[e][p] = keptSignature(pair_[e][p]);
+      const std::uint64_t signature = keptSignature(pair_[e][p]);
+      const bool held = pairHeld_[e][p];
+      shadowSignature_[e][p] = signature;
       pairHeld_[e][p] = false;
       if (!pair_[e][p].anyFlagged()) continue;
       Matrix11& block = pairBlock_[e][p];
-      s = contactPairNewtonMatrix(keptPair(e, p), qe, ve, shapeTable(),
-                                  circleState(q, v, p), c.stiffnessFactor, c.dampingFactor, block);
-      if (s != Status::kOk) return s;
+      if (!aged || renewPair[e][p]) {
+        s = contactPairNewtonMatrix(keptPair(e, p), qe, ve, shapeTable(),
+                                    circleState(q, v, p), c.stiffnessFactor, c.dampingFactor, block);
+        if (s != Status::kOk) return s;
+        pairBlockSignature_[e][p] = signature;
+        pairAge_[e][p] = 0;
+      } else if (held) {
+        shadowSignature_[e][p] = pairBlockSignature_[e][p];  // the states its block holds
+        ++pairAge_[e][p];
+      } else {
+        shadowSignature_[e][p] = 0;  // not in the matrix: out of contact there
+        continue;
+      }
       matrix_.addPairMatrix(e, nextNode(e), p, block);
       pairHeld_[e][p] = true;
     }
@@ -59,6 +79,35 @@ Status BeltDrive<NE, NP, NCS>::refreshSlice(const IterationPoint<Vector>& point,
   return matrix_.target().factorizeBlocks(from, complete);
 }
 
+// The pair blocks an aged refresh evaluates again, at most pairBudget of them (a step that
+// re-factorized p pairs passes P - p, so that a step evaluates at most P pairs in all): first the
+// pairs in contact whose block is missing or holds other contact or stick/slip states, then
+// those whose block is 2 * blockAge_ refreshes old, then unchanged pairs, each group round robin.
+// A pair left out keeps its block and the states it holds; the kept matrix treats the difference
+// as a switch (columns, partial re-factorization) or leaves it to the next refresh.
+template <int NE, int NP, int NCS>
+void BeltDrive<NE, NP, NCS>::selectPairRenewals(int pairBudget, bool (&renew)[NE][NP]) {
+  constexpr int kPairs = NE * NP;
+  int spent = 0;
+  int next = renewalCursor_;
+  for (int group = 0; group < 3; ++group) {
+    // Changed pairs are all evaluated (deferring them faults: README "Firmware").
+    const int limit = group == 0 ? kPairs : pairBudget;
+    for (int k = 0; k < kPairs && spent < limit; ++k) {
+      const int index = (renewalCursor_ + k) % kPairs;
+      const int e = index / NP, p = index % NP;
+      if (p >= circleCount_ || renew[e][p] || !pair_[e][p].anyFlagged()) continue;
+      const bool changed = !pairHeld_[e][p] || pairBlockSignature_[e][p] != keptSignature(pair_[e][p]);
+      const bool old = pairAge_[e][p] + 1 >= 2 * blockAge_;
+      if ((group == 0 && !changed) || (group == 1 && !old)) continue;
+      renew[e][p] = true;
+      ++spent;
+      next = (index + 1) % kPairs;
+    }
+  }
+  renewalCursor_ = next;
+}
+
 template <int NE, int NP, int NCS>
 Status BeltDrive<NE, NP, NCS>::finishRefresh(const IterationPoint<Vector>& point) {
   if (refreshedElements_ != NE || !matrix_.assemblingInShadow()) return Status::kInvalidParameter;
@@ -69,6 +118,8 @@ Status BeltDrive<NE, NP, NCS>::finishRefresh(const IterationPoint<Vector>& point
   if (s != Status::kOk) return s;
   matrix_.makeTargetActive();
   heldBlocksActive_ = true;
+  agedBlocksValid_ = true;
+  if (++ageSlice_ >= blockAge_) ageSlice_ = 0;
   updates_.clear();
   for (int e = 0; e < NE; ++e)
     for (int p = 0; p < circleCount_; ++p) matrixSignature_[e][p] = shadowSignature_[e][p];
@@ -119,6 +170,7 @@ Status BeltDrive<NE, NP, NCS>::refactorSwitchedPairs(const IterationPoint<Vector
                                                      int minColumns, int& pairs, int& left) {
   pairs = 0;
   left = -1;
+  refactoredBlocks_ = 0;
   if (maxPairs <= 0 || !heldBlocksActive_ || updates_.count() != 0) return Status::kOk;
   int changed[NE * NP];
   int count = 0, needed = 0;
@@ -162,6 +214,8 @@ Status BeltDrive<NE, NP, NCS>::refactorSwitchedPairs(const IterationPoint<Vector
     const Matrix11 change = pairHeld_[e][p] ? Matrix11(block - pairBlock_[e][p]) : block;
     matrix_.addPairMatrix(e, nextNode(e), p, change);
     pairBlock_[e][p] = block;
+    pairBlockSignature_[e][p] = signature;
+    pairAge_[e][p] = 0;
     pairHeld_[e][p] = true;
     int switched = 0;
     stiffeningColumns(matrixSignature_[e][p], keptSignature(pair_[e][p]), switched);
@@ -177,6 +231,7 @@ Status BeltDrive<NE, NP, NCS>::refactorSwitchedPairs(const IterationPoint<Vector
       if (touched[k]) applyPrescribedRowsToBlock(k);
     applyPrescribedCornerRows();
     s = matrix_.target().refactorizeFrom(first);
+    refactoredBlocks_ = NE - first;
   }
   matrix_.restoreTarget(previousTarget);
   return s;
