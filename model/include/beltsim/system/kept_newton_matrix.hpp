@@ -88,18 +88,26 @@ Status BeltDrive<NE, NP, NCS>::refreshSlice(const IterationPoint<Vector>& point,
 template <int NE, int NP, int NCS>
 void BeltDrive<NE, NP, NCS>::selectPairRenewals(int pairBudget, bool (&renew)[NE][NP]) {
   constexpr int kPairs = NE * NP;
+  // Each pair's group: 0 changed, 1 old, 2 other, -1 not in contact (nothing to evaluate).
+  int group[NE][NP];
+  for (int e = 0; e < NE; ++e)
+    for (int p = 0; p < NP; ++p) {
+      group[e][p] = -1;
+      if (p >= circleCount_ || !pair_[e][p].anyFlagged()) continue;
+      if (!pairHeld_[e][p] || pairBlockSignature_[e][p] != keptSignature(pair_[e][p]))
+        group[e][p] = 0;
+      else
+        group[e][p] = pairAge_[e][p] + 1 >= 2 * blockAge_ ? 1 : 2;
+    }
   int spent = 0;
   int next = renewalCursor_;
-  for (int group = 0; group < 3; ++group) {
+  for (int g = 0; g < 3; ++g) {
     // Changed pairs are all evaluated (deferring them faults: README "Firmware").
-    const int limit = group == 0 ? kPairs : pairBudget;
+    const int limit = g == 0 ? kPairs : pairBudget;
     for (int k = 0; k < kPairs && spent < limit; ++k) {
       const int index = (renewalCursor_ + k) % kPairs;
       const int e = index / NP, p = index % NP;
-      if (p >= circleCount_ || renew[e][p] || !pair_[e][p].anyFlagged()) continue;
-      const bool changed = !pairHeld_[e][p] || pairBlockSignature_[e][p] != keptSignature(pair_[e][p]);
-      const bool old = pairAge_[e][p] + 1 >= 2 * blockAge_;
-      if ((group == 0 && !changed) || (group == 1 && !old)) continue;
+      if (group[e][p] != g) continue;
       renew[e][p] = true;
       ++spent;
       next = (index + 1) % kPairs;
