@@ -114,6 +114,15 @@ def number(value):
     return repr(float(value))
 
 
+# The solver's integer keys and their ranges, as beltsim reads them (host_sim/scenario.cpp): a
+# value outside is refused here, naming the key and the line, instead of failing the image's
+# parameter check at start-up.
+INTEGER_RANGES = {"max_newton": (1, 50), "max_pns": (1, 50), "fixed_newton_iterations": (1, 8),
+                  "frozen_state_iterations": (0, 8), "refresh_steps": (1, 64), "switch_columns": (0, 16),
+                  "refactor_pairs": (0, 16), "columns_after_refactor": (0, 16), "block_age_steps": (1, 64),
+                  "renewal_pairs": (0, 64)}
+
+
 def generate(path, name):
     with open(path, "rb") as f:
         raw = f.read()
@@ -285,6 +294,9 @@ def generate(path, name):
                              ("renewal_pairs", "renewalPairsPerStep", "int"),
                              ("fixed_residual_tolerance", "fixedResidualTolerance", "number")]:
         v = r.get(key, kind)
+        if v is not None and key in INTEGER_RANGES and not INTEGER_RANGES[key][0] <= v <= INTEGER_RANGES[key][1]:
+            low, high = INTEGER_RANGES[key]
+            r.error(key, f"out of range: {v} not in [{low}, {high}]")
         if v is None:
             v = defaults.get(key)
         if v is None:
