@@ -475,7 +475,9 @@ TEST(MicrocontrollerConfiguration, ItsFixedCostSteppingFollowsTheReferenceOverTh
   const double b[4] = {reference.omegaP2, reference.driveTorque, reference.tightForce, reference.slackForce};
   for (int i = 0; i < 4; ++i) {
     EXPECT_NEAR(a[i] / paper[i] - b[i] / paper[i], 0.0, 3e-3) << "tail mean " << i;
-    if (i < 3) EXPECT_NEAR(a[i] / paper[i], 1.0, 1e-2) << "tail mean " << i;
+    if (i < 3) {
+      EXPECT_NEAR(a[i] / paper[i], 1.0, 1e-2) << "tail mean " << i;
+    }
   }
   const double creepFixed = fixed.omegaP1 - fixed.omegaP2, creepReference = reference.omegaP1 - reference.omegaP2;
   EXPECT_NEAR(creepFixed / creepReference, 1.0, 0.02);

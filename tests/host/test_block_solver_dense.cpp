@@ -110,3 +110,76 @@ TEST(BlockSolver, RefactorizingFromABlockEqualsAWholeFactorization) {
   EXPECT_GT((before - x).norm() / exact.norm(), 1e-3);
   EXPECT_EQ(partial.refactorizeFrom(N + 1), beltsim::Status::kInvalidParameter);
 }
+
+namespace {
+
+// Border unknowns 4, 5 and 7 of a two-pulley border made prescribed: rows zero but for a scaled
+// diagonal, columns left coupled (as BeltDrive's prescribed rows).
+template <typename Solver>
+void prescribeBorderRows(Solver& solver, std::initializer_list<int> rows) {
+  for (int b : rows) {
+    for (int k = 0; k < 23; ++k) solver.rowBorder(k).row(b).setZero();
+    solver.corner().row(b).setZero();
+    solver.corner()(b, b) = 3.5 + b;
+  }
+}
+
+}  // namespace
+
+// The compact border (setInactiveBorder): prescribed border unknowns left out of the elimination
+// give the solution of the whole matrix (dense LU, 1e-12 relative), with a right-hand side that
+// is nonzero on them (a prescribed speed) as well as zero; a partial re-factorization of a compact
+// factorization equals a whole one bit for bit; an inactive row that is not zero but for its
+// diagonal is refused.
+TEST(BlockSolver, ACompactBorderSolvesTheWholeMatrix) {
+  constexpr int N = 23, W = 10;
+  using Solver = beltsim::BorderedBlockTridiagonal<N, 4, W>;
+  using Vector = Eigen::Matrix<double, Solver::kSize, 1>;
+  static Solver solver, full;
+  std::mt19937 rng(11);
+  fillRandom(solver, rng);
+  prescribeBorderRows(solver, {4, 5, 7});
+  full = solver;
+  const Eigen::MatrixXd dense = denseOf(solver);
+  solver.setInactiveBorder((1u << 4) | (1u << 5) | (1u << 7));
+  ASSERT_EQ(solver.factorize(), beltsim::Status::kOk);
+  EXPECT_EQ(solver.eliminatedBorderWidth(), 7);
+  ASSERT_EQ(full.factorize(), beltsim::Status::kOk);
+  EXPECT_EQ(full.eliminatedBorderWidth(), 10);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (bool prescribedZero : {true, false}) {
+    Vector b;
+    for (int i = 0; i < Solver::kSize; ++i) b(i) = u(rng);
+    if (prescribedZero)
+      for (int p : {4, 5, 7}) b(N * 4 + p) = 0.0;
+    Vector x, xFull;
+    ASSERT_EQ(solver.solve(b, x), beltsim::Status::kOk);
+    ASSERT_EQ(full.solve(b, xFull), beltsim::Status::kOk);
+    const Eigen::VectorXd reference = dense.partialPivLu().solve(Eigen::VectorXd(b));
+    EXPECT_LT((Eigen::VectorXd(x) - reference).norm() / reference.norm(), 1e-12) << prescribedZero;
+    EXPECT_LT((x - xFull).norm() / reference.norm(), 1e-12);
+  }
+  // Partial re-factorization after a change of blocks 9, 10 (a contact pair's).
+  static Solver whole;
+  solver.diagonal(9)(0, 1) += 0.7;
+  solver.columnBorder(10)(1, 8) -= 0.4;
+  solver.rowBorder(9)(6, 3) += 0.2;
+  whole = solver;
+  ASSERT_EQ(solver.refactorizeFrom(9), beltsim::Status::kOk);
+  whole.beginFactorization(false);
+  ASSERT_EQ(whole.factorizeBlocks(0, N), beltsim::Status::kOk);
+  ASSERT_EQ(whole.finishFactorization(), beltsim::Status::kOk);
+  Vector b, x, reference;
+  for (int i = 0; i < Solver::kSize; ++i) b(i) = u(rng);
+  ASSERT_EQ(solver.solve(b, x), beltsim::Status::kOk);
+  ASSERT_EQ(whole.solve(b, reference), beltsim::Status::kOk);
+  for (int i = 0; i < Solver::kSize; ++i) EXPECT_EQ(x(i), reference(i)) << "entry " << i;
+  const Eigen::VectorXd exact = denseOf(whole).partialPivLu().solve(Eigen::VectorXd(b));
+  EXPECT_LT((Eigen::VectorXd(x) - exact).norm() / exact.norm(), 1e-12);
+  // An inactive unknown whose row couples is refused, in the chain and in the corner.
+  solver.rowBorder(3)(5, 2) = 0.1;
+  EXPECT_EQ(solver.factorize(), beltsim::Status::kInvalidParameter);
+  solver.rowBorder(3)(5, 2) = 0.0;
+  solver.corner()(7, 0) = 0.1;
+  EXPECT_EQ(solver.factorize(), beltsim::Status::kInvalidParameter);
+}

@@ -110,6 +110,22 @@ TEST(FixedCostMatrix, ARefreshInSlicesSolvesLikeAWholeBuild) {
   }
 }
 
+// The kept matrix leaves the prescribed border unknowns out of its elimination (compact border,
+// bordered_block_tridiagonal.hpp): both circles' centre coordinates and the speed-driven P1's
+// rotation, 5 of the 10. The refresh above still solves like the whole build, which eliminates
+// all 10 (the reference's factorization), to 1e-12: the same matrix, another elimination.
+TEST(FixedCostMatrix, ItsEliminationLeavesThePrescribedBorderUnknownsOut) {
+  static Drive whole, kept;
+  whole = runningPlant().drive();
+  kept = runningPlant().drive();
+  const Point point = pointOf(runningPlant());
+  ASSERT_EQ(whole.factorize(point.at(0.2)), Status::kOk);
+  EXPECT_EQ(whole.eliminatedBorderWidth(), Drive::kBorder);
+  ASSERT_EQ(refreshInSlices(kept, point.at(0.2), 1), Status::kOk);
+  EXPECT_EQ(kept.eliminatedBorderWidth(), Drive::kBorder - 5);
+  EXPECT_LT(relativeDifference(solveWith(kept), solveWith(whole)), 1e-12);
+}
+
 // Aged rebuild (IntegratorSettings::blockAgeSteps, renewalPairsPerStep; BeltDrive::refreshSlice
 // with a pair budget): the blocks it keeps are the ones the last rebuild evaluated, so at the
 // point of that rebuild it gives the same matrix bit for bit, whatever it evaluates again.

@@ -11,8 +11,17 @@
 //   F~_k = F_k - F~_{k-1} X_{k-1},     G~  = G - sum_k F~_k Y_k   (Schur complement, W x W)
 // Cost and storage grow linearly with NumBlocks; everything is fixed-size, no heap. Pivot blocks
 // that are singular or non-finite give Status::kDegenerateState.
+//
+// Compact border (setInactiveBorder): border unknowns whose row is zero but for its diagonal
+// (prescribed unknowns, x_p = b_p / A(p, p)) can be left out of the elimination. Their columns
+// then move to the right-hand side at each solve (b -= A(:, p) x_p), and E~, Y, F~ and the Schur
+// complement cover only the other border unknowns: for the belt drive's two pulleys with fixed
+// axes the border eliminated shrinks from 10 to 5, and the chain elimination's border work,
+// which grows with W and W^2, by about half. Without inactive unknowns the operations are those
+// of the full border, in the same order (the same bits).
 #pragma once
 #include <Eigen/Core>
+#include <cstdint>
 #include "beltsim/solver/fixed_lu.hpp"
 #include "beltsim/core/status.hpp"
 
@@ -28,6 +37,7 @@ class BorderedBlockTridiagonal {
   using BlockVector = Eigen::Matrix<double, B, 1>;
   using BorderVector = Eigen::Matrix<double, W, 1>;
   static constexpr int kSize = NumBlocks * B + W;
+  static_assert(W <= 32, "the compact border's mask has 32 bits");
 
   // --- matrix entries (assembly) -------------------------------------------------------------
   void setZero() {
@@ -62,6 +72,15 @@ class BorderedBlockTridiagonal {
     y.template segment<W>(NumBlocks * B) = yb;
   }
 
+  // --- compact border ------------------------------------------------------------------------------
+  // Border unknowns (bit b: border unknown b) that the next factorization leaves out of the
+  // elimination. Each one's row must be zero but for a nonzero diagonal when the factorization
+  // reads it (rowBorder rows as each block is eliminated, the corner row at the end); otherwise
+  // the factorization returns kInvalidParameter. Takes effect at the next beginFactorization or
+  // factorize(); the solves follow the factorization they use.
+  void setInactiveBorder(std::uint32_t mask) { pendingInactive_ = mask; }
+  int eliminatedBorderWidth() const { return activeCount_; }
+
   // --- factorization and solve -----------------------------------------------------------------
   // Factorizes the assembled matrix in place of its own work storage (the entries stay readable).
   Status factorize() {
@@ -82,44 +101,30 @@ class BorderedBlockTridiagonal {
     factored_ = false;
     nextBlock_ = 0;
     cornerInSchur_ = cornerComplete;
-    if (cornerComplete) {
-      schur_ = corner_;
-    } else {
-      schur_.setZero();
+    latchBorder();
+    if (!compact()) {
+      if (cornerComplete) {
+        schur_ = corner_;
+      } else {
+        schur_.setZero();
+      }
+      return;
     }
+    schur_.setZero();
+    if (cornerComplete)
+      for (int j = 0; j < activeCount_; ++j)
+        for (int i = 0; i < activeCount_; ++i) schur_(i, j) = corner_(active_[i], active_[j]);
   }
   // Eliminates blocks [first, last); first must be the next block not yet eliminated.
   Status factorizeBlocks(int first, int last) {
-    if (first != nextBlock_ || last < first || last > NumBlocks) return Status::kInvalidParameter;
-    for (int k = first; k < last; ++k) {
-      BlockMatrix pivot = diagonal_[k];
-      ColumnBorder e = columnBorder_[k];
-      RowBorder& f = fTilde_[k];
-      f = rowBorder_[k];
-      if (k > 0) {
-        // pivot -= L X, e -= L Y, f -= F~ X (plain column-major loops, sums in index order).
-        subtractProduct<B, B, B>(lower_[k].data(), x_[k - 1].data(), pivot.data());
-        subtractProduct<B, B, W>(lower_[k].data(), y_[k - 1].data(), e.data());
-        subtractProduct<W, B, B>(fTilde_[k - 1].data(), x_[k - 1].data(), f.data());
-      }
-      const Status s = lu_[k].compute(pivot);
-      if (s != Status::kOk) return s;
-      if (k + 1 < NumBlocks) {
-        lu_[k].solveInto(upper_[k].data(), x_[k].data(), B);
-      } else {
-        x_[k].setZero();
-      }
-      lu_[k].solveInto(e.data(), y_[k].data(), W);
-      // Schur complement G~ = G - sum F~_k Y_k.
-      subtractProduct<W, B, W>(f.data(), y_[k].data(), schur_.data());
-      nextBlock_ = k + 1;
-    }
-    return Status::kOk;
+    if (first < 0 || first != nextBlock_ || last < first || last > NumBlocks) return Status::kInvalidParameter;
+    return compact() ? eliminateBlocks<true>(first, last) : eliminateBlocks<false>(first, last);
   }
   int eliminatedBlocks() const { return nextBlock_; }
   // Completes the Schur complement with the (now complete) corner and factorizes it.
   Status finishFactorization() {
     if (nextBlock_ != NumBlocks) return Status::kInvalidParameter;
+    if (compact()) return finishFactorizationCompact();
     if (!cornerInSchur_) schur_ += corner_;
     cornerInSchur_ = true;
     const Status s = cornerLu_.compute(schur_);
@@ -139,7 +144,13 @@ class BorderedBlockTridiagonal {
     factored_ = false;
     cornerInSchur_ = false;
     schur_.setZero();
-    for (int k = 0; k < first; ++k) subtractProduct<W, B, W>(fTilde_[k].data(), y_[k].data(), schur_.data());
+    for (int k = 0; k < first; ++k) {
+      if (compact()) {
+        subtractProductN<B>(fTilde_[k].data(), W, y_[k].data(), schur_.data(), W, activeCount_, activeCount_);
+      } else {
+        subtractProduct<W, B, W>(fTilde_[k].data(), y_[k].data(), schur_.data());
+      }
+    }
     nextBlock_ = first;
     const Status s = factorizeBlocks(first, NumBlocks);
     if (s != Status::kOk) return s;
@@ -152,6 +163,7 @@ class BorderedBlockTridiagonal {
   template <typename Vector>
   Status solve(const Vector& b, Vector& x, int firstNonzeroBlock = 0) const {
     if (!factored_) return Status::kDegenerateState;
+    if (compact()) return solveCompact(b, x, firstNonzeroBlock);
     BorderVector rhsBorder = b.template segment<W>(NumBlocks * B);
     // Forward: z_k = D~_k^-1 (b_k - L_k z_{k-1}) is the eliminated right-hand side.
     for (int k = 0; k < NumBlocks; ++k) {
@@ -180,6 +192,168 @@ class BorderedBlockTridiagonal {
   }
 
  private:
+  bool compact() const { return activeCount_ < W; }
+
+  // The border unknowns of the factorization that starts: eliminated ones (active_) and left out
+  // (inactive_), each in increasing order.
+  void latchBorder() {
+    activeCount_ = 0;
+    inactiveCount_ = 0;
+    for (int b = 0; b < W; ++b) {
+      if ((pendingInactive_ >> b) & 1u) {
+        inactive_[inactiveCount_++] = b;
+      } else {
+        active_[activeCount_++] = b;
+      }
+    }
+  }
+
+  // Whether every inactive border row of chain block k is zero (the compact border's contract).
+  bool inactiveRowsZero(int k) const {
+    for (int m = 0; m < inactiveCount_; ++m)
+      for (int l = 0; l < B; ++l)
+        if (rowBorder_[k](inactive_[m], l) != 0.0) return false;
+    return true;
+  }
+
+  // The elimination of chain blocks [first, last). With the compact border, E~_k and Y_k hold
+  // the active border columns in their first activeCount_ columns, F~_k the active rows in its
+  // first activeCount_ rows, the Schur complement the active unknowns in its leading block.
+  template <bool kCompact>
+  Status eliminateBlocks(int first, int last) {
+    if (first < 0 || last > NumBlocks) return Status::kInvalidParameter;
+    const int wa = kCompact ? activeCount_ : W;
+    for (int k = first; k < last; ++k) {
+      BlockMatrix pivot = diagonal_[k];
+      ColumnBorder e;
+      RowBorder& f = fTilde_[k];
+      if constexpr (kCompact) {
+        if (!inactiveRowsZero(k)) return Status::kInvalidParameter;
+        for (int j = 0; j < wa; ++j) e.col(j) = columnBorder_[k].col(active_[j]);
+        for (int i = 0; i < wa; ++i) f.row(i) = rowBorder_[k].row(active_[i]);
+      } else {
+        e = columnBorder_[k];
+        f = rowBorder_[k];
+      }
+      if (NumBlocks > 1 && k > 0) {
+        // pivot -= L X, e -= L Y, f -= F~ X (plain column-major loops, sums in index order).
+        subtractProduct<B, B, B>(lower_[k].data(), x_[k - 1].data(), pivot.data());
+        if constexpr (kCompact) {
+          subtractProductN<B>(lower_[k].data(), B, y_[k - 1].data(), e.data(), B, B, wa);
+          subtractProductN<B>(fTilde_[k - 1].data(), W, x_[k - 1].data(), f.data(), W, wa, B);
+        } else {
+          subtractProduct<B, B, W>(lower_[k].data(), y_[k - 1].data(), e.data());
+          subtractProduct<W, B, B>(fTilde_[k - 1].data(), x_[k - 1].data(), f.data());
+        }
+      }
+      const Status s = lu_[k].compute(pivot);
+      if (s != Status::kOk) return s;
+      if (k + 1 < NumBlocks) {
+        lu_[k].solveInto(upper_[k].data(), x_[k].data(), B);
+      } else {
+        x_[k].setZero();
+      }
+      lu_[k].solveInto(e.data(), y_[k].data(), wa);
+      // Schur complement G~ = G - sum F~_k Y_k.
+      if constexpr (kCompact) {
+        subtractProductN<B>(f.data(), W, y_[k].data(), schur_.data(), W, wa, wa);
+      } else {
+        subtractProduct<W, B, W>(f.data(), y_[k].data(), schur_.data());
+      }
+      nextBlock_ = k + 1;
+    }
+    return Status::kOk;
+  }
+
+  // finishFactorization with the compact border: the active Schur complement, with the identity
+  // in place of the inactive unknowns so that the W x W pivoted LU serves it unchanged.
+  Status finishFactorizationCompact() {
+    const int wa = activeCount_;
+    for (int m = 0; m < inactiveCount_; ++m) {
+      const int p = inactive_[m];
+      for (int j = 0; j < W; ++j)
+        if (j != p && corner_(p, j) != 0.0) return Status::kInvalidParameter;
+      if (!(corner_(p, p) != 0.0 && isFinite(corner_(p, p)))) return Status::kInvalidParameter;
+    }
+    if (!cornerInSchur_)
+      for (int j = 0; j < wa; ++j)
+        for (int i = 0; i < wa; ++i) schur_(i, j) += corner_(active_[i], active_[j]);
+    cornerInSchur_ = true;
+    CornerMatrix reduced = CornerMatrix::Identity();
+    reduced.topLeftCorner(wa, wa) = schur_.topLeftCorner(wa, wa);
+    const Status s = cornerLu_.compute(reduced);
+    if (s != Status::kOk) return s;
+    factored_ = true;
+    return Status::kOk;
+  }
+
+  // solve with the compact border: the inactive unknowns first (x_p = b_p / A(p, p)), their
+  // columns to the right-hand side, then the eliminated system as in solve().
+  template <typename Vector>
+  Status solveCompact(const Vector& b, Vector& x, int firstNonzeroBlock) const {
+    const int wa = activeCount_;
+    double fixedValue[W];
+    bool anyFixed = false;
+    for (int m = 0; m < inactiveCount_; ++m) {
+      const int p = inactive_[m];
+      fixedValue[m] = b(NumBlocks * B + p) / corner_(p, p);
+      anyFixed = anyFixed || fixedValue[m] != 0.0;
+    }
+    if (anyFixed) firstNonzeroBlock = 0;  // the moved columns fill every chain block
+    BorderVector rhsBorder = BorderVector::Zero();
+    for (int i = 0; i < wa; ++i) {
+      double r = b(NumBlocks * B + active_[i]);
+      for (int m = 0; m < inactiveCount_; ++m) r -= corner_(active_[i], inactive_[m]) * fixedValue[m];
+      rhsBorder(i) = r;
+    }
+    for (int k = 0; k < NumBlocks; ++k) {
+      if (k < firstNonzeroBlock) {
+        z_[k].setZero();
+        continue;
+      }
+      BlockVector r = b.template segment<B>(k * B);
+      for (int m = 0; m < inactiveCount_; ++m) r -= columnBorder_[k].col(inactive_[m]) * fixedValue[m];
+      if (k > firstNonzeroBlock && k > 0) r.noalias() -= lower_[k] * z_[k - 1];
+      z_[k] = lu_[k].solve(r);
+      for (int i = 0; i < wa; ++i) {
+        double sum = fTilde_[k](i, 0) * z_[k](0);
+        for (int l = 1; l < B; ++l) sum += fTilde_[k](i, l) * z_[k](l);
+        rhsBorder(i) -= sum;
+      }
+    }
+    const BorderVector xa = cornerLu_.solve(rhsBorder);  // entries wa.. are 0 (identity rows)
+    BlockVector next = BlockVector::Zero();
+    for (int k = NumBlocks - 1; k >= 0; --k) {
+      BlockVector xk = z_[k];
+      for (int j = 0; j < wa; ++j) xk -= y_[k].col(j) * xa(j);
+      if (k + 1 < NumBlocks) xk.noalias() -= x_[k] * next;
+      x.template segment<B>(k * B) = xk;
+      next = xk;
+    }
+    for (int i = 0; i < wa; ++i) x(NumBlocks * B + active_[i]) = xa(i);
+    for (int m = 0; m < inactiveCount_; ++m) x(NumBlocks * B + inactive_[m]) = fixedValue[m];
+    for (int i = 0; i < kSize; ++i)
+      if (!isFinite(x(i))) return Status::kNonFiniteValue;
+    return Status::kOk;
+  }
+
+  // c -= a b with K compile-time and the other sizes at run time: a (rows x K, leading dimension
+  // lda), b (K x cols, leading dimension K), c (rows x cols, leading dimension ldc); the sums in
+  // index order, as subtractProduct.
+  template <int K>
+  static void subtractProductN(const double* a, int lda, const double* b, double* c, int ldc, int rows, int cols) {
+    for (int j = 0; j < cols; ++j) {
+      double* cj = c + j * ldc;
+      const double* bj = b + j * K;
+      for (int i = 0; i < rows; ++i) {
+        double sum = a[i] * bj[0];
+#pragma GCC unroll 16
+        for (int l = 1; l < K; ++l) sum += a[l * lda + i] * bj[l];
+        cj[i] -= sum;
+      }
+    }
+  }
+
   // c -= a b for column-major a (R x K), b (K x C), c (R x C).
   template <int R, int K, int C>
   static void subtractProduct(const double* a, const double* b, double* c) {
@@ -212,6 +386,12 @@ class BorderedBlockTridiagonal {
   bool cornerInSchur_ = true;
   mutable BlockVector z_[NumBlocks];  // forward-substitution work space
   bool factored_ = false;
+  // Compact border: requested mask, and the split of the factorization in use.
+  std::uint32_t pendingInactive_ = 0;
+  int active_[W] = {};
+  int inactive_[W] = {};
+  int activeCount_ = W;
+  int inactiveCount_ = 0;
 };
 
 }  // namespace beltsim

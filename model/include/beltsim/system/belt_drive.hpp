@@ -292,6 +292,9 @@ class BeltDrive {
   // stick tangent.
   void setStiffenOnly(bool stiffen) { stiffenOnly_ = stiffen; }
   int refactoredBlocks() const { return refactoredBlocks_; }
+  // Border unknowns the active factorization eliminated (kBorder, or fewer with the kept
+  // matrix's compact border: prescribedBorderMask).
+  int eliminatedBorderWidth() const { return matrix_.active().eliminatedBorderWidth(); }
   // Starts the aged rebuild afresh (the next rebuild evaluates every block): the same inputs give
   // the same bits after any reset.
   void setBlockAge(int steps) {
@@ -443,6 +446,7 @@ class BeltDrive {
     heldBlocksActive_ = false;
     updates_.clear();
     matrix_.target().setZero();
+    matrix_.target().setInactiveBorder(0);  // the reference eliminates the whole border
     for (int e = 0; e < NE; ++e) matrix_.addElementMatrix(e, nextNode(e), elementBlock_[e]);
     for (int p = 0; p < NP; ++p) {
       for (int e = 0; e < NE && p < circleCount_; ++e)
@@ -481,6 +485,7 @@ class BeltDrive {
     heldBlocksActive_ = false;
     updates_.clear();
     matrix_.target().setZero();
+    matrix_.target().setInactiveBorder(0);
     for (int e = 0; e < NE; ++e) {
       Matrix8 m = Matrix8::Zero();
       addMassMatrix(1.0, m);
@@ -690,7 +695,7 @@ class BeltDrive {
   // identity (the chain blocks' share: applyPrescribedRowsToBlock).
   void applyPrescribedCornerRows() {
     for (int b = 0; b < kBorder; ++b) {
-      const int dof = b < 4 ? b : 4 * kNodes + (b - 4);  // node 0, then the circles
+      const int dof = borderDof(b);
       if (prescribedKind(dof) == Prescribed::kNo) continue;
       matrix_.target().corner().row(b).setZero();
       matrix_.target().corner()(b, b) = rowScale(dof);
@@ -748,10 +753,22 @@ class BeltDrive {
       matrix_.target().columnBorder(k).row(l).setZero();
       matrix_.target().diagonal(k)(l, l) = rowScale(dof);
     }
-    for (int b = 0; b < kBorder; ++b) {
-      const int dof = b < 4 ? b : 4 * kNodes + (b - 4);
-      if (prescribedKind(dof) != Prescribed::kNo) matrix_.target().rowBorder(k).row(b).setZero();
-    }
+    for (int b = 0; b < kBorder; ++b)
+      if (prescribedKind(borderDof(b)) != Prescribed::kNo) matrix_.target().rowBorder(k).row(b).setZero();
+  }
+
+  // The system coordinate of border unknown b of the solver: node 0, then the circles.
+  static constexpr int borderDof(int b) { return b < 4 ? b : 4 * kNodes + (b - 4); }
+
+  // The prescribed border unknowns (bit b: border unknown b), whose rows the rules above make
+  // the scaled identity: the kept matrix leaves them out of its elimination (compact border,
+  // bordered_block_tridiagonal.hpp). For two pulleys with fixed axes and a speed-driven P1,
+  // 5 of the 10 border unknowns.
+  std::uint32_t prescribedBorderMask() const {
+    std::uint32_t mask = 0;
+    for (int b = 0; b < kBorder; ++b)
+      if (prescribedKind(borderDof(b)) != Prescribed::kNo) mask |= 1u << b;
+    return mask;
   }
 
   // Which unknowns are prescribed, and how.

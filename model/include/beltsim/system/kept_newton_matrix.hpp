@@ -20,6 +20,7 @@ template <int NE, int NP, int NCS>
 void BeltDrive<NE, NP, NCS>::beginRefresh() {
   matrix_.assembleInShadow();
   matrix_.target().setZero();
+  matrix_.target().setInactiveBorder(prescribedBorderMask());
   matrix_.target().beginFactorization(false);
   refreshedElements_ = 0;
 }
