@@ -13,6 +13,9 @@
 #include "plant_loop.hpp"
 #include "text_format.hpp"
 #include "timing_stats.hpp"
+#if defined(BELTSIM_STEP_PHASES)
+#include "step_phases.hpp"
+#endif
 
 #ifndef BELTSIM_FW_PC_CONFIG
 #define BELTSIM_FW_PC_CONFIG 0
@@ -211,6 +214,9 @@ int main() {
       .text("), overruns ").u64(last.overruns).text(" (compute ").u64(last.computeOverruns).text(")");
   print(line);
   printHistogram("step", g_timing.stepTime);
+#if defined(BELTSIM_STEP_PHASES)
+  phases::report([](TextLine& l) { print(l); });
+#endif
   // The step log (benchmark images), 10 ticks per line: "steplog <first tick> <ns> ...".
   const std::uint32_t logged = ticks < opt.stepLogSize ? ticks : opt.stepLogSize;
   for (std::uint32_t first = 0; first < logged; first += 10) {

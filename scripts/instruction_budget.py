@@ -7,7 +7,10 @@
              is an instruction count. min, mean and max are exact; median and p99 come from the
              firmware's log-linear histogram (at most 1/32 above the true value), so the
              worst/median ratio is given as a range. If built (cmake --build DIR --target
-             firmware_paper_run.elf), the same over the paper's scenario (2450 steps).
+             firmware_paper_run.elf), the same over the paper's scenario (2450 steps). If built
+             (targets firmware_scripted_phases.elf, firmware_paper_phases.elf), the breakdown of a
+             fixed-cost step into its phases (residual, partial re-factorization, switch columns,
+             solve, post-Newton pass, rebuild), per step on average and in the slowest step.
   host       the same image for Linux, and the PC configuration (60 elements, 1e-4 s, 6000 ticks):
              wall time per step from the firmware's clock (native run), and x86-64 instructions
              per tick from callgrind (--toggle-collect on PlantLoop::tick: mean only).
@@ -35,6 +38,9 @@ if '--m7-build' in sys.argv[:-1]:
     M7_BUILD = os.path.abspath(sys.argv[sys.argv.index('--m7-build') + 1])
 M7_IMAGE = os.path.join(M7_BUILD, 'tests/firmware_scripted_run.elf')
 M7_PAPER_IMAGE = os.path.join(M7_BUILD, 'firmware/firmware_paper_run.elf')
+M7_PHASE_IMAGES = (('scripted stimulus', os.path.join(M7_BUILD, 'firmware/firmware_scripted_phases.elf')),
+                   ("paper's scenario", os.path.join(M7_BUILD, 'firmware/firmware_paper_phases.elf')))
+PHASES = re.compile(r'phases (mean|worst) ns (?:over (\d+) steps|\(step (\d+)\)):((?: \w+ \d+)+)')
 HOST_BUILD = os.path.join(ROOT, 'build/host')
 if '--build' in sys.argv[:-1]:
     HOST_BUILD = os.path.abspath(sys.argv[sys.argv.index('--build') + 1])
@@ -61,6 +67,30 @@ def step_stats(text):
         sys.exit('no step timing in output:\n' + text)
     n, lo, med, p99, hi, mean = (int(x) for x in m.groups())
     return dict(n=n, min=lo, median=med, p99=p99, max=hi, mean=mean)
+
+
+def phase_breakdown(text):
+    """The profiling images' lines: {'mean': [(phase, ns)], 'worst': [...], 'worst_step': S}."""
+    out = {}
+    for m in PHASES.finditer(text):
+        words = m.group(4).split()
+        out[m.group(1)] = [(words[k], int(words[k + 1])) for k in range(0, len(words), 2)]
+        if m.group(1) == 'worst':
+            out['worst_step'] = int(m.group(3))
+    return out
+
+
+def print_phases(work):
+    for stimulus, image in M7_PHASE_IMAGES:
+        if not os.path.exists(image):
+            continue
+        b = phase_breakdown(run(QEMU + [image], work))
+        if 'mean' not in b or 'worst' not in b:
+            sys.exit('no phase lines from ' + image)
+        for kind, label in (('mean', 'per step, mean'), ('worst', 'slowest step (step %d)' % b['worst_step'])):
+            total = sum(ns for _, ns in b[kind])
+            print('Cortex-M7 phases, %s, %s: %s; stepper total %d instructions' % (
+                stimulus, label, ', '.join('%s %d' % (name, ns // 2) for name, ns in b[kind]), total // 2))
 
 
 def step_log(text):
@@ -199,6 +229,7 @@ def main():
               'min %d, median %d..%d, p99 <= %d, max %d, mean %d; worst/median %.2f..%.2f  (budget: max 300000, '
               'worst/median 1.25)' % (stimulus, s['n'], s['min'] // 2, median_low // 2, s['median'] // 2, s['p99'] // 2,
                                       s['max'] // 2, s['mean'] // 2, s['max'] / s['median'], s['max'] / median_low))
+    print_phases(work)
     for name, exe, ticks in (('microcontroller (24 el, 1e-3 s)', HOST_MCU, 600), ('PC (60 el, 1e-4 s)', HOST_PC, 6000)):
         if not os.path.exists(exe):
             print('host %s: %s not built' % (name, exe))

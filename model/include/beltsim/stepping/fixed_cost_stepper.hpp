@@ -42,6 +42,7 @@
 #include <Eigen/Core>
 
 #include "beltsim/stepping/generalized_alpha.hpp"
+#include "beltsim/stepping/step_phase.hpp"
 #include "beltsim/core/status.hpp"
 
 namespace beltsim {
@@ -101,6 +102,7 @@ class FixedCostStepper {
 
   StepStatistics step(System& system) {
     StepStatistics stats;
+    stepPhase(StepPhase::kPredictor);
     if (!haveMatrix_) {
       const Status s = prepare(system);
       if (s != Status::kOk) return fault(stats, s);
@@ -116,6 +118,7 @@ class FixedCostStepper {
     // 2. Newton iterations with the states decided at each residual.
     Status s = iterate(system, point, stats);
     // 3. The post-Newton pass commits the states at the accepted point.
+    stepPhase(StepPhase::kPostNewton);
     double error = 0.0;
     if (s == Status::kOk && system.postNewtonStep(point, error) == Status::kNonFiniteValue) s = Status::kNonFiniteValue;
     if (s != Status::kOk) {
@@ -128,6 +131,7 @@ class FixedCostStepper {
     if (stats.pnsError > settings_.fixedResidualTolerance) stats.flags |= kStepPnsNotConverged;
 
     // 4. One slice of the matrix refresh, at the accepted state.
+    stepPhase(StepPhase::kRefresh);
     const int firstElement = slice_ * kElements / settings_.refreshSteps;
     const int lastElement = (slice_ + 1) * kElements / settings_.refreshSteps;
     // The pair evaluations the rebuild may spend (aged refresh): what the step's partial
@@ -146,6 +150,7 @@ class FixedCostStepper {
     aBar_ = aBarStar_ + (1.0 - scheme_.alphaF) / (1.0 - scheme_.alphaM) * a_;
     ++steps_;
     time_ = tNext;
+    stepPhase(StepPhase::kEnd);
     return stats;
   }
 
@@ -168,6 +173,7 @@ class FixedCostStepper {
     for (int j = 1; j <= settings_.fixedNewtonIterations && s == Status::kOk; ++j) {
       // The first frozenStateIterations keep the committed states; the later ones decide.
       system.setDecideInNewton(j > settings_.frozenStateIterations);
+      stepPhase(StepPhase::kResidual);
       Vector r;
       s = system.residual(point, r);
       if (s == Status::kOk && !allFinite(r)) s = Status::kNonFiniteValue;
@@ -178,6 +184,7 @@ class FixedCostStepper {
       // work is the larger of the two, never both, and it does not look at the switches again).
       int left = -1;
       if (refactoredPairs_ == 0 && settings_.refactorPairsPerStep > 0 && j > settings_.frozenStateIterations) {
+        stepPhase(StepPhase::kRefactor);
         s = system.refactorSwitchedPairs(point, settings_.refactorPairsPerStep, kRefactorAboveColumns + 1,
                                          refactoredPairs_, left);
         if (s != Status::kOk) break;
@@ -187,12 +194,14 @@ class FixedCostStepper {
       const int budget = (refactoredPairs_ > 0 ? settings_.columnsAfterRefactor : settings_.switchColumnsPerStep) -
                          switchColumns_;
       if (left < 0 || (left > 0 && budget > 0)) {
+        stepPhase(StepPhase::kColumns);
         int columns = 0;
         s = system.updateSwitches(point, budget, columns, pendingSwitches_);
         switchColumns_ += columns;
       } else {
         pendingSwitches_ = left;
       }
+      stepPhase(StepPhase::kSolve);
       Vector delta;
       if (s == Status::kOk) s = system.solve(r, delta);
       if (s != Status::kOk) break;
@@ -214,6 +223,7 @@ class FixedCostStepper {
     return fault(stats, s);
   }
   StepStatistics fault(StepStatistics& stats, Status s) {
+    stepPhase(StepPhase::kEnd);
     stats.status = s;
     stats.flags |= kStepFault;
     haveMatrix_ = false;  // the next step starts with a whole build
