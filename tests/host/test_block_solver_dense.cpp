@@ -115,10 +115,10 @@ namespace {
 
 // Border unknowns 4, 5 and 7 of a two-pulley border made prescribed: rows zero but for a scaled
 // diagonal, columns left coupled (as BeltDrive's prescribed rows).
-template <typename Solver>
-void prescribeBorderRows(Solver& solver, std::initializer_list<int> rows) {
+template <int N, int W>
+void prescribeBorderRows(beltsim::BorderedBlockTridiagonal<N, 4, W>& solver, std::initializer_list<int> rows) {
   for (int b : rows) {
-    for (int k = 0; k < 23; ++k) solver.rowBorder(k).row(b).setZero();
+    for (int k = 0; k < N; ++k) solver.rowBorder(k).row(b).setZero();
     solver.corner().row(b).setZero();
     solver.corner()(b, b) = 3.5 + b;
   }

@@ -279,9 +279,11 @@ class BorderedBlockTridiagonal {
       for (int j = 0; j < wa; ++j)
         for (int i = 0; i < wa; ++i) schur_(i, j) += corner_(active_[i], active_[j]);
     cornerInSchur_ = true;
-    CornerMatrix reduced = CornerMatrix::Identity();
-    reduced.topLeftCorner(wa, wa) = schur_.topLeftCorner(wa, wa);
-    const Status s = cornerLu_.compute(reduced);
+    // Outside its leading block the compact Schur complement is zero (beginFactorization and
+    // refactorizeFrom clear it; the elimination writes only the leading block): its diagonal
+    // there made 1 in place, no W x W copy on the stack.
+    for (int i = wa; i < W; ++i) schur_(i, i) = 1.0;
+    const Status s = cornerLu_.compute(schur_);
     if (s != Status::kOk) return s;
     factored_ = true;
     return Status::kOk;
