@@ -239,13 +239,18 @@ class ContactPair {
   // What the pair's Newton-phase Jacobian depends on besides the coordinates: per segment
   // whether it is flagged (gap <= 0) and its stick/slip state, 4 bits each. Two equal signatures
   // give Jacobians that differ only through the coordinates (and the friction force's size).
-  std::uint64_t jacobianSignature() const {
+  // undefinedSticks = true: a flagged segment without a state yet counts as sticking (the kept
+  // matrix of the fixed-cost stepping enters a new contact with the stick tangent).
+  std::uint64_t jacobianSignature(bool undefinedSticks = false) const {
     static_assert(MaxSegments <= 16, "4 bits per segment in 64 bits");
     std::uint64_t signature = 0;
     for (int i = 0; i < MaxSegments; ++i) {
       if (i >= p_.segmentCount) break;
-      const std::uint64_t flagged = current_[i].gap <= 0.0 ? 8u : 0u;
-      signature |= (flagged | (static_cast<std::uint64_t>(static_cast<std::uint8_t>(current_[i].state)) & 7u)) << (4 * i);
+      const bool flagged = current_[i].gap <= 0.0;
+      StickSlip state = current_[i].state;
+      if (undefinedSticks && flagged && state == StickSlip::kUndefined) state = StickSlip::kStick;
+      const std::uint64_t nibble = (flagged ? 8u : 0u) | (static_cast<std::uint64_t>(static_cast<std::uint8_t>(state)) & 7u);
+      signature |= nibble << (4 * i);
     }
     return signature;
   }

@@ -13,17 +13,28 @@ constexpr double kPi = 3.14159265358979323846;
 constexpr double kHalfPi = 1.57079632679489661923;
 constexpr double kQuarterPi = 0.78539816339744830962;
 
-// atan(t) for |t| <= 1: two argument halvings atan(t) = 2 atan(t / (1 + sqrt(1 + t^2))) bring
-// |t| below tan(pi/16) ~ 0.199 and then ~0.0985, where 10 odd Taylor terms reach 1e-18.
+// atan(t) for 0 <= t <= 1 (atan2 passes |y/x| or |x/y|): the nearest tabulated point c = k/16
+// gives atan(t) = atan(c) + atan(u), u = (t - c) / (1 + t c), |u| <= 1/32, where 6 odd Taylor
+// terms leave a remainder below |u|^13 / 13 < 1e-19 |u|. t - c is exact (Sterbenz: c/2 <= t <= 2c
+// for k >= 1), so the error is the table's half ulp and a few roundings of the small atan(u).
+// One division and no square root: the two argument halvings used before cost two of each.
 inline double atanUnit(double t) {
-  for (int halving = 0; halving < 2; ++halving) t = t / (1.0 + std::sqrt(1.0 + t * t));
-  // 1 / (2k + 1), folded at compile time: the same correctly rounded quotients as the division.
-  constexpr double kInverseOdd[11] = {1.0 / 1,  1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9, 1.0 / 11,
-                                      1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21};
-  const double t2 = t * t;
-  double sum = 0.0;
-  for (int k = 10; k >= 0; --k) sum = kInverseOdd[k] - t2 * sum;  // Horner, alternating series
-  return 4.0 * t * sum;
+  // atan(k/16), k = 0..16, correctly rounded (computed to 60 digits).
+  static constexpr double kAtanOfSixteenths[17] = {
+      0.0,                 0.06241880999595735, 0.12435499454676144, 0.18534794999569476,
+      0.24497866312686414, 0.3028848683749714,  0.35877067027057225, 0.4124104415973873,
+      0.4636476090008061,  0.5123894603107377,  0.5585993153435624,  0.6022873461349642,
+      0.6435011087932844,  0.6823165548747481,  0.7188299996216245,  0.7531512809621944,
+      0.7853981633974483};
+  if (!(t <= 1.0)) return t;  // NaN (the int conversion below would be undefined behaviour)
+  const int k = static_cast<int>(t * 16.0 + 0.5);  // 0..16 for t in [0, 1]
+  const double c = k * 0.0625;                       // exact
+  const double u = (t - c) / (1.0 + t * c);
+  const double u2 = u * u;
+  // u (1 - u2/3 + u2^2/5 - ...), Horner; 1/(2j+1) folded at compile time (correctly rounded).
+  const double series =
+      1.0 - u2 * (1.0 / 3 - u2 * (1.0 / 5 - u2 * (1.0 / 7 - u2 * (1.0 / 9 - u2 * (1.0 / 11)))));
+  return kAtanOfSixteenths[k] + u * series;
 }
 
 // atan2(y, x) in (-pi, pi]; atan2(0, 0) = 0.

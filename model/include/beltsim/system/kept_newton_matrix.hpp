@@ -262,16 +262,7 @@ int BeltDrive<NE, NP, NCS>::stiffeningColumns(std::uint64_t before, std::uint64_
 
 template <int NE, int NP, int NCS>
 std::uint64_t BeltDrive<NE, NP, NCS>::keptSignature(const Pair& pair) const {
-  const std::uint64_t signature = pair.jacobianSignature();
-  if (!stiffenOnly_) return signature;
-  std::uint64_t kept = 0;
-  for (int i = 0; i < NCS; ++i) {
-    std::uint64_t nibble = (signature >> (4 * i)) & 15u;
-    if ((nibble & 8u) != 0 && nibbleState(static_cast<unsigned>(nibble)) == StickSlip::kUndefined)
-      nibble = 8u;  // in contact, sticking (state bits 0)
-    kept |= nibble << (4 * i);
-  }
-  return kept;
+  return pair.jacobianSignature(stiffenOnly_);
 }
 
 template <int NE, int NP, int NCS>
