@@ -147,7 +147,9 @@ class PlantLoop {
 
   // One tick with the command received since the previous tick (or the held one).
   // `ticksElapsed`: tick periods since the previous tick (> 1: overrun, for `cause`).
-  const OutputFrame& tick(std::uint32_t ticksElapsed, OverrunCause cause = OverrunCause::kWakeUp) {
+  // Never inlined, so that a profiler can count one tick (instruction_budget.py's callgrind
+  // toggle) at -O3 as well; one call per tick.
+  [[gnu::noinline]] const OutputFrame& tick(std::uint32_t ticksElapsed, OverrunCause cause = OverrunCause::kWakeUp) {
     if (ticksElapsed > 1) {
       overruns_ += ticksElapsed - 1;
       if (cause == OverrunCause::kCompute) computeOverruns_ += ticksElapsed - 1;
