@@ -65,6 +65,18 @@ TEST(ContactDetmath, Atan2WithinThreeUlpOfStd) {
   EXPECT_EQ(dm::atan2(0.0, 0.0), 0.0);
   EXPECT_LE(ulpDistance(dm::atan2(1.0, 1.0), std::atan2(1.0, 1.0)), 1);
   EXPECT_LE(ulpDistance(dm::atan2(-1e-300, -1.0), std::atan2(-1e-300, -1.0)), 1);  // just below the cut
+  // Signed zeros as std::atan2 (C11 F.10.1.4): atan2(+-0, x > 0) = +-0.
+  EXPECT_TRUE(std::signbit(dm::atan2(-0.0, 1.0)));
+  EXPECT_FALSE(std::signbit(dm::atan2(0.0, 1.0)));
+  // The table's interval edges (t = k/16 +- 1/32, the series' widest |u|) and the double just
+  // below 1/32, where rounding 16 t + 0.5 would have picked k = 1 with an inexact t - c.
+  for (int k = 0; k <= 32; ++k) {
+    const double t = k / 32.0;
+    for (const double y : {t, std::nextafter(t, 0.0), std::nextafter(t, 1.0)}) {
+      if (y > 1.0) continue;
+      EXPECT_LE(ulpDistance(dm::atan2(y, 1.0), std::atan2(y, 1.0)), 2) << "t = " << y;
+    }
+  }
 }
 
 // exp over |x| < 700 (its documented domain) within 2 ulp of std::exp; exp(NaN) is NaN.

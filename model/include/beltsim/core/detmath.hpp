@@ -20,14 +20,17 @@ constexpr double kQuarterPi = 0.78539816339744830962;
 // One division and no square root: the two argument halvings used before cost two of each.
 inline double atanUnit(double t) {
   // atan(k/16), k = 0..16, correctly rounded (computed to 60 digits).
+  // Entry 0 is -0.0 so that atan2(-0.0, x > 0) keeps its sign (-0 + u = u for every u).
   static constexpr double kAtanOfSixteenths[17] = {
-      0.0,                 0.06241880999595735, 0.12435499454676144, 0.18534794999569476,
+      -0.0,                0.06241880999595735, 0.12435499454676144, 0.18534794999569476,
       0.24497866312686414, 0.3028848683749714,  0.35877067027057225, 0.4124104415973873,
       0.4636476090008061,  0.5123894603107377,  0.5585993153435624,  0.6022873461349642,
       0.6435011087932844,  0.6823165548747481,  0.7188299996216245,  0.7531512809621944,
       0.7853981633974483};
   if (!(t <= 1.0)) return t;  // NaN (the int conversion below would be undefined behaviour)
-  const int k = static_cast<int>(t * 16.0 + 0.5);  // 0..16 for t in [0, 1]
+  // k = round(16 t), ties up, from exact steps (t * 32 is exact; 16 t + 0.5 could round up
+  // just below 1/32, where t - c would then not be exact).
+  const int k = (static_cast<int>(t * 32.0) + 1) >> 1;  // 0..16 for t in [0, 1]
   const double c = k * 0.0625;                       // exact
   const double u = (t - c) / (1.0 + t * c);
   const double u2 = u * u;
