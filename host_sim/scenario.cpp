@@ -475,6 +475,16 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.number("normal_exponent", s.normalExponent, 1.0, 4.0);
     r.boolean("segment_normals", s.useSegmentNormals);
     r.boolean("bounding_box", s.useBoundingBox);
+    // Decision (issue 33): scenarios measure gaps to the arc through each segment's ends unless
+    // they ask for the paper's chord gap (the paper's validation does); the compensation is on.
+    const std::string gap = r.text("segment_gap", "arc", {"arc", "chord"});
+    s.contactPerArea.gapMeasure = gap == "chord" ? SegmentGapMeasure::kChord : SegmentGapMeasure::kArc;
+    r.boolean("penetration_compensation", s.contactPerArea.penetrationCompensation);
+    if (!s.useSegmentNormals && s.contactPerArea.gapMeasure == SegmentGapMeasure::kArc) {
+      const toml::node* at = t->get("segment_gap") != nullptr ? t->get("segment_gap") : t->get("segment_normals");
+      fail(file, *at, t->get("segment_gap") != nullptr ? "contact.segment_gap" : "contact.segment_normals",
+           "the arc gap is defined for segment normals only: with segment_normals = false give segment_gap = \"chord\"");
+    }
     r.finish();
   }
   if (const toml::table* t = top.subtable("friction")) {

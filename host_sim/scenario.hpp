@@ -40,7 +40,13 @@ struct Scenario {
   // (coefficient, bristle_stiffness_per_area, velocity_penalty_damping_ratio), kept in the model's
   // own type: `beltsim run` and `beltsim hil` both hand this to contactFromPerArea (per-segment =
   // per-area x width x L / segments, spec §9.1), so the two cannot map them differently.
-  ContactPerArea contactPerArea;
+  ContactPerArea contactPerArea = scenarioContactDefaults();
+  static ContactPerArea scenarioContactDefaults() {
+    ContactPerArea c;
+    c.gapMeasure = SegmentGapMeasure::kArc;  // [contact] segment_gap, default "arc" (issue 33)
+    c.penetrationCompensation = false;       // [contact] penetration_compensation
+    return c;
+  }
 
   // [contact] (the per-area values are in contactPerArea)
   int segmentsPerElement = 4;

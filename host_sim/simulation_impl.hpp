@@ -49,6 +49,17 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
     return 2;
   }
   const double length = path.totalLength / NE;
+  // Decision (issue 33): an element longer than a pulley's radius (more than 1 rad of its wrap)
+  // is a mesh too coarse for that pulley. A warning, not an error: a fast coarse run is allowed.
+  for (int p = 0; p < pulleys; ++p) {
+    const double radius = circleParameters[p].radius;
+    if (length > radius)
+      std::fprintf(stderr,
+                   "%s:%d: warning: pulley '%s' (radius %.4g m) is smaller than the element length %.4g m: the mesh "
+                   "is too coarse for it; belt.elements >= %d gives elements no longer than its radius\n",
+                   sc.file.c_str(), sc.pulleys[p].line, sc.pulleys[p].name.c_str(), radius, length,
+                   static_cast<int>(std::ceil(path.totalLength / radius)));
+  }
   const int segments = sc.segmentsPerElement;
   const ContactParameters contact = contactParametersOf(sc, length);
   if (!setUpRun(sc, *drive, *integrator, length, circleParameters, pulleys, contact)) return 2;

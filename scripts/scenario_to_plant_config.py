@@ -100,6 +100,8 @@ class Reader:
                 self.error(key, "unknown key")
 
 
+# [contact] penetration_compensation when a scenario does not give it (host_sim/scenario.hpp).
+SCENARIO_PENETRATION_COMPENSATION = False
 MAX_PULLEYS = 8  # beltsim::kMaxPlantPulleys: the HIL frames' pulley slots
 KINDS = {"speed": "kSpeedDriven", "torque": "kTorqueDriven", "fixed_axis": "kFixedAxis", "fixed": "kFixed",
          "floating": "kFloating", "tensioner": "kTensionerArm"}
@@ -185,6 +187,17 @@ def generate(path, name):
     r.unsupported("normal_exponent", 1.0, "a nonlinear normal law")
     r.unsupported("segment_normals", True, "point-wise normals")
     r.unsupported("bounding_box", True, "contact without the bounding-box pre-check")
+    # Segment geometry (issue 33), with the scenario defaults of host_sim/scenario.hpp.
+    gap = r.get("segment_gap", "str")
+    if gap is None:
+        gap = "arc"
+    elif gap not in ("arc", "chord"):
+        r.error("segment_gap", f"'{gap}' is not one of: arc, chord")
+    set_("contact.gapMeasure", "SegmentGapMeasure::kArc" if gap == "arc" else "SegmentGapMeasure::kChord")
+    compensation = r.get("penetration_compensation", "bool")
+    if compensation is None:
+        compensation = SCENARIO_PENETRATION_COMPENSATION
+    set_("contact.penetrationCompensation", "true" if compensation else "false")
     r.finish()
 
     friction = doc.get("friction", {})

@@ -5,7 +5,8 @@
 //   bench_fixed_cost [mcu|pc] [reference|fixed] [--set name=value ...]
 // names: newton, frozen, refresh, columns, pairs, after (columns after a re-factorization), tol (the fixed-cost settings), rho (generalized-
 // alpha with this spectral radius instead of the configuration's scheme), maxpns, pnstol,
-// kc, kb (contact and bristle stiffness), segments (contact segments per element).
+// kc, kb (contact and bristle stiffness), segments (contact segments per element), arc (1: the
+// arc gap, 0: the paper's chord gap), compensation (1/0: the penetration compensation).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -100,6 +101,8 @@ int main(int argc, char** argv) {
     if (!std::strcmp(key, "kc")) c.contact.stiffness = value;
     if (!std::strcmp(key, "kb")) c.contact.bristleStiffness = value;
     if (!std::strcmp(key, "segments")) c.segmentsPerElement = static_cast<int>(value);
+    if (!std::strcmp(key, "arc")) c.contact.gapMeasure = value != 0.0 ? SegmentGapMeasure::kArc : SegmentGapMeasure::kChord;
+    if (!std::strcmp(key, "compensation")) c.contact.penetrationCompensation = value != 0.0;
   }
   const char* name = pc ? (fixed ? "pc fixed-cost" : "pc reference") : (fixed ? "mcu fixed-cost" : "mcu reference");
   return pc ? run<fw::kPcElements>(name, c) : run<fw::kMicrocontrollerElements>(name, c);

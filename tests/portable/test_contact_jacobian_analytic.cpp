@@ -150,6 +150,23 @@ MT_TEST(analytic_pair_jacobian_matches_finite_differences_continuous_friction) {
   MT_CHECK_JACOBIAN(p, 15);
 }
 
+MT_TEST(analytic_pair_jacobian_matches_finite_differences_arc_gap) {
+  // Issue 33: the gap to the arc through each segment's ends (its radius moves with rho and the
+  // segment's length) and a penetration allowance on the radius.
+  ContactParameters p = beltContact();
+  p.gapMeasure = SegmentGapMeasure::kArc;
+  p.radiusAllowance = 5e-5;
+  MT_CHECK_JACOBIAN(p, 17);
+}
+
+MT_TEST(analytic_pair_jacobian_matches_finite_differences_arc_gap_hertz_law) {
+  ContactParameters p = beltContact();
+  p.gapMeasure = SegmentGapMeasure::kArc;
+  p.normalExponent = 1.5;
+  p.contactStiffness = 4e7;
+  MT_CHECK_JACOBIAN(p, 18);
+}
+
 // The Newton block stiffnessFactor K + dampingFactor D that the belt drive assembles
 // (contactPairNewtonMatrix applies the factors before mapping to the pair coordinates) against
 // the same combination of the finite-difference K and D, with the microcontroller

@@ -27,6 +27,26 @@ struct CircleState {
   double angularVelocity = 0.0;        // rad/s
 };
 
+// What a segment's gap is measured against (issue 33; scenario key contact.segment_gap).
+//   kChord: the circle itself, as the paper (seed 000 eq. 7). A straight segment whose ends lie on
+//     the belt's curve sags inside that curve by about L_s^2 / (8 r) at its middle, so the penalty
+//     pushes the belt out until the chord, not the belt, touches the circle: on a coarse mesh every
+//     wrap is too long by about theta L_s^2 / (8 r) and the belt's tension too high.
+//   kArc: the circle's arc through the segment's ends. A chord of length L_s = |v_s| inscribed in
+//     a circle of radius r has its closest point, its middle, at sqrt(r^2 - L_s^2 / 4) from the
+//     centre, so the gap is measured against sqrt(r^2 - w(rho) |v_s|^2) with the weight
+//     w = 4 rho^2 (1 - rho)^2 (1/4 at rho = 1/2): a belt whose segment ends lie on the circle has
+//     gap 0 whatever the segment length. The weight fades to 0 with a zero slope where the closest
+//     point reaches an end of the segment (rho = 0 or 1: a segment that meets the circle with one
+//     end, at the edge of a wrap, is not an inscribed chord), so the gap stays smooth there.
+//     Tried and dropped (issue 33 notes): the arc's own radius at rho, sqrt(r^2 - rho (1 - rho)
+//     L_s^2), whose kink at rho = 0, 1 left 66 of 2450 steps of the microcontroller configuration
+//     flagged instead of 34; w = 1/4 everywhere (17 flagged), which pushes on straight segments
+//     next to a wrap by their sag and lost the static equilibrium at 12 elements; and a plateau of
+//     1/4 with smooth fades over rho < 1/4 and rho > 3/4 (118 flagged, no static equilibrium at 12).
+//     The force keeps the segment's normal and the closest-point split of the paper.
+enum class SegmentGapMeasure : std::uint8_t { kChord = 0, kArc = 1 };
+
 struct ContactParameters {
   int segmentCount = 4;            // n_cs, at most the pair's compile-time maximum
   double contactStiffness = 0.0;   // k_c, N/m per segment (N/m^n for the exponent law)
@@ -38,7 +58,29 @@ struct ContactParameters {
   double beltWidth = 1.0;          // b, m; only for contact stresses (force / (b L_seg))
   bool useSegmentNormals = true;   // SN (default) or point-wise normals (PWN), spec §4.8
   bool useBoundingBox = true;      // skip pairs whose element box is clear of the circle (spec §5)
+  SegmentGapMeasure gapMeasure = SegmentGapMeasure::kChord;
+  // m; the gap is measured to a circle of radius r + radiusAllowance (the torque arm and x_cur keep
+  // r). The penetration compensation sets it to the segment's penetration under the belt's
+  // pre-tension, so that a loaded belt sits on r instead of inside it (contactFromPerArea).
+  double radiusAllowance = 0.0;
+  // N; > 0: radiusAllowance is set per circle to the penetration of a segment under this belt
+  // tension (BeltDrive::setUp; scenario key contact.penetration_compensation). 0: none.
+  double compensatedTension = 0.0;
 };
+
+// Penetration (m) of a segment of length segmentLength under a belt of tension T (N) wrapped on the
+// circle: its normal load is T times the angle it spans, T L_s / r, and the penetration is what the
+// contact law needs for that load, (T L_s / (r k_c))^(1/n). The same for any contact stiffness, the
+// belt's path over a compensated circle has the length of a belt that sits on r at that tension.
+inline double penetrationUnderTension(const ContactParameters& p, double tension, double segmentLength) {
+  if (!(tension > 0.0) || !(p.contactStiffness > 0.0) || !(p.radius > 0.0)) return 0.0;
+  const double ratio = tension * segmentLength / (p.radius * p.contactStiffness);
+  if (p.normalExponent == 1.0) return ratio;
+  return detmath::pow(ratio, 1.0 / p.normalExponent);
+}
+
+// Radius of the circle the gaps are measured against, m.
+inline double contactSurfaceRadius(const ContactParameters& p) { return p.radius + p.radiusAllowance; }
 
 template <int MaxSegments>
 ParameterError validateContactParameters(const ContactParameters& p) {
@@ -57,6 +99,14 @@ ParameterError validateContactParameters(const ContactParameters& p) {
     return ParameterError::invalid("characteristicVelocity");
   if (!(isFinite(p.radius) && p.radius > 0)) return ParameterError::invalid("radius");
   if (!isFinite(p.offset)) return ParameterError::invalid("offset");
+  if (!(isFinite(p.radiusAllowance) && p.radiusAllowance >= 0 && p.radiusAllowance < 0.5 * p.radius))
+    return ParameterError::invalid("radiusAllowance");
+  if (!(isFinite(p.compensatedTension) && p.compensatedTension >= 0))
+    return ParameterError::invalid("compensatedTension");
+  if (p.gapMeasure != SegmentGapMeasure::kChord && p.gapMeasure != SegmentGapMeasure::kArc)
+    return ParameterError::invalid("gapMeasure");
+  if (p.gapMeasure == SegmentGapMeasure::kArc && !p.useSegmentNormals)
+    return ParameterError::invalid("gapMeasure");  // the arc gap is defined for segment normals only
   if (!(isFinite(p.beltWidth) && p.beltWidth > 0)) return ParameterError::invalid("beltWidth");
   return ParameterError::success();
 }
@@ -65,7 +115,11 @@ ParameterError validateContactParameters(const ContactParameters& p) {
 struct SegmentGeometry {
   double rho = 0.0;       // closest-point parameter on the segment, clamped to [0, 1]
   double distance = 0.0;  // delta, m
-  double gap = 0.0;       // g = delta - r, m; <= 0 is penetration
+  double gap = 0.0;       // g = delta - surfaceRadius, m; <= 0 is penetration
+  double surfaceRadius = 0.0;  // what delta is compared with, m: r (chord) or sqrt(r^2 - w(rho) |v_s|^2) (arc)
+  double arcWeight = 0.0;      // w(rho) = 4 rho^2 (1 - rho)^2 of the arc gap, 0 if not arcCorrected
+  double arcWeightSlope = 0.0; // dw/drho = 8 rho (1 - rho) (1 - 2 rho)
+  bool arcCorrected = false;   // surfaceRadius depends on rho and |v_s| (arc gap, 0 < rho < 1)
   Vector2 normal = Vector2::Zero();   // n, from the circle centre to the segment
   Vector2 tangent = Vector2::Zero();  // t = n^perp, counter-clockwise around the circle
   Vector2 direction = Vector2::Zero();  // v_s = P_{i+1} - P_i
@@ -76,7 +130,8 @@ struct SegmentGeometry {
 // segment (64 ulp of the largest coordinate involved).
 constexpr double kDegenerateRelativeDistance = 64.0 * 2.220446049250313e-16;
 
-inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, const Vector2& centre, double radius) {
+inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, const Vector2& centre, double radius,
+                                       SegmentGapMeasure measure = SegmentGapMeasure::kChord) {
   SegmentGeometry g;
   g.direction = p1 - p0;
   const Vector2 vp = centre - p0;
@@ -103,7 +158,24 @@ inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, con
       g.distance = std::sqrt(radicand > 0.0 ? radicand : 0.0);  // clamped (spec §4.2)
     }
   }
-  g.gap = g.distance - radius;
+  g.surfaceRadius = radius;
+  if (measure == SegmentGapMeasure::kArc && g.rho > 0.0 && g.rho < 1.0) {
+    const double middle = g.rho * (1.0 - g.rho);
+    const double weight = 4.0 * middle * middle;
+    // Kept at or above (r/2)^2, reached only by a segment longer than sqrt(3) r (a mesh far too
+    // coarse for the circle; the scenario check warns long before): there it stops following.
+    const double radicand = radius * radius - weight * dRho;
+    const double floor = 0.25 * radius * radius;
+    if (radicand > floor) {
+      g.surfaceRadius = std::sqrt(radicand);
+      g.arcWeight = weight;
+      g.arcWeightSlope = 8.0 * middle * (1.0 - 2.0 * g.rho);
+      g.arcCorrected = true;
+    } else {
+      g.surfaceRadius = 0.5 * radius;
+    }
+  }
+  g.gap = g.distance - g.surfaceRadius;
   // The normal is d normalised by its own length |d|, not by delta: in the interior case delta
   // comes from the radicand, whose cancellation error (~sqrt(eps)|v_p|) makes -d/delta a short or
   // zero vector when the centre lies on the segment up to rounding. The centre counts as on the
@@ -153,7 +225,8 @@ template <int MaxSegments>
 SegmentKinematics segmentKinematics(const ContactParameters& p, const SegmentPoints<MaxSegments>& points, int i,
                                     double length, const CircleState& circle, bool needSticking = true) {
   SegmentKinematics k;
-  k.geometry = segmentGeometry(points.position[i], points.position[i + 1], circle.centre, p.radius);
+  k.geometry =
+      segmentGeometry(points.position[i], points.position[i + 1], circle.centre, contactSurfaceRadius(p), p.gapMeasure);
   const SegmentGeometry& g = k.geometry;
   const Vector2 pointVelocity = (1.0 - g.rho) * points.velocity[i] + g.rho * points.velocity[i + 1];
   // Circle surface velocity at the contact includes the rotation r omega t (spec §4.3, §11.8).
@@ -381,13 +454,13 @@ class ContactPair {
     if (p_.useBoundingBox) {
       BoundingBox box = elementBoundingBox(q, length);
       box.inflate(absOf(p_.offset) + kBoxMargin);
-      if (box.separatedFromCircle(circle.centre, p_.radius)) {
+      if (box.separatedFromCircle(circle.centre, contactSurfaceRadius(p_))) {
         bool anyWasInContact = false;
         for (int i = 0; i < MaxSegments; ++i)
           if (i < p_.segmentCount && current_[i].gap <= 0.0) anyWasInContact = true;
         if (!anyWasInContact) {
           // Skipped pair: every gap is positive; store a positive surrogate (spec §5.6).
-          const double surrogate = boxDistance(box, circle.centre) - p_.radius;
+          const double surrogate = boxDistance(box, circle.centre) - contactSurfaceRadius(p_);
           for (int i = 0; i < MaxSegments; ++i) {
             if (i >= p_.segmentCount) break;
             current_[i].gap = surrogate;

@@ -152,7 +152,15 @@ Status contactPairJacobianGeneral(const ContactPair<MaxSegments>& pair, const Ve
     const Vector2 tt = g.tangent;
     const double distance = g.distance > 0.0 ? g.distance : 1e-300;
     const Mat27 dn = (identity - nn * nn.transpose()) * de / distance;
-    const Row7 dGap = nn.transpose() * de;
+    Row7 dGap = nn.transpose() * de;
+    if (g.arcCorrected) {
+      // Arc gap: g = delta - s, s = sqrt(r_c^2 - w(rho) b), b = |v_s|^2:
+      // dg = dn.de + (w' b drho + w db) / (2 s), db = 2 v_s.(dP_{i+1} - dP_i).
+      Row7 dB = Row7::Zero();
+      dB.segment<2>(0) = -2.0 * vs.transpose();
+      dB.segment<2>(2) = 2.0 * vs.transpose();
+      dGap += (g.arcWeightSlope * b * dRho + g.arcWeight * dB) / (2.0 * g.surfaceRadius);
+    }
     const Mat27 dt = rot * dn;
     // Relative velocity.
     const Vector2 pointVelocity = (1.0 - g.rho) * v0 + g.rho * v1;
@@ -410,6 +418,17 @@ Status segmentTermsNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vect
       dn[1][c] = (de[1][c] - ny * ndc) / distance;
       dt[0][c] = -dn[1][c];
       dt[1][c] = dn[0][c];
+    }
+    if (g.arcCorrected) {
+      // Arc gap: g = delta - s, s = sqrt(r_c^2 - w(rho) b), b = |v_s|^2:
+      // dg = n.de + (w' b drho + w db) / (2 s), db = 2 v_s.(dP_{i+1} - dP_i).
+      const double byRho = g.arcWeightSlope * (vsx * vsx + vsy * vsy) / (2.0 * g.surfaceRadius);
+      const double byB = g.arcWeight / g.surfaceRadius;  // times v_s
+      for (int c = 0; c < 7; ++c) dGap[c] += byRho * dRho[c];
+      dGap[0] -= byB * vsx;
+      dGap[1] -= byB * vsy;
+      dGap[2] += byB * vsx;
+      dGap[3] += byB * vsy;
     }
     // Relative velocity rel = (1-rho) V_i + rho V_{i+1} - c_dot - r omega t.
     const double relx = ((1.0 - rho) * v0(0) + rho * v1(0)) - circle.velocity(0) - r * omega * tx;

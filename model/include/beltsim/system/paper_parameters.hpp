@@ -36,6 +36,12 @@ struct ContactPerArea {
   // negative value (the default) means: from the damping ratio above.
   double velocityPenalty = -1.0;
   double frictionCoefficient = 0.5;
+  // Segment geometry (issue 33; circle_cable_contact.hpp): the paper's chord gap, or the gap to the
+  // arc through the segment's ends. The struct's default is the paper's; scenarios default to arc.
+  SegmentGapMeasure gapMeasure = SegmentGapMeasure::kChord;
+  // Measure the gaps to r plus the penetration under the belt's pre-tension (-EA eps_ref), so
+  // that the loaded belt's path has the length of a belt on r whatever the contact stiffness.
+  bool penetrationCompensation = false;
 };
 
 // Per-segment values (spec §9.1): c_F = b L / n_cs is the reference area of one segment and
@@ -49,6 +55,9 @@ inline ContactParameters contactFromPerArea(const ContactPerArea& a, const BeltP
   c.contactStiffness = a.stiffness * area;
   c.contactDamping = a.damping * area;
   c.friction.frictionCoefficient = a.frictionCoefficient;
+  c.gapMeasure = a.gapMeasure;
+  const double preTension = -belt.element.EA * belt.element.referenceAxialStrain;
+  c.compensatedTension = a.penetrationCompensation && preTension > 0.0 ? preTension : 0.0;
   c.friction.bristleStiffness = a.bristleStiffness * area;
   c.friction.velocityPenalty = a.velocityPenalty >= 0.0
                                    ? a.velocityPenalty * area
