@@ -68,6 +68,25 @@ TEST(HilScenario, DescribesTheFirmwaresMicrocontrollerPlantBitForBit) {
   expectSameBits<fw::kMicrocontrollerElements>(fromScenario, fw::microcontrollerPlantConfig(MotorMode::kTorque), 300);
 }
 
+// The arc gap is defined for segment normals only (issue 33): point-wise normals with it are
+// refused by the scenario reader with the key and the line, before anything runs.
+TEST(HilScenario, ArcGapWithPointWiseNormalsIsRefusedByKey) {
+  host::Scenario scenario;
+  const host::ParseResult normals =
+      host::loadScenario(BELTSIM_HIL_SCENARIO, {"contact.segment_normals=false", "solver.stepping=reference"}, scenario);
+  EXPECT_FALSE(normals.ok);
+  EXPECT_NE(normals.error.find("key 'contact.segment_normals'"), std::string::npos) << normals.error;
+  const host::ParseResult both = host::loadScenario(
+      BELTSIM_HIL_SCENARIO, {"contact.segment_normals=false", "contact.segment_gap=arc", "solver.stepping=reference"},
+      scenario);
+  EXPECT_FALSE(both.ok);
+  EXPECT_NE(both.error.find("key 'contact.segment_gap'"), std::string::npos) << both.error;
+  const host::ParseResult chord = host::loadScenario(
+      BELTSIM_HIL_SCENARIO, {"contact.segment_normals=false", "contact.segment_gap=chord", "solver.stepping=reference"},
+      scenario);
+  EXPECT_TRUE(chord.ok) << chord.error;
+}
+
 // A scenario that asks for what the firmware plant cannot do is refused by name, not run with
 // the option silently dropped.
 TEST(HilScenario, RefusesWhatTheFirmwarePlantCannotRun) {
@@ -80,9 +99,10 @@ TEST(HilScenario, RefusesWhatTheFirmwarePlantCannotRun) {
   for (const auto& [setting, key] : cases) {
     host::Scenario scenario;
     // With the reference stepping: the fixed-cost stepping refuses point-wise normals itself
-    // (naming solver.stepping) before the firmware plant is asked.
-    const host::ParseResult parsed =
-        host::loadScenario(BELTSIM_HIL_SCENARIO, {setting, "solver.stepping=reference"}, scenario);
+    // (naming solver.stepping) before the firmware plant is asked; with the chord gap: the arc gap
+    // refuses them too (naming contact.segment_normals; test below).
+    const host::ParseResult parsed = host::loadScenario(
+        BELTSIM_HIL_SCENARIO, {setting, "solver.stepping=reference", "contact.segment_gap=chord"}, scenario);
     ASSERT_TRUE(parsed.ok) << setting << ": " << parsed.error;
     PlantConfig config;
     std::string error;
