@@ -87,7 +87,12 @@ if(MODE STREQUAL "bad_input")
   # 5k. The fixed-cost stepping with a combination it does not support (point-wise normals).
   expect_failure("fixed-cost stepping with point-wise normals"
                  "key 'solver.stepping': fixed_cost needs segment normals \\(contact.segment_normals = true\\)"
-                 run "${SCENARIO}" --set solver.stepping=fixed_cost --set contact.segment_normals=false --out "${WORK}/out5k")
+                 run "${SCENARIO}" --set solver.stepping=fixed_cost --set contact.segment_normals=false
+                 --set contact.segment_gap=chord --out "${WORK}/out5k")
+  # 5k'. Point-wise normals with the arc gap (issue 33): refused by the key that asks for them.
+  expect_failure("arc gap with point-wise normals"
+                 "key 'contact.segment_gap': the arc gap is defined for segment normals only"
+                 run "${SCENARIO}" --set contact.segment_normals=false --set contact.segment_gap=arc --out "${WORK}/out5k2")
   # 5l. More iterations with the committed states than iterations.
   expect_failure("fixed-cost stepping with too many frozen-state iterations"
                  "key 'solver.frozen_state_iterations': must be 0..fixed_newton_iterations \\(2\\)"
