@@ -475,9 +475,9 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.number("normal_exponent", s.normalExponent, 1.0, 4.0);
     r.boolean("segment_normals", s.useSegmentNormals);
     r.boolean("bounding_box", s.useBoundingBox);
-    // Decision (issue 33): scenarios measure gaps to the arc through each segment's ends unless
-    // they ask for the paper's chord gap (the paper's validation does); the compensation is on.
-    const std::string gap = r.text("segment_gap", "arc", {"arc", "chord"});
+    // Defaults: Scenario::scenarioContactDefaults (the arc gap, no penetration compensation).
+    const bool arcByDefault = s.contactPerArea.gapMeasure == SegmentGapMeasure::kArc;
+    const std::string gap = r.text("segment_gap", arcByDefault ? "arc" : "chord", {"arc", "chord"});
     s.contactPerArea.gapMeasure = gap == "chord" ? SegmentGapMeasure::kChord : SegmentGapMeasure::kArc;
     r.boolean("penetration_compensation", s.contactPerArea.penetrationCompensation);
     if (!s.useSegmentNormals && s.contactPerArea.gapMeasure == SegmentGapMeasure::kArc) {

@@ -41,9 +41,13 @@ struct Scenario {
   // own type: `beltsim run` and `beltsim hil` both hand this to contactFromPerArea (per-segment =
   // per-area x width x L / segments, spec §9.1), so the two cannot map them differently.
   ContactPerArea contactPerArea = scenarioContactDefaults();
+  // Decision (issue 33): scenarios measure gaps to the arc through each segment's ends unless they
+  // ask for the paper's chord gap (the paper's validation does); the penetration compensation is
+  // off (measured worse against the 240-element paper run: README, segment geometry).
+  // scripts/scenario_to_plant_config.py keeps the same defaults.
   static ContactPerArea scenarioContactDefaults() {
     ContactPerArea c;
-    c.gapMeasure = SegmentGapMeasure::kArc;  // [contact] segment_gap, default "arc" (issue 33)
+    c.gapMeasure = SegmentGapMeasure::kArc;  // [contact] segment_gap
     c.penetrationCompensation = false;       // [contact] penetration_compensation
     return c;
   }

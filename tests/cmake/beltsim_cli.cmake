@@ -118,7 +118,7 @@ if(MODE STREQUAL "bad_input")
   expect_failure("one pulley" "one_pulley.toml: key 'pulley': a closed belt needs at least 2 pulleys \\(got 1\\)"
                  run "${WORK}/one_pulley.toml" --out "${WORK}/out5g")
   # Nothing was written for any rejected run.
-  foreach(i 1 2 3 4 5 5b 5c 5d 5e 5f 5g 5h 5i 5j 5k)
+  foreach(i 1 2 3 4 5 5b 5c 5d 5e 5f 5g 5h 5i 5j 5k 5k2)
     if(EXISTS "${WORK}/out${i}")
       message(FATAL_ERROR "a rejected run created its output folder out${i}")
     endif()
@@ -130,6 +130,25 @@ if(MODE STREQUAL "bad_input")
   if(NOT old STREQUAL "old")
     message(FATAL_ERROR "the existing output folder was modified")
   endif()
+  # 7. A mesh too coarse for a pulley (issue 33): one warning line naming the pulley, its radius
+  # and the element length, and the run goes on. The paper's pulleys (r = 0.09995 m) on its belt
+  # (1.2569 m): 12 elements are 0.1047 m long (warned), 24 are 0.0524 m (not warned).
+  foreach(elements 12 24)
+    execute_process(COMMAND "${BELTSIM}" run "${SCENARIO}" --set belt.elements=${elements} --set solver.end_time=0.001
+                            --quiet --out "${WORK}/coarse${elements}"
+                    RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 120)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "coarse mesh ${elements}: the run failed (${rc}):\n${err}")
+    endif()
+    string(REGEX MATCHALL "warning: pulley '[^']+' \\(radius 0.09995 m\\) is smaller than the element length 0.1047 m" hits "${err}")
+    list(LENGTH hits count)
+    if(elements EQUAL 12 AND NOT count EQUAL 2)
+      message(FATAL_ERROR "coarse mesh 12: expected one warning per pulley, got ${count}:\n${err}")
+    endif()
+    if(elements EQUAL 24 AND "${err}" MATCHES "warning: pulley")
+      message(FATAL_ERROR "24 elements: no warning expected:\n${err}")
+    endif()
+  endforeach()
 elseif(MODE STREQUAL "determinism")
   foreach(run a b)
     execute_process(COMMAND "${BELTSIM}" run "${SCENARIO}" --set solver.end_time=0.08 --quiet --out "${WORK}/${run}"

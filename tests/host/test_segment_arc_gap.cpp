@@ -5,7 +5,8 @@
 // with L_belt = L_path by construction here (the elements are cut from the path), so N = -EA eps_ref
 // = 400 N for the paper's belt. With the paper's chord gap each segment's ends ride L_s^2 / (8 r)
 // outside the circle, and a coarse belt's tension is too high by about EA theta L_s^2 / (8 r L);
-// with the arc gap and the penetration compensation the belt lies on the circle at any mesh.
+// the arc gap removes that share, and the penetration compensation the contact's sinking. The
+// element's own share (below) is not removed yet.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -60,11 +60,11 @@ struct ContactParameters {
   bool useBoundingBox = true;      // skip pairs whose element box is clear of the circle (spec §5)
   SegmentGapMeasure gapMeasure = SegmentGapMeasure::kChord;
   // m; the gap is measured to a circle of radius r + radiusAllowance (the torque arm and x_cur keep
-  // r). The penetration compensation sets it to the segment's penetration under the belt's
-  // pre-tension, so that a loaded belt sits on r instead of inside it (contactFromPerArea).
+  // r), so that a loaded belt sits on r instead of inside it.
   double radiusAllowance = 0.0;
-  // N; > 0: radiusAllowance is set per circle to the penetration of a segment under this belt
-  // tension (BeltDrive::setUp; scenario key contact.penetration_compensation). 0: none.
+  // N; > 0: BeltDrive::setUp sets each circle's radiusAllowance to the penetration of a segment
+  // under this belt tension (penetrationUnderTension; contactFromPerArea gives the pre-tension when
+  // the scenario asks for contact.penetration_compensation). 0: radiusAllowance as given.
   double compensatedTension = 0.0;
 };
 
@@ -117,9 +117,10 @@ struct SegmentGeometry {
   double distance = 0.0;  // delta, m
   double gap = 0.0;       // g = delta - surfaceRadius, m; <= 0 is penetration
   double surfaceRadius = 0.0;  // what delta is compared with, m: r (chord) or sqrt(r^2 - w(rho) |v_s|^2) (arc)
-  double arcWeight = 0.0;      // w(rho) = 4 rho^2 (1 - rho)^2 of the arc gap, 0 if not arcCorrected
+  // w(rho) = 4 rho^2 (1 - rho)^2 of the arc gap (> 0 only for 0 < rho < 1); 0: surfaceRadius does
+  // not move with the segment (chord gap, rho at an end, or the radius held at its floor).
+  double arcWeight = 0.0;
   double arcWeightSlope = 0.0; // dw/drho = 8 rho (1 - rho) (1 - 2 rho)
-  bool arcCorrected = false;   // surfaceRadius depends on rho and |v_s| (arc gap, 0 < rho < 1)
   Vector2 normal = Vector2::Zero();   // n, from the circle centre to the segment
   Vector2 tangent = Vector2::Zero();  // t = n^perp, counter-clockwise around the circle
   Vector2 direction = Vector2::Zero();  // v_s = P_{i+1} - P_i
@@ -170,7 +171,6 @@ inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, con
       g.surfaceRadius = std::sqrt(radicand);
       g.arcWeight = weight;
       g.arcWeightSlope = 8.0 * middle * (1.0 - 2.0 * g.rho);
-      g.arcCorrected = true;
     } else {
       g.surfaceRadius = 0.5 * radius;
     }

@@ -153,7 +153,7 @@ Status contactPairJacobianGeneral(const ContactPair<MaxSegments>& pair, const Ve
     const double distance = g.distance > 0.0 ? g.distance : 1e-300;
     const Mat27 dn = (identity - nn * nn.transpose()) * de / distance;
     Row7 dGap = nn.transpose() * de;
-    if (g.arcCorrected) {
+    if (g.arcWeight != 0.0) {
       // Arc gap: g = delta - s, s = sqrt(r_c^2 - w(rho) b), b = |v_s|^2:
       // dg = dn.de + (w' b drho + w db) / (2 s), db = 2 v_s.(dP_{i+1} - dP_i).
       Row7 dB = Row7::Zero();
@@ -419,7 +419,7 @@ Status segmentTermsNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vect
       dt[0][c] = -dn[1][c];
       dt[1][c] = dn[0][c];
     }
-    if (g.arcCorrected) {
+    if (g.arcWeight != 0.0) {
       // Arc gap: g = delta - s, s = sqrt(r_c^2 - w(rho) b), b = |v_s|^2:
       // dg = n.de + (w' b drho + w db) / (2 s), db = 2 v_s.(dP_{i+1} - dP_i).
       const double byRho = g.arcWeightSlope * (vsx * vsx + vsy * vsy) / (2.0 * g.surfaceRadius);

@@ -168,7 +168,8 @@ class BeltDrive {
       cp.radius = c.radius;
       cp.offset = -0.5 * belt.thickness * c.side;  // the belt's surface on the circle's side
       cp.beltWidth = belt.width;
-      cp.radiusAllowance = penetrationUnderTension(cp, cp.compensatedTension, elementLength / contact.segmentCount);
+      if (cp.compensatedTension > 0.0)  // per circle: the penetration depends on its radius
+        cp.radiusAllowance = penetrationUnderTension(cp, cp.compensatedTension, elementLength / contact.segmentCount);
       for (int k = 0; k < NE; ++k) {
         e = pair_[k][p].setUp(cp);
         if (!e.ok()) return e;

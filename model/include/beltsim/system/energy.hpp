@@ -20,7 +20,10 @@
 //              stationary), dg/dc = -n. The drive applies it to the segments flagged by the last
 //              post-Newton step, which are the segments with g <= 0 once that step converged; the
 //              bounding-box pre-check skips only pairs with every gap positive. Only for
-//              segment normals (useSegmentNormals): point-wise normals are not a gradient.
+//              segment normals (useSegmentNormals): point-wise normals are not a gradient, and
+//              for the chord gap: the arc gap's radius moves with rho and |v_s| while its force
+//              keeps the normal (circle_cable_contact.hpp), so with it this term is the energy of
+//              the gap, not a potential of the force.
 //   V_springs  floating centre: 1/2 k_s |c - c_0|^2 - F . (c - c_0) (constant applied force);
 //              tensioner arm: 1/2 k (preloadAngle - delta)^2 + 1/2 k_r (rho - L)^2.
 // Not included: the work of applied torques, speed drives and fixed supports (external), and
