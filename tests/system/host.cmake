@@ -17,7 +17,7 @@ endif()
 
 # Pulley laws of beltsim runs (issue 16, "What must be shown"): the capstan law on every driven
 # pulley in slip (two_drives_in_slip.toml) and the accessory drive's static hub loads against the
-# span forces. Host preset only (optimized build; 60 elements); about 5 s together.
+# span forces. Host preset only (optimized build; the scenarios' own meshes).
 if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "RelWithDebInfo")
   find_program(BELTSIM_PYTHON python3 REQUIRED)
   foreach(check capstan_driven_pulleys:capstan:host_sim/scenarios/two_drives_in_slip

@@ -11,9 +11,10 @@ capstan SCENARIO (host_sim/scenarios/two_drives_in_slip.toml): every driven pull
   law never evaluated, fails. Other pulleys with a check (the load P3) are printed, not
   asserted. The slip arc lies at the end where the belt leaves the pulley (creep theory), which
   output_files.cpp takes as the start of the pulley's arc in s (belt running towards smaller s).
-  Measured at 60 elements, end time 0.5 s: P1 1.0 %, P2 2.4 % (P3 2.2 %); at 120 elements 0.5,
-  1.1 (1.9) %. Over end times 0.42-0.6 s at 60 elements P1 and P2 stay within 0.8-2.8 %, P3
-  reaches 3.4 %: the error is the elements' axial-force ripple where the belt meets the pulley.
+  Measured at 60 elements, end time 0.5 s, arc gap: P1 0.9 %, P2 2.4 % (P3 2.0 %); with the chord
+  gap at 120 elements 0.5, 1.1 (1.9) %, and over end times 0.42-0.6 s at 60 elements P1 and P2
+  within 0.8-2.8 %, P3 up to 3.4 %: the error is the elements' axial-force ripple where the belt
+  meets the pulley.
 
 hub SCENARIO (host_sim/scenarios/accessory_drive.toml): static hub loads. Reference: equilibrium
   of the belt around pulley k, cut in the middle of its two spans (hand calculation of belt
@@ -28,10 +29,9 @@ hub SCENARIO (host_sim/scenarios/accessory_drive.toml): static hub loads. Refere
   Limit: 1 % of the larger of the two span forces (4 N of about 430 N). The hub load is a
   difference of the two span-force vectors, so its error scales with them, not with the load
   (the idler's 104 N comes from two 428 N spans). What the hand calculation leaves out is the
-  discretization: at 60 elements an element (22 mm) is as long as the contact arcs of the
-  30-35 mm pulleys (MG, idler, tensioner), and the contact forces summed into the hub load do not
-  quite meet the span directions there. Measured at 60 elements: 0.08 % (water pump) to 0.81 %
-  (idler), crankshaft 0.15 %; the first layout of the example gave 0.04-0.69 %. A wrong sign or
+  discretization: the contact forces summed into the hub load do not quite meet the span
+  directions on the short contact arcs of the 30-35 mm pulleys (MG, idler, tensioner). Measured
+  at the example's 120 elements (15 mm each), arc gap: 0.006 % (crankshaft) to 0.29 % (idler). A wrong sign or
   direction (1 degree: 7 N), a span measured as 0 N (measureSpan on the drawn line next to the
   moved tensioner did that), a missing belt weight (1.4-3.8 N) or the missing lock force (21.5 N)
   fails or nearly fails. The tensioner arm model test (host_tensioner_arm, no gravity) found
