@@ -7,6 +7,7 @@
 // configuration files (firmware/configs/*.toml) to what the firmware was generated from.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -138,6 +139,11 @@ TEST(FirmwareConfigs, PcConfigurationIsItsScenarioFile) {
 // friction) generated at configure time (tests/CMakeLists.txt) is the plant `beltsim hil` reads
 // from the same file, bit for bit, on the build of eight circles.
 TEST(FirmwareConfigs, AccessoryDriveScenarioGeneratesTheHilPlant) {
+  // The scenario reader accepts only the element counts this build's beltsim compiles: the
+  // example's 120 are in the host preset's list, not in host-debug's lean one (24, 60).
+  const auto& compiled = host::supportedElementCounts();
+  if (std::find(compiled.begin(), compiled.end(), fw::kAccessoryElements) == compiled.end())
+    GTEST_SKIP() << "beltsim of this build does not compile " << fw::kAccessoryElements << " elements";
   int elements = 0;
   const PlantConfig fromScenario = fromScenarioFile(BELTSIM_ACCESSORY_SCENARIO, elements);
   ASSERT_EQ(elements, fw::kAccessoryElements);
