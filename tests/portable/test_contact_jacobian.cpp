@@ -93,12 +93,13 @@ bool randomConfig(contact_test::Lcg& rng, Config& c) {
   p.radius = rng.uniform(0.05, 0.3);
   p.offset = rng.integer(2) == 0 ? 0.0 : rng.uniform(-1e-3, 1e-3);
   p.useSegmentNormals = rng.integer(2) == 0;
-  // Issue 33: the arc gap (segment normals only) with a penetration allowance on the radius, for
-  // the even segment counts. Chosen from the draws above, without drawing: the states stay those of
-  // the random stream this test has always checked.
+  // Issue 33: the arc gap (segment normals only) with a penetration allowance on the radius and the
+  // element's own sag, for the even segment counts. Chosen from the draws above, without drawing:
+  // the states stay those of the random stream this test has always checked.
   const bool arc = p.useSegmentNormals && p.segmentCount % 2 == 0;
   p.gapMeasure = arc ? beltsim::SegmentGapMeasure::kArc : beltsim::SegmentGapMeasure::kChord;
   p.radiusAllowance = arc ? 1e-4 * p.radius : 0.0;
+  p.elementSag = arc ? 2e-4 * p.radius : 0.0;  // the element's own sag (larger than the mesh's)
   c.circle.centre = rng.vector(-0.5, 0.5);
   c.circle.velocity = rng.vector(-0.2, 0.2);
   c.circle.angle = rng.uniform(-10, 10);

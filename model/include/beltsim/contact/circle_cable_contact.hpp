@@ -45,6 +45,14 @@ struct CircleState {
 //     next to a wrap by their sag and lost the static equilibrium at 12 elements; and a plateau of
 //     1/4 with smooth fades over rho < 1/4 and rho > 3/4 (118 flagged, no static equilibrium at 12).
 //     The force keeps the segment's normal and the closest-point split of the paper.
+//     The arc gap also allows for the element's own sag: the cubic Hermite curve through two nodes
+//     on a circle of radius r, with the circle's tangents scaled to the arc length, runs inside the
+//     circle by r (alpha^2 - phi^2)^2 / 24 (the Hermite remainder; phi the angle from the element's
+//     middle, alpha half the element's angle L / (2 r)), that is e_m 16 xi^2 (1 - xi)^2 at the
+//     element coordinate xi in [0, 1] with e_m = r alpha^4 / 24 (ContactParameters::elementSag).
+//     Without it the penalty pushes the element's middle out by e_m, which the element can only do
+//     with a strain that is high at its nodes and low at its middle: the 12-element belt at rest
+//     carried +2.6 % of its tension (0.31 mm sag), +0.19 % at 24 elements (0.02 mm).
 enum class SegmentGapMeasure : std::uint8_t { kChord = 0, kArc = 1 };
 
 struct ContactParameters {
@@ -66,7 +74,21 @@ struct ContactParameters {
   // under this belt tension (penetrationUnderTension; contactFromPerArea gives the pre-tension when
   // the scenario asks for contact.penetration_compensation). 0: radiusAllowance as given.
   double compensatedTension = 0.0;
+  // m; e_m, the element's own sag at its middle on this circle (arc gap only; see SegmentGapMeasure).
+  // BeltDrive::setUp sets it from the element length and the circle (cubicArcSag); 0: none.
+  double elementSag = 0.0;
 };
+
+// e_m = r alpha^4 / 24 with alpha = L / (2 r), the inward sag at the middle of a cubic Hermite
+// element of arc length L laid on a circle of radius r (SegmentGapMeasure). alpha is held at 1 (an
+// element of two radians and more; e_m = r / 24), far beyond the coarse-mesh warning's limit.
+inline double cubicArcSag(double elementLength, double radius) {
+  if (!(elementLength > 0.0) || !(radius > 0.0)) return 0.0;
+  double alpha = 0.5 * elementLength / radius;
+  if (alpha > 1.0) alpha = 1.0;
+  const double a2 = alpha * alpha;
+  return radius * a2 * a2 / 24.0;
+}
 
 // Penetration (m) of a segment of length segmentLength under a belt of tension T (N) wrapped on the
 // circle: its normal load is T times the angle it spans, T L_s / r, and the penetration is what the
@@ -101,6 +123,8 @@ ParameterError validateContactParameters(const ContactParameters& p) {
   if (!isFinite(p.offset)) return ParameterError::invalid("offset");
   if (!(isFinite(p.radiusAllowance) && p.radiusAllowance >= 0 && p.radiusAllowance < 0.5 * p.radius))
     return ParameterError::invalid("radiusAllowance");
+  if (!(isFinite(p.elementSag) && p.elementSag >= 0 && p.elementSag <= p.radius / 24.0))
+    return ParameterError::invalid("elementSag");
   if (!(isFinite(p.compensatedTension) && p.compensatedTension >= 0))
     return ParameterError::invalid("compensatedTension");
   if (p.gapMeasure != SegmentGapMeasure::kChord && p.gapMeasure != SegmentGapMeasure::kArc)
@@ -115,12 +139,16 @@ ParameterError validateContactParameters(const ContactParameters& p) {
 struct SegmentGeometry {
   double rho = 0.0;       // closest-point parameter on the segment, clamped to [0, 1]
   double distance = 0.0;  // delta, m
-  double gap = 0.0;       // g = delta - surfaceRadius, m; <= 0 is penetration
+  double gap = 0.0;       // g = delta - surfaceRadius + elementSag, m; <= 0 is penetration
   double surfaceRadius = 0.0;  // what delta is compared with, m: r (chord) or sqrt(r^2 - w(rho) |v_s|^2) (arc)
   // w(rho) = 4 rho^2 (1 - rho)^2 of the arc gap (> 0 only for 0 < rho < 1); 0: surfaceRadius does
   // not move with the segment (chord gap, rho at an end, or the radius held at its floor).
   double arcWeight = 0.0;
   double arcWeightSlope = 0.0; // dw/drho = 8 rho (1 - rho) (1 - 2 rho)
+  // The element's own sag at the closest point, e_m 16 xi^2 (1 - xi)^2 with xi = (i + rho) / n_cs
+  // (arc gap; m), and its derivative by rho (0 where rho is clamped to an end).
+  double elementSag = 0.0;
+  double elementSagSlope = 0.0;
   Vector2 normal = Vector2::Zero();   // n, from the circle centre to the segment
   Vector2 tangent = Vector2::Zero();  // t = n^perp, counter-clockwise around the circle
   Vector2 direction = Vector2::Zero();  // v_s = P_{i+1} - P_i
@@ -131,8 +159,17 @@ struct SegmentGeometry {
 // segment (64 ulp of the largest coordinate involved).
 constexpr double kDegenerateRelativeDistance = 64.0 * 2.220446049250313e-16;
 
+// The element's own sag of the arc gap for one segment: e_m and where the segment lies on the
+// element (xi = xiStart + rho xiLength).
+struct ElementSagSpan {
+  double middle = 0.0;    // e_m, m; 0: none
+  double xiStart = 0.0;   // i / n_cs
+  double xiLength = 0.0;  // 1 / n_cs
+};
+
 inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, const Vector2& centre, double radius,
-                                       SegmentGapMeasure measure = SegmentGapMeasure::kChord) {
+                                       SegmentGapMeasure measure = SegmentGapMeasure::kChord,
+                                       const ElementSagSpan& sag = ElementSagSpan{}) {
   SegmentGeometry g;
   g.direction = p1 - p0;
   const Vector2 vp = centre - p0;
@@ -175,7 +212,13 @@ inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, con
       g.surfaceRadius = 0.5 * radius;
     }
   }
-  g.gap = g.distance - g.surfaceRadius;
+  if (measure == SegmentGapMeasure::kArc && sag.middle > 0.0) {
+    const double xi = sag.xiStart + g.rho * sag.xiLength;
+    const double inner = xi * (1.0 - xi);
+    g.elementSag = 16.0 * sag.middle * inner * inner;
+    if (g.rho > 0.0 && g.rho < 1.0) g.elementSagSlope = 32.0 * sag.middle * inner * (1.0 - 2.0 * xi) * sag.xiLength;
+  }
+  g.gap = g.distance - g.surfaceRadius + g.elementSag;
   // The normal is d normalised by its own length |d|, not by delta: in the interior case delta
   // comes from the radicand, whose cancellation error (~sqrt(eps)|v_p|) makes -d/delta a short or
   // zero vector when the centre lies on the segment up to rounding. The centre counts as on the
@@ -194,6 +237,19 @@ inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, con
   }
   g.tangent = leftNormal(g.normal);
   return g;
+}
+
+// Segment i of a pair with parameters p: the gap measure, the radius and the element's sag the
+// parameters ask for.
+inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, const Vector2& centre,
+                                       const ContactParameters& p, int i) {
+  ElementSagSpan sag;
+  if (p.elementSag > 0.0) {
+    sag.middle = p.elementSag;
+    sag.xiLength = 1.0 / p.segmentCount;
+    sag.xiStart = i * sag.xiLength;
+  }
+  return segmentGeometry(p0, p1, centre, contactSurfaceRadius(p), p.gapMeasure, sag);
 }
 
 // Everything the force laws need of one segment at the current state.
@@ -225,8 +281,7 @@ template <int MaxSegments>
 SegmentKinematics segmentKinematics(const ContactParameters& p, const SegmentPoints<MaxSegments>& points, int i,
                                     double length, const CircleState& circle, bool needSticking = true) {
   SegmentKinematics k;
-  k.geometry =
-      segmentGeometry(points.position[i], points.position[i + 1], circle.centre, contactSurfaceRadius(p), p.gapMeasure);
+  k.geometry = segmentGeometry(points.position[i], points.position[i + 1], circle.centre, p, i);
   const SegmentGeometry& g = k.geometry;
   const Vector2 pointVelocity = (1.0 - g.rho) * points.velocity[i] + g.rho * points.velocity[i + 1];
   // Circle surface velocity at the contact includes the rotation r omega t (spec §4.3, §11.8).

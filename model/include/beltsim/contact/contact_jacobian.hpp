@@ -161,6 +161,7 @@ Status contactPairJacobianGeneral(const ContactPair<MaxSegments>& pair, const Ve
       dB.segment<2>(2) = 2.0 * vs.transpose();
       dGap += (g.arcWeightSlope * b * dRho + g.arcWeight * dB) / (2.0 * g.surfaceRadius);
     }
+    if (g.elementSagSlope != 0.0) dGap += g.elementSagSlope * dRho;  // g = ... + e(xi(rho))
     const Mat27 dt = rot * dn;
     // Relative velocity.
     const Vector2 pointVelocity = (1.0 - g.rho) * v0 + g.rho * v1;
@@ -429,6 +430,9 @@ Status segmentTermsNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vect
       dGap[1] -= byB * vsy;
       dGap[2] += byB * vsx;
       dGap[3] += byB * vsy;
+    }
+    if (g.elementSagSlope != 0.0) {  // g = ... + e(xi(rho))
+      for (int c = 0; c < 7; ++c) dGap[c] += g.elementSagSlope * dRho[c];
     }
     // Relative velocity rel = (1-rho) V_i + rho V_{i+1} - c_dot - r omega t.
     const double relx = ((1.0 - rho) * v0(0) + rho * v1(0)) - circle.velocity(0) - r * omega * tx;

@@ -170,6 +170,7 @@ class BeltDrive {
       cp.beltWidth = belt.width;
       if (cp.compensatedTension > 0.0)  // per circle: the penetration depends on its radius
         cp.radiusAllowance = penetrationUnderTension(cp, cp.compensatedTension, elementLength / contact.segmentCount);
+      cp.elementSag = cp.gapMeasure == SegmentGapMeasure::kArc ? cubicArcSag(elementLength, contactSurfaceRadius(cp)) : 0.0;
       for (int k = 0; k < NE; ++k) {
         e = pair_[k][p].setUp(cp);
         if (!e.ok()) return e;

@@ -100,8 +100,7 @@ Status driveEnergy(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive
       if (s != Status::kOk) return s;
       for (int i = 0; i < NCS; ++i) {
         if (i >= cp.segmentCount) break;
-        const SegmentGeometry g = segmentGeometry(points.position[i], points.position[i + 1], cs.centre,
-                                                     contactSurfaceRadius(cp), cp.gapMeasure);
+        const SegmentGeometry g = segmentGeometry(points.position[i], points.position[i + 1], cs.centre, cp, i);
         out.contact += contactPotential(cp, g.gap);
       }
     }

@@ -345,8 +345,7 @@ Status BeltDrive<NE, NP, NCS>::segmentLoadDirections(const Pair& pair, const Vec
   SegmentPoints<NCS> pts;
   const Status s = computeSegmentPoints(qe, ve, table, pair.parameters().offset, pts);
   if (s != Status::kOk) return s;
-  const SegmentGeometry g = segmentGeometry(pts.position[i], pts.position[i + 1], cs.centre,
-                                               contactSurfaceRadius(pair.parameters()), pair.parameters().gapMeasure);
+  const SegmentGeometry g = segmentGeometry(pts.position[i], pts.position[i + 1], cs.centre, pair.parameters(), i);
   const Vector2 direction[2] = {g.normal, g.tangent};
   for (int a = 0; a < 2; ++a) {
     Vector8 element = Vector8::Zero();
