@@ -13,7 +13,8 @@
              solve, post-Newton pass, rebuild), per step on average and in the slowest step.
   host       the same image for Linux, and the PC configuration (60 elements, 1e-4 s, 6000 ticks):
              wall time per step from the firmware's clock (native run), and x86-64 instructions
-             per tick from callgrind (--toggle-collect on PlantLoop::tick: mean only).
+             per tick from callgrind (--toggle-collect on PlantLoop::tick and a dump after every tick:
+             mean, median, p99 and the worst tick, exact).
   --primitives  per call of the step's building blocks (callgrind, x86-64, both configurations):
              residual, Newton-matrix build, block factorization, solve, post-Newton pass, and for
              a fixed-cost build the switch columns and refresh slices; and the least a step can
@@ -29,6 +30,7 @@ Usage: scripts/instruction_budget.py [--skip-callgrind] [--primitives] [--meshes
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -109,14 +111,39 @@ def exact_quantiles(values):
 
 
 def callgrind_per_tick(exe, ticks, workdir):
-    out_file = os.path.join(workdir, 'callgrind.out')
-    run(['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out_file, '--toggle-collect=*PlantLoop*tick*', exe],
-        workdir)
-    total = 0
-    for line in open(out_file):
-        if line.startswith('summary:') or line.startswith('totals:'):
-            total = int(line.split()[1])
-    return total / (ticks + 1)  # + the report's final tick
+    """x86-64 instructions of every PlantLoop::tick (callgrind collects only inside the tick and dumps
+    after each call): (mean, median, p99, max, tick of the max), or None if callgrind wrote no dumps."""
+    symbols = run(['nm', '-C', exe], workdir)
+    tick = None
+    for line in symbols.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and re.match(r'beltsim::fw::PlantLoop<.*>::tick\(', parts[2]):
+            tick = parts[2]
+    if tick is None:
+        return None
+    dump_dir = os.path.join(workdir, 'callgrind_ticks')
+    shutil.rmtree(dump_dir, ignore_errors=True)
+    os.makedirs(dump_dir)
+    run(['valgrind', '--tool=callgrind', '--callgrind-out-file=' + os.path.join(dump_dir, 'out'),
+         '--toggle-collect=*PlantLoop*tick*', '--dump-after=' + tick, exe], workdir)
+    per_tick = []
+    for name in os.listdir(dump_dir):
+        number = name.rsplit('.', 1)[-1]
+        if not number.isdigit():
+            continue
+        for line in open(os.path.join(dump_dir, name)):
+            if line.startswith('summary:') or line.startswith('totals:'):
+                count = int(line.split()[1])
+                if count > 0:
+                    per_tick.append((int(number), count))
+                break
+    shutil.rmtree(dump_dir, ignore_errors=True)
+    if not per_tick:
+        return None
+    per_tick.sort()
+    counts = [c for _, c in per_tick]
+    median, p99, worst, at = exact_quantiles(counts)
+    return sum(counts) / len(counts), median, p99, worst, at
 
 
 def call_costs(path):
@@ -238,7 +265,12 @@ def main():
         line = ('host %s, %d steps: wall time per step median <= %.1f us, p99 <= %.1f us, max %.1f us, mean %.1f us'
                 % (name, s['n'], s['median'] / 1e3, s['p99'] / 1e3, s['max'] / 1e3, s['mean'] / 1e3))
         if not skip_callgrind:
-            line += '; x86-64 instructions per step (callgrind, mean) %.0f' % callgrind_per_tick(exe, ticks, work)
+            c = callgrind_per_tick(exe, ticks, work)
+            if c is None:
+                line += '; x86-64 instructions per step: callgrind found no PlantLoop::tick'
+            else:
+                line += ('; x86-64 instructions per step (callgrind, every tick): mean %.0f, median %d, p99 %d, '
+                         'max %d (tick %d)' % c)
         print(line)
     return 0
 
