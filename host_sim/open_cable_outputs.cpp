@@ -105,7 +105,8 @@ bool writeSummary(const std::string& path, const CableRunInfo& info, const std::
     << info.totals.all.newtonIterations << ",\n  \"pns_iterations_max\": " << info.totals.all.pnsIterations
     << ",\n  \"residual_norm_max\": " << num(info.totals.all.residualNorm)
     << ",\n  \"pns_error_max\": " << num(info.totals.all.pnsError) << ",\n  \"faulted\": "
-    << (info.totals.faulted ? "true" : "false") << ",\n  \"wall_time_s\": " << num(info.wallTime)
+    << (info.totals.faulted ? "true" : "false") << ",\n  \"fault_reason\": \"" << quoted(info.totals.faultReason, '"')
+    << "\",\n  \"wall_time_s\": " << num(info.wallTime)
     << ",\n  \"step_time_us_median\": " << num(median) << ",\n  \"step_time_us_max\": " << num(maximum) << "\n}\n";
   return static_cast<bool>(f);
 }

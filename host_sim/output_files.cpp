@@ -351,6 +351,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     f << "  \"newton_nonconverged_steps\": " << info.totals.newtonNotConverged << ",\n";
     f << "  \"pns_nonconverged_steps\": " << info.totals.pnsNotConverged << ",\n";
     f << "  \"faulted\": " << (info.totals.faulted ? "true" : "false") << ",\n";
+    f << "  \"fault_reason\": " << jsonText(info.totals.faultReason) << ",\n";
     f << "  \"wall_time_s\": " << number(info.wallTime) << ",\n";
     f << "  \"step_time_us_median\": " << number(median) << ",\n";
     f << "  \"step_time_us_max\": " << number(maximum) << "\n";

@@ -69,6 +69,7 @@ struct RunTotals {
   long long newtonNotConverged = 0;
   long long pnsNotConverged = 0;
   bool faulted = false;
+  std::string faultReason;  // what stopped the run (one line; empty unless faulted)
   void add(const StepStatistics& st) {
     all.add(st);
     if (st.flags & kStepNewtonNotConverged) ++newtonNotConverged;

@@ -131,9 +131,78 @@ double pulleyTorque(const Drive& drive, int p, double t) {
                                           : drive.appliedTorque(p, t);
 }
 
+// What a run may reach before it counts as diverged (issue 35; docs/host_simulator.md, "A run that
+// goes wrong"). The position bound comes from the scenario's start: ten times the distance of its
+// farthest node or pulley centre from the origin plus the belt's length (a belt cannot get
+// farther while it is attached to anything). The speeds are fixed: a belt drive runs at some m/s
+// and some 100 rad/s, these are orders of magnitude beyond. Steps whose Newton did not converge
+// are accepted and flagged (the paper's practice); this many in a row stop the run.
+struct RunLimits {
+  double position = 0.0;            // m, |x| and |y| of every node and pulley centre
+  double nodeSpeed = 1.0e3;         // m/s, |v| of every node
+  double pulleySpeed = 1.0e4;       // rad/s, every pulley
+  long long newtonFailuresInARow = 200;
+};
+
+template <typename Drive>
+RunLimits runLimits(const Drive& drive, const typename Drive::Vector& q) {
+  RunLimits limits;
+  double farthest = 0.0;
+  for (int k = 0; k < Drive::kNodes; ++k)
+    farthest = std::max(farthest, std::hypot(q(Drive::nodeDof(k, 0)), q(Drive::nodeDof(k, 1))));
+  for (int p = 0; p < drive.circleCount(); ++p)
+    farthest = std::max(farthest, std::hypot(q(Drive::circleDof(p, 0)), q(Drive::circleDof(p, 1))));
+  limits.position = 10.0 * (farthest + Drive::kElements * drive.belt().element.length);
+  return limits;
+}
+
+// Empty if the state is within the limits, else one phrase naming what is not.
+template <typename Drive>
+std::string implausibility(const Drive& drive, const typename Drive::Vector& q, const typename Drive::Vector& v,
+                           const RunLimits& limits) {
+  char text[200];
+  for (int i = 0; i < Drive::kSize; ++i) {
+    if (!std::isfinite(q(i)) || !std::isfinite(v(i))) {
+      std::snprintf(text, sizeof text, "a non-finite coordinate or velocity (entry %d of the state)", i);
+      return text;
+    }
+  }
+  for (int k = 0; k < Drive::kNodes; ++k) {
+    const double x = q(Drive::nodeDof(k, 0)), y = q(Drive::nodeDof(k, 1));
+    if (std::fabs(x) > limits.position || std::fabs(y) > limits.position) {
+      std::snprintf(text, sizeof text, "node %d at (%.6g, %.6g) m, beyond the plausible %.6g m", k, x, y,
+                    limits.position);
+      return text;
+    }
+    const double speed = std::hypot(v(Drive::nodeDof(k, 0)), v(Drive::nodeDof(k, 1)));
+    if (speed > limits.nodeSpeed) {
+      std::snprintf(text, sizeof text, "node %d moving at %.6g m/s, beyond the plausible %.6g m/s", k, speed,
+                    limits.nodeSpeed);
+      return text;
+    }
+  }
+  for (int p = 0; p < drive.circleCount(); ++p) {
+    const double x = q(Drive::circleDof(p, 0)), y = q(Drive::circleDof(p, 1));
+    if (std::fabs(x) > limits.position || std::fabs(y) > limits.position) {
+      std::snprintf(text, sizeof text, "pulley %d's centre at (%.6g, %.6g) m, beyond the plausible %.6g m", p + 1, x,
+                    y, limits.position);
+      return text;
+    }
+    const double omega = v(Drive::circleDof(p, 2));
+    if (std::fabs(omega) > limits.pulleySpeed) {
+      std::snprintf(text, sizeof text, "pulley %d turning at %.6g rad/s, beyond the plausible %.6g rad/s", p + 1,
+                    omega, limits.pulleySpeed);
+      return text;
+    }
+  }
+  return std::string();
+}
+
 // The fixed-step run to sc.endTime: sample(t, health) at t = 0, every output.sample_interval and
 // at the end (health: what the steps since the previous sample accepted). Returns false if
-// the model faulted (the run stops there, the samples so far kept).
+// the model faulted, the state left RunLimits or Newton failed RunLimits::newtonFailuresInARow
+// steps in a row: the run stops there (one line on stderr, totals.faultReason), the samples so
+// far kept.
 template <typename Drive, typename Sample>
 bool runSteps(const Scenario& sc, TimeStepper<Drive>& integrator, Drive& drive, Sample&& sample,
               std::vector<float>& stepMicros, RunTotals& totals, const RunOptions& options) {
@@ -143,6 +212,8 @@ bool runSteps(const Scenario& sc, TimeStepper<Drive>& integrator, Drive& drive, 
   stepMicros.reserve(static_cast<size_t>(steps));
   IntervalHealth interval;
   sample(0.0, interval);
+  const RunLimits limits = runLimits(drive, integrator.positions());
+  long long newtonFailures = 0;  // in a row
   int lastPercent = -1;
   for (long long i = 0; i < steps; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -151,9 +222,20 @@ bool runSteps(const Scenario& sc, TimeStepper<Drive>& integrator, Drive& drive, 
     stepMicros.push_back(static_cast<float>(std::chrono::duration<double, std::micro>(t1 - t0).count()));
     totals.add(st);
     interval.add(st);
+    std::string reason;
     if (st.flags & kStepFault) {
-      std::fprintf(stderr, "model fault at step %lld (t = %.6f s): status %d; run stopped\n", i + 1,
-                   integrator.time(), static_cast<int>(st.status));
+      reason = "model fault (status " + std::to_string(static_cast<int>(st.status)) + ")";
+    } else {
+      reason = implausibility(drive, integrator.positions(), integrator.velocities(), limits);
+      newtonFailures = (st.flags & kStepNewtonNotConverged) ? newtonFailures + 1 : 0;
+      if (reason.empty() && newtonFailures >= limits.newtonFailuresInARow)
+        reason = std::to_string(newtonFailures) + " steps in a row whose Newton did not converge";
+    }
+    if (!reason.empty()) {
+      char where[80];
+      std::snprintf(where, sizeof where, "step %lld (t = %.6f s)", i + 1, integrator.time());
+      totals.faultReason = std::string(where) + ": " + reason;
+      std::fprintf(stderr, "run stopped at %s\n", totals.faultReason.c_str());
       totals.faulted = true;
       break;
     }

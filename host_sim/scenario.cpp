@@ -452,6 +452,10 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.boolean("closed", s.belt.closed);
     readCableEnds(file, *t, r, s);
     auto& e = s.belt.element;
+    // Decision (issue 35): the paper belt's pre-stretch (-0.05, 400 N) is the default of a closed
+    // belt only; an open cable is stress-free at its drawn length unless it says otherwise (a
+    // cantilever written without the key must not start under 400 N of tension).
+    if (!s.belt.closed) e.referenceAxialStrain = 0.0;
     r.number("mass_per_length", e.massPerLength, 0.0, 1e6);
     r.number("axial_stiffness", e.EA, 0.0, 1e12, true);
     r.number("bending_stiffness", e.EI, 0.0, 1e9);
