@@ -64,6 +64,18 @@ StateSlot* stateOf(fmi3FMUState handle, const InstanceSlot& owner) {
   return nullptr;
 }
 
+// Whether p is the address of one of the pool's states (used or not, of any instance).
+bool isPoolState(const void* p) {
+  for (const StateSlot& s : g_states)
+    if (&s == p) return true;
+  return false;
+}
+
+void releaseState(StateSlot& st) {
+  st.owner = nullptr;
+  st.used.store(false);
+}
+
 StateSlot* allocateState(const InstanceSlot& owner) {
   for (StateSlot& s : g_states) {
     bool expected = false;
@@ -402,14 +414,32 @@ fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState FMUState) {
 fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState* FMUState) {
   InstanceSlot* s = slotOf(instance);
   if (s == nullptr || FMUState == nullptr) return fmi3Error;
+  // Decision (issue 35): an importer that passes the state itself where the standard passes the
+  // address of the variable holding it (fmusim 0.0.39 of the Reference-FMUs does, when it saves or
+  // restores a state file) means that state. When the pointer is one of this instance's own pool
+  // states in use, it is freed with a warning (logged when the category "logStatusWarning" is on)
+  // and the call returns fmi3OK. Only the address is compared, nothing is read through it; an
+  // importer's own variable cannot lie inside the FMU's pool, so a standard call never takes this
+  // path. A pool state that is freed or another instance's stays fmi3Error; any other pointer
+  // follows the standard.
+  if (isPoolState(FMUState)) {
+    StateSlot* own = stateOf(static_cast<fmi3FMUState>(FMUState), *s);
+    if (own == nullptr) {
+      s->report(LogCategory::kStatusError, "fmi3FreeFMUState: given a state that is freed or another instance's");
+      return fmi3Error;
+    }
+    releaseState(*own);
+    s->report(LogCategory::kStatusWarning,
+              "fmi3FreeFMUState: given the state instead of its address (as some importers call it); freed");
+    return fmi3OK;
+  }
   if (*FMUState == nullptr) return fmi3OK;
   StateSlot* st = stateOf(*FMUState, *s);
   if (st == nullptr) {
     s->report(LogCategory::kStatusError, "fmi3FreeFMUState: not a state of this instance");
     return fmi3Error;
   }
-  st->owner = nullptr;
-  st->used.store(false);
+  releaseState(*st);
   *FMUState = nullptr;
   return fmi3OK;
 }

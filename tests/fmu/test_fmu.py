@@ -435,6 +435,47 @@ class State(unittest.TestCase):
         inst.free()
 
 
+    def test_an_importer_passing_the_state_itself_to_free_gets_it_freed_with_a_warning(self):
+        # Decision (issue 35): fmusim 0.0.39 (the Reference-FMUs' importer) calls
+        # fmi3FreeFMUState(instance, state) when it saves or restores a state file, where FMI 3.0
+        # passes the address of the variable holding the state. A pointer that is one of this
+        # instance's states in use is freed, with a warning and fmi3OK; a pool state that is freed
+        # or another instance's stays fmi3Error and changes nothing; the standard's call is unchanged.
+        f = fmu("mcu")
+        h = f.step_size
+        inst = Instance(f.lib, f.token, "importer")
+        inst.init()
+        self.run_to(inst, 0.2, h, speed=6.0, load=0.0)
+        before = inst.row()
+        state = inst.get_state()
+        as_fmusim_calls = ctypes.cast(ctypes.c_void_p(state), ctypes.POINTER(ctypes.c_void_p))
+        self.assertEqual(inst.lib.fmi3FreeFMUState(inst.handle, as_fmusim_calls), fmi3OK)
+        self.assertEqual(inst.messages[-1][0], fmi3Warning)
+        self.assertIn("instead of its address", inst.messages[-1][2])
+        self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, state), fmi3Error)  # it is freed
+        self.assertEqual(inst.lib.fmi3FreeFMUState(inst.handle, as_fmusim_calls), fmi3Error)  # stale
+        self.assertEqual(inst.row(), before)
+        other = Instance(f.lib, f.token, "other")
+        other.init()
+        theirs = other.get_state()
+        theirs_as_fmusim_calls = ctypes.cast(ctypes.c_void_p(theirs), ctypes.POINTER(ctypes.c_void_p))
+        self.assertEqual(inst.lib.fmi3FreeFMUState(inst.handle, theirs_as_fmusim_calls), fmi3Error)
+        held = ctypes.c_void_p(theirs)
+        self.assertEqual(inst.lib.fmi3FreeFMUState(inst.handle, ctypes.byref(held)), fmi3Error)
+        self.assertEqual(held.value, theirs)
+        self.assertEqual(inst.row(), before)
+        other.free_state(theirs)  # still the other instance's own
+        other.free()
+        t = inst.time
+        saved = inst.get_state()
+        first = self.run_to(inst, 0.3, h)
+        self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, saved), fmi3OK)
+        inst.time = t
+        self.assertEqual(self.run_to(inst, 0.3, h), first)
+        inst.free_state(saved)
+        inst.free()
+
+
 class Tunable(unittest.TestCase):
     """A friction-coefficient step during the run (a wet belt), against the capstan law."""
 
