@@ -374,6 +374,12 @@ class State(unittest.TestCase):
             self.assertEqual(inst.step(10 * h), fmi3OK, inst.messages[-3:])
         return inst.row()
 
+    def rewind(self, inst, state, t, end, h, first):
+        """Restores state (saved at t), runs to end again and checks it ends on the row first."""
+        self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, state), fmi3OK)
+        inst.time = t
+        self.assertEqual(self.run_to(inst, end, h), first)
+
     def test_a_restored_state_reruns_bit_for_bit(self):
         f = fmu("mcu")
         h = f.step_size
@@ -383,15 +389,11 @@ class State(unittest.TestCase):
         t1 = inst.time
         state = inst.get_state()
         first = self.run_to(inst, 0.5, h)
-        self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, state), fmi3OK)
-        inst.time = t1
-        self.assertEqual(self.run_to(inst, 0.5, h), first)
+        self.rewind(inst, state, t1, 0.5, h, first)
         data = inst.serialize(state)
         status, restored = inst.deserialize(data)
         self.assertEqual(status, fmi3OK)
-        self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, restored), fmi3OK)
-        inst.time = t1
-        self.assertEqual(self.run_to(inst, 0.5, h), first)
+        self.rewind(inst, restored, t1, 0.5, h, first)
         inst.free_state(state)
         inst.free_state(restored)
         inst.free()
@@ -468,10 +470,7 @@ class State(unittest.TestCase):
         other.free()
         t = inst.time
         saved = inst.get_state()
-        first = self.run_to(inst, 0.3, h)
-        self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, saved), fmi3OK)
-        inst.time = t
-        self.assertEqual(self.run_to(inst, 0.3, h), first)
+        self.rewind(inst, saved, t, 0.3, h, self.run_to(inst, 0.3, h))
         inst.free_state(saved)
         inst.free()
 
