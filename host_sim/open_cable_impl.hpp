@@ -89,6 +89,8 @@ int runOpenCableWith(const Scenario& sc, const RunOptions& options) {
       row.torque[p] = pulleyTorque(*drive, p, t);
       row.hubForce[p][0] = drive->hubForce(p)(0);
       row.hubForce[p][1] = drive->hubForce(p)(1);
+      row.centre[p][0] = qq(Drive::circleDof(p, 0));
+      row.centre[p][1] = qq(Drive::circleDof(p, 1));
     }
     BeltSample first, last;
     const int segments = sc.segmentsPerElement;

@@ -33,7 +33,9 @@ bool writeTimeseries(const std::string& path, const Scenario& sc, const std::vec
   std::ofstream f(path);
   const int n = static_cast<int>(sc.pulleys.size());
   f << "time";
-  for (const char* name : {"angle_p", "omega_p", "torque_p", "hub_force_x_p", "hub_force_y_p"})
+  // The closed belts' names and order (output_files.cpp).
+  for (const char* name : {"angle_p", "omega_p", "torque_p", "hub_force_x_p", "hub_force_y_p", "centre_x_p",
+                           "centre_y_p"})
     for (int p = 0; p < n; ++p) f << ',' << name << p + 1;
   f << ",axial_force_start,axial_force_end";
   for (int k : sc.outputNodes) f << ",node_x_" << k << ",node_y_" << k;
@@ -44,6 +46,8 @@ bool writeTimeseries(const std::string& path, const Scenario& sc, const std::vec
       for (int p = 0; p < n; ++p) f << ',' << num(v[p]);
     for (int c = 0; c < 2; ++c)
       for (int p = 0; p < n; ++p) f << ',' << num(r.hubForce[p][c]);
+    for (int c = 0; c < 2; ++c)
+      for (int p = 0; p < n; ++p) f << ',' << num(r.centre[p][c]);
     f << ',' << num(r.startForce) << ',' << num(r.finishForce);
     for (double x : r.nodes) f << ',' << num(x);
     f << intervalHealthCsv(r.health) << '\n';
@@ -87,7 +91,8 @@ bool writeSummary(const std::string& path, const CableRunInfo& info, const std::
     f << (p > 0 ? "," : "") << "\n    {\"name\": \"" << quoted(sc.pulleys[p].name, '"') << "\", \"kind\": \""
       << sc.pulleys[p].kind << "\", \"omega\": " << num(last.omega[p]) << ", \"angle\": " << num(last.angle[p])
       << ", \"torque\": " << num(last.torque[p]) << ", \"hub_force\": [" << num(last.hubForce[p][0]) << ", "
-      << num(last.hubForce[p][1]) << "]}";
+      << num(last.hubForce[p][1]) << "], \"centre\": [" << num(last.centre[p][0]) << ", "
+      << num(last.centre[p][1]) << "]}";
   }
   f << (sc.pulleys.empty() ? "],\n" : "\n  ],\n");
   f << "  \"nodes\": [";

@@ -20,6 +20,7 @@ struct CableRow {
   double time = 0.0;
   double angle[kMaxPulleys] = {}, omega[kMaxPulleys] = {}, torque[kMaxPulleys] = {};
   double hubForce[kMaxPulleys][2] = {};
+  double centre[kMaxPulleys][2] = {};  // m (a floating pulley moves)
   double startForce = 0.0, finishForce = 0.0;  // N, axial force at the first / last segment
   std::vector<double> nodes;                   // x, y of each output node
   IntervalHealth health;  // of the steps since the previous row

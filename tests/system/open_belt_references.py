@@ -13,6 +13,8 @@ Cases (one behaviour each; the reference is stated at each):
                          acceleration is g everywhere, so y(t) = -g t^2 / 2 exactly (the
                          trapezoidal rule integrates a constant acceleration exactly); an initial
                          acceleration of 0 would be 5 % off at t = 2 ms
+  pulley_centres_in_outputs  every pulley's centre in timeseries.csv and summary.json (fixed axes:
+                         where the scenario draws them)
   bad_input              malformed open-belt scenarios: one line naming the key, nothing written
 Cubic Hermite elements reproduce a beam loaded at its nodes exactly at the nodes, and the
 consistent load of a uniform q exactly too (w is quartic, but the nodal values of the FE solution
@@ -116,6 +118,29 @@ def free_fall_from_rest(beltsim, scenarios, work):
         close(f"x of node {k}", node(s, k)[0], k * L / NE, 1e-12)
 
 
+def pulley_centres_in_outputs(beltsim, scenarios, work):
+    # Every pulley's centre in timeseries.csv and summary.json under the closed belts' names
+    # (issue 35): the conveyor's two rollers turn on fixed axes, so their centres stay where the
+    # scenario draws them, in every row.
+    import csv
+    import tomllib
+    path = os.path.join(scenarios, "open_conveyor.toml")
+    with open(path, "rb") as f:
+        drawn = [p["centre"] for p in tomllib.load(f)["pulley"]]
+    out = os.path.join(work, "conveyor_centres")
+    run(beltsim, path, out, "solver.end_time=0.002")
+    with open(os.path.join(out, "timeseries.csv")) as f:
+        rows = list(csv.DictReader(f))
+    for p, (x, y) in enumerate(drawn, start=1):
+        for row in rows:
+            if float(row[f"centre_x_p{p}"]) != x or float(row[f"centre_y_p{p}"]) != y:
+                raise AssertionError(f"pulley {p}: centre ({row[f'centre_x_p{p}']}, {row[f'centre_y_p{p}']}) "
+                                     f"at t = {row['time']} s, drawn at ({x}, {y})")
+        if summary(out)["pulleys"][p - 1]["centre"] != [x, y]:
+            raise AssertionError(f"pulley {p}: summary centre {summary(out)['pulleys'][p - 1]['centre']}")
+    print(f"  {len(drawn)} pulley centres in {len(rows)} rows and the summary")
+
+
 def bad_input(beltsim, scenarios, work):
     base = open(os.path.join(scenarios, "open_cantilever.toml")).read()
     cases = [
@@ -166,7 +191,8 @@ def bad_input(beltsim, scenarios, work):
 def main():
     beltsim, scenarios, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
-    cases = [cantilever_consistent, cantilever_lumped, taut_string, free_fall_from_rest, bad_input]
+    cases = [cantilever_consistent, cantilever_lumped, taut_string, free_fall_from_rest, pulley_centres_in_outputs,
+             bad_input]
     passed = failed = 0
     for case in cases:
         print(f"[ {case.__name__} ]")
