@@ -28,6 +28,11 @@ if [[ "${1:-}" != "--host-only" ]]; then
     [qemu-aarch64]=qemu-user
     [clang++]=clang
     [/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a]=libclang-rt-14-dev
+    # fmusim, the outside FMI importer of the FMU tests (../shared/tools/fmusim-0.0.39)
+    [/usr/include/zlib.h]=zlib1g-dev
+    [/usr/include/libxml2/libxml/parser.h]=libxml2-dev
+    [/usr/include/minizip/unzip.h]=libminizip-dev
+    [/usr/include/cvode/cvode.h]=libsundials-dev
   )
 fi
 
