@@ -14,7 +14,9 @@
   host       the same image for Linux, and the PC configuration (60 elements, 1e-4 s, 6000 ticks):
              wall time per step from the firmware's clock (native run), and x86-64 instructions
              per tick from callgrind (--toggle-collect on PlantLoop::tick and a dump after every tick:
-             mean, median, p99 and the worst tick, exact).
+             mean, median, p99 and the worst tick, exact); for the microcontroller image also the
+             double-precision divides and square roots of its worst tick (divsd, sqrtsd: the
+             Cortex-M7's VDIV.F64 and VSQRT.F64 of the same sources, about 30 cycles each there).
   --primitives  per call of the step's building blocks (callgrind, x86-64, both configurations):
              residual, Newton-matrix build, block factorization, solve, post-Newton pass, and for
              a fixed-cost build the switch columns and refresh slices; and the least a step can
@@ -110,9 +112,47 @@ def exact_quantiles(values):
     return v[(len(v) - 1) // 2], v[min(len(v) - 1, -(-99 * len(v) // 100) - 1)], v[-1], values.index(v[-1]) + 1
 
 
-def callgrind_per_tick(exe, ticks, workdir):
+def divides_and_square_roots(dump):
+    """Executions of divsd and sqrtsd (double-precision divide and square root, with their AVX
+    forms) in one callgrind dump written with --dump-instr=yes and uncompressed names and positions:
+    every object's instruction addresses from objdump, each cost line's address against them. On the
+    Cortex-M7 these are VDIV.F64 and VSQRT.F64, about 30 cycles each, which QEMU's -icount counts as
+    one instruction; the x86-64 count of the same tick stands in for the Cortex-M7's (same sources,
+    GCC at -O3 without fast-math on both; the C library's own functions differ)."""
+    opcodes = {}
+
+    def table(obj):
+        if obj not in opcodes:
+            listing = subprocess.run(['objdump', '-d', '--no-show-raw-insn', obj], capture_output=True, text=True).stdout
+            opcodes[obj] = {}
+            for line in listing.splitlines():
+                m = re.match(r'\s*([0-9a-f]+):\s+(v?(?:divsd|sqrtsd))\s', line)
+                if m:
+                    opcodes[obj][int(m.group(1), 16)] = m.group(2).lstrip('v')
+        return opcodes[obj]
+
+    counts = {'divsd': 0, 'sqrtsd': 0}
+    obj, inclusive = None, False
+    for line in open(dump):
+        if line.startswith('ob='):
+            obj = line.strip()[3:]
+        elif line.startswith('calls='):
+            inclusive = True  # the next cost line is a call's inclusive cost, not an instruction's own
+        elif line.startswith('0x'):
+            if not inclusive and obj:
+                address, _, cost = line.split()[:3]
+                op = table(obj).get(int(address, 16))
+                if op:
+                    counts[op] += int(cost)
+            inclusive = False
+    return counts['divsd'], counts['sqrtsd']
+
+
+def callgrind_per_tick(exe, ticks, workdir, count_divides):
     """x86-64 instructions of every PlantLoop::tick (callgrind collects only inside the tick and dumps
-    after each call): (mean, median, p99, max, tick of the max), or None if callgrind wrote no dumps."""
+    after each call): (mean, median, p99, max, tick of the max, divides and square roots executed in
+    that tick or None without count_divides: instruction-level dumps, some 400 KB a tick), or None if
+    callgrind wrote no dumps."""
     symbols = run(['nm', '-C', exe], workdir)
     tick = None
     for line in symbols.splitlines():
@@ -125,6 +165,7 @@ def callgrind_per_tick(exe, ticks, workdir):
     shutil.rmtree(dump_dir, ignore_errors=True)
     os.makedirs(dump_dir)
     run(['valgrind', '--tool=callgrind', '--callgrind-out-file=' + os.path.join(dump_dir, 'out'),
+         '--dump-instr=%s' % ('yes' if count_divides else 'no'), '--compress-strings=no', '--compress-pos=no',
          '--toggle-collect=*PlantLoop*tick*', '--dump-after=' + tick, exe], workdir)
     per_tick = []
     for name in os.listdir(dump_dir):
@@ -137,13 +178,17 @@ def callgrind_per_tick(exe, ticks, workdir):
                 if count > 0:
                     per_tick.append((int(number), count))
                 break
-    shutil.rmtree(dump_dir, ignore_errors=True)
     if not per_tick:
+        shutil.rmtree(dump_dir, ignore_errors=True)
         return None
     per_tick.sort()
     counts = [c for _, c in per_tick]
     median, p99, worst, at = exact_quantiles(counts)
-    return sum(counts) / len(counts), median, p99, worst, at
+    divides = roots = None
+    if count_divides:
+        divides, roots = divides_and_square_roots(os.path.join(dump_dir, 'out.%d' % per_tick[at - 1][0]))
+    shutil.rmtree(dump_dir, ignore_errors=True)
+    return sum(counts) / len(counts), median, p99, worst, at, divides, roots
 
 
 def call_costs(path):
@@ -265,12 +310,15 @@ def main():
         line = ('host %s, %d steps: wall time per step median <= %.1f us, p99 <= %.1f us, max %.1f us, mean %.1f us'
                 % (name, s['n'], s['median'] / 1e3, s['p99'] / 1e3, s['max'] / 1e3, s['mean'] / 1e3))
         if not skip_callgrind:
-            c = callgrind_per_tick(exe, ticks, work)
+            c = callgrind_per_tick(exe, ticks, work, count_divides=exe == HOST_MCU)
             if c is None:
                 line += '; x86-64 instructions per step: callgrind found no PlantLoop::tick'
             else:
                 line += ('; x86-64 instructions per step (callgrind, every tick): mean %.0f, median %d, p99 %d, '
-                         'max %d (tick %d)' % c)
+                         'max %d (tick %d)' % c[:5])
+                if c[5] is not None:
+                    line += (', in which %d double-precision divides and %d square roots (about 30 cycles each '
+                             'on the Cortex-M7, one instruction to QEMU -icount)' % c[5:])
         print(line)
     return 0
 
