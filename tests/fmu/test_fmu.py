@@ -374,6 +374,14 @@ class State(unittest.TestCase):
             self.assertEqual(inst.step(10 * h), fmi3OK, inst.messages[-3:])
         return inst.row()
 
+    def started(self, name, end, speed, load=0.0):
+        """A microcontroller-FMU instance initialized and run to end; (instance, model step)."""
+        f = fmu("mcu")
+        inst = Instance(f.lib, f.token, name)
+        inst.init()
+        self.run_to(inst, end, f.step_size, speed=speed, load=load)
+        return inst, f.step_size
+
     def rewind(self, inst, state, t, end, h, first):
         """Restores state (saved at t), runs to end again and checks it ends on the row first."""
         self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, state), fmi3OK)
@@ -381,11 +389,7 @@ class State(unittest.TestCase):
         self.assertEqual(self.run_to(inst, end, h), first)
 
     def test_a_restored_state_reruns_bit_for_bit(self):
-        f = fmu("mcu")
-        h = f.step_size
-        inst = Instance(f.lib, f.token, "state")
-        inst.init()
-        self.run_to(inst, 0.3, h, speed=8.0, load=0.0)
+        inst, h = self.started("state", 0.3, speed=8.0)
         t1 = inst.time
         state = inst.get_state()
         first = self.run_to(inst, 0.5, h)
@@ -443,11 +447,7 @@ class State(unittest.TestCase):
         # passes the address of the variable holding the state. A pointer that is one of this
         # instance's states in use is freed, with a warning and fmi3OK; a pool state that is freed
         # or another instance's stays fmi3Error and changes nothing; the standard's call is unchanged.
-        f = fmu("mcu")
-        h = f.step_size
-        inst = Instance(f.lib, f.token, "importer")
-        inst.init()
-        self.run_to(inst, 0.2, h, speed=6.0, load=0.0)
+        inst, h = self.started("importer", 0.2, speed=6.0)
         before = inst.row()
         state = inst.get_state()
         as_fmusim_calls = ctypes.cast(ctypes.c_void_p(state), ctypes.POINTER(ctypes.c_void_p))
@@ -457,6 +457,7 @@ class State(unittest.TestCase):
         self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, state), fmi3Error)  # it is freed
         self.assertEqual(inst.lib.fmi3FreeFMUState(inst.handle, as_fmusim_calls), fmi3Error)  # stale
         self.assertEqual(inst.row(), before)
+        f = fmu("mcu")
         other = Instance(f.lib, f.token, "other")
         other.init()
         theirs = other.get_state()
