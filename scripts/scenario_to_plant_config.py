@@ -125,7 +125,10 @@ INTEGER_RANGES = {"max_newton": (1, 50), "max_pns": (1, 50), "fixed_newton_itera
                   "renewal_pairs": (0, 64)}
 
 
-def generate(path, name):
+def generate(path, name, info=None):
+    """The header's text. `info`, a dict if given, receives what an FMU generator needs besides:
+    'pulleys' (per pulley: name or None, the line naming it, kind, inertia, damping), 'title',
+    'end_time'."""
     with open(path, "rb") as f:
         raw = f.read()
     text = raw.decode("utf-8")
@@ -231,6 +234,11 @@ def generate(path, name):
         kind = r.get("kind", "str") or "fixed_axis"
         if kind not in KINDS:
             r.error("kind", f"'{kind}' is not one of: {', '.join(sorted(KINDS))}")
+        if info is not None:
+            label = r.get("name", "str")
+            info.setdefault("pulleys", []).append({
+                "name": label, "line": key_line(text, f"pulley#{p}", "name"), "kind": kind,
+                "inertia": pulley.get("inertia", 0.0), "damping": pulley.get("damping", 0.0)})
         if p == 0:
             if kind not in ("speed", "torque"):
                 r.error("kind", "pulley 1 is the motor of the firmware images: \"speed\" or \"torque\"")
@@ -334,6 +342,9 @@ def generate(path, name):
                     f"more refresh steps than elements ({elements})")
     r.finish()
 
+    if info is not None:
+        info["title"] = doc.get("title", "") if isinstance(doc.get("title", ""), str) else ""
+        info["end_time"] = solver.get("end_time", 2.45)
     statics = doc.get("static", {})
     top.used.add("static")
     r = Reader(path, text, "static", statics, "static.")

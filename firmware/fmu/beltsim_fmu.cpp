@@ -14,12 +14,10 @@
 namespace beltsim::fmu {
 namespace {
 
-using Sim = Simulation<kElements>;
-
 // One pooled instance: the simulation and what the importer gave at instantiation.
 struct InstanceSlot final : Reporter {
   std::atomic<bool> used{false};
-  Instance<kElements> instance;
+  Instance<Model> instance;
   char name[64] = {};
   fmi3InstanceEnvironment environment = nullptr;
   fmi3LogMessageCallback logMessage = nullptr;

@@ -4,6 +4,7 @@
 // (fmi3ModelDescription.xsd): CoSimulation, UnitDefinitions, LogCategories, DefaultExperiment,
 // ModelVariables, ModelStructure (Output, then InitialUnknown).
 // Usage: describe_fmu OUTPUT_FILE
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -71,13 +72,11 @@ void unitDefinitions(std::FILE* f) {
 }
 
 // The start value of a constant is the build's value (what the library returns).
-double constantValue(Ref ref, const beltsim::PlantConfig& c) {
+double constantValue(std::uint32_t ref, const beltsim::PlantConfig& c) {
   switch (ref) {
     case kElementCount: return kElements;
     case kInternalStepSize: return c.stepSize;
-    case kPulleyRadius: return c.pulley[0].radius;
-    case kCentreDistance: return (c.pulley[1].centre - c.pulley[0].centre).norm();
-    default: return 0.0;
+    default: return Model::constant(kBuild, ref);
   }
 }
 
@@ -119,13 +118,11 @@ void write(std::FILE* f) {
   attribute(f, "fmiVersion", "3.0");
   attribute(f, "modelName", kBuild.modelIdentifier);
   attribute(f, "instantiationToken", kInstantiationToken);
-  char description[256];
-  std::snprintf(description, sizeof description,
-                "Two-pulley belt drive with ANCF belt, penalty contact and bristle friction: %s", kConfigurationName);
-  attribute(f, "description", description);
+  attribute(f, "description", kConfigurationName);
   attribute(f, "version", "0.1.0");
   attribute(f, "generationTool", "beltsim describe_fmu");
-  attribute(f, "variableNamingConvention", "flat");
+  // A scenario's FMU names its variables pulley.quantity (scripts/scenario_to_fmu.py).
+  attribute(f, "variableNamingConvention", BELTSIM_FMU_PC_CONFIG == 2 ? "structured" : "flat");
   std::fputs(">\n  <CoSimulation", f);
   attribute(f, "modelIdentifier", kBuild.modelIdentifier);
   std::fputs(" canGetAndSetFMUState=\"true\" canSerializeFMUState=\"true\""
@@ -145,7 +142,8 @@ void write(std::FILE* f) {
     attribute(f, "description", kCategoryText[c]);
     std::fputs("/>\n", f);
   }
-  std::fputs("  </LogCategories>\n  <DefaultExperiment startTime=\"0\" stopTime=\"2.45\"", f);
+  std::fputs("  </LogCategories>\n  <DefaultExperiment startTime=\"0\"", f);
+  attribute(f, "stopTime", kDefaultStopTime);
   attribute(f, "stepSize", config.stepSize);
   std::fputs("/>\n  <ModelVariables>\n", f);
   for (const Variable& v : kVariables) variable(f, v, config);

@@ -43,22 +43,19 @@ class Reporter {
 };
 
 // Everything fmi3GetFMUState saves: the model and the FMU's own variables. Copyable (no pointer).
-template <int NE>
+// Model: the kind of FMU (PaperDriveModel, ScenarioModel): its plant, its variables and values.
+template <class Model>
 struct Simulation {
   Mode mode = Mode::kInstantiated;
-  BeltDrivePlant<NE> plant;
+  typename Model::Plant plant;
   double startTime = 0.0;  // s, FMU time of model step 0
   std::uint64_t steps = 0;  // model steps since initialization
-  double input[3] = {};     // motor speed command, motor torque command, load torque
-  std::int32_t motorMode = 1;
+  typename Model::Values values;  // the model's inputs and parameters as set
   std::int32_t maxConsecutiveNonConverged = 10;
-  double inertia[2] = {};
   double frictionCoefficient = 0.0;
-  double loadDamping = 0.0;
   bool tunablesChanged = false;  // applied before the next model step
   bool plantReady = false;       // set up and in static equilibrium with the current parameters
   PlantOutput last;
-  double beltTorqueOnLoad = 0.0;
   bool lastConverged = true;     // every step of the last communication step
   std::uint8_t fault = 0;        // fw::FaultCode
   std::uint32_t rejectedInputs = 0;
@@ -72,10 +69,14 @@ struct BuildConfiguration {
   PlantConfig (*plantConfig)(MotorMode);
 };
 
-template <int NE>
+// What a Model provides (static members): Plant; Values (trivially copyable); kVariables (its
+// table, the common variables included); reset(Values&) to the start values; configure(Values,
+// PlantConfig&) to apply the fixed parameters; command(Values); assign(Values&, ref, value)
+// (true: a tunable changed); applyTunables(Plant&, Values); value(Sim, ref) of its own variables.
+template <class Model>
 class Instance {
  public:
-  using Sim = Simulation<NE>;
+  using Sim = Simulation<Model>;
 
   // The pool constructs instances empty; bind() gives them the build's configuration.
   void bind(const BuildConfiguration& build) { build_ = &build; }
@@ -86,17 +87,12 @@ class Instance {
     s.mode = Mode::kInstantiated;
     s.startTime = 0.0;
     s.steps = 0;
-    for (double& u : s.input) u = 0.0;
-    s.motorMode = static_cast<std::int32_t>(variableOf(kMotorMode).start);
-    s.maxConsecutiveNonConverged = static_cast<std::int32_t>(variableOf(kMaxConsecutiveNonConverged).start);
-    s.inertia[0] = variableOf(kMotorPulleyInertia).start;
-    s.inertia[1] = variableOf(kLoadPulleyInertia).start;
-    s.frictionCoefficient = variableOf(kFrictionCoefficient).start;
-    s.loadDamping = variableOf(kLoadDamping).start;
+    Model::reset(s.values);
+    s.maxConsecutiveNonConverged = static_cast<std::int32_t>(kMaxConsecutiveNonConvergedVariable.start);
+    s.frictionCoefficient = kFrictionCoefficientVariable.start;
     s.tunablesChanged = false;
     s.plantReady = false;
     s.last = PlantOutput{};
-    s.beltTorqueOnLoad = 0.0;
     s.lastConverged = true;
     s.fault = 0;
     s.rejectedInputs = 0;
@@ -196,7 +192,7 @@ class Instance {
   // In Initialization Mode an output is computed from the parameters set so far (the static
   // equilibrium; false if that fails, with a log message).
   bool get(std::uint32_t ref, VarType type, double& value, Reporter& log) {
-    const Variable* v = findVariable(ref);
+    const Variable* v = findIn(Model::kVariables, ref);
     if (v == nullptr || v->type != type) return false;
     if (v->causality == Causality::kOutput && sim_.mode == Mode::kInitialization &&
         !startPlant("get (Initialization Mode)", log))
@@ -208,21 +204,12 @@ class Instance {
   static constexpr double kMaxStepsPerCall = 1e7;
 
  private:
-  static constexpr const Variable& variableOf(Ref ref) {
-    std::size_t i = 0;
-    while (kVariables[i].ref != ref) ++i;  // every Ref is in the table (bounded by kVariableCount)
-    return kVariables[i];
-  }
-
   // Sets the plant up with the parameters as they are now and solves the static equilibrium,
   // unless that was done with the same parameters already (an output read in Initialization
   // Mode: the outputs are InitialUnknowns, so they are computed there too).
   bool startPlant(const char* call, Reporter& log) {
     if (!sim_.plantReady) {
-      PlantConfig config = build_->plantConfig(sim_.motorMode == 2 ? MotorMode::kTorque : MotorMode::kSpeed);
-      config.pulley[0].inertia = sim_.inertia[0];
-      config.pulley[1].inertia = sim_.inertia[1];
-      config.pulley[1].rotationalDamping = sim_.loadDamping;
+      PlantConfig config = Model::configure(sim_.values, *build_);
       config.contact.frictionCoefficient = sim_.frictionCoefficient;
       const ParameterError e = sim_.plant.setUp(config);
       if (!e.ok()) {
@@ -237,31 +224,22 @@ class Instance {
       }
       sim_.plantReady = true;
     }
-    sim_.last = sim_.plant.currentOutput(command());
-    sim_.beltTorqueOnLoad = sim_.plant.drive().beltTorque(1);
+    sim_.last = sim_.plant.currentOutput(Model::command(sim_.values));
     return true;
-  }
-
-  PlantCommand command() const {
-    PlantCommand c;
-    c.input[0] = sim_.motorMode == 2 ? sim_.input[1] : sim_.input[0];
-    c.input[1] = sim_.input[2];  // pulley 2: braking load torque
-    return c;
   }
 
   void applyTunables() {
     if (!sim_.tunablesChanged) return;
     // Both values were range-checked by the setter; the plant accepts every value in range.
     (void)sim_.plant.setFrictionCoefficient(sim_.frictionCoefficient);
-    (void)sim_.plant.setLoadDamping(sim_.loadDamping);
+    Model::applyTunables(sim_.plant, sim_.values);
     sim_.tunablesChanged = false;
   }
 
   Result modelStep(Reporter& log) {
-    const PlantOutput out = sim_.plant.step(command());
+    const PlantOutput out = sim_.plant.step(Model::command(sim_.values));
     ++sim_.steps;
     sim_.last = out;
-    sim_.beltTorqueOnLoad = sim_.plant.drive().beltTorque(1);
     if (out.fault == PlantFault::kModelStatus) return faultAt(fw::FaultCode::kModelFault, "model fault", log);
     if (out.fault != PlantFault::kNone) return faultAt(fw::FaultCode::kImplausibleState, "implausible state", log);
     if (out.converged) {
@@ -307,7 +285,7 @@ class Instance {
   }
 
   bool settable(std::uint32_t ref, VarType type, double value, Reporter& log) const {
-    const Variable* v = findVariable(ref);
+    const Variable* v = findIn(Model::kVariables, ref);
     if (v == nullptr || v->type != type) {
       log.report(LogCategory::kStatusError, "set: no variable of this type with value reference %u", ref);
       return false;
@@ -332,49 +310,26 @@ class Instance {
   }
 
   void assign(std::uint32_t ref, double value) {
-    const Variable* v = findVariable(ref);
+    const Variable* v = findIn(Model::kVariables, ref);
     if (v != nullptr && v->causality == Causality::kParameter && sim_.mode != Mode::kStep) sim_.plantReady = false;
     switch (ref) {
-      case kMotorSpeedCommand: sim_.input[0] = value; break;
-      case kMotorTorqueCommand: sim_.input[1] = value; break;
-      case kLoadTorque: sim_.input[2] = value; break;
-      case kMotorMode: sim_.motorMode = static_cast<std::int32_t>(value); break;
       case kMaxConsecutiveNonConverged: sim_.maxConsecutiveNonConverged = static_cast<std::int32_t>(value); break;
-      case kMotorPulleyInertia: sim_.inertia[0] = value; break;
-      case kLoadPulleyInertia: sim_.inertia[1] = value; break;
       case kFrictionCoefficient: sim_.frictionCoefficient = value; sim_.tunablesChanged = true; break;
-      case kLoadDamping: sim_.loadDamping = value; sim_.tunablesChanged = true; break;
-      default: break;  // settable() admits only the references above
+      default:  // settable() admitted it: one of the model's inputs or parameters
+        if (Model::assign(sim_.values, ref, value)) sim_.tunablesChanged = true;
+        break;
     }
   }
 
   double valueOf(std::uint32_t ref) const {
     const Sim& s = sim_;
     const PlantOutput& o = s.last;
-    const PlantConfig config = build_->plantConfig(MotorMode::kSpeed);
     switch (ref) {
       case kTime: return time();
-      case kMotorSpeedCommand: return s.input[0];
-      case kMotorTorqueCommand: return s.input[1];
-      case kLoadTorque: return s.input[2];
-      case kMotorMode: return s.motorMode;
       case kMaxConsecutiveNonConverged: return s.maxConsecutiveNonConverged;
-      case kMotorPulleyInertia: return s.inertia[0];
-      case kLoadPulleyInertia: return s.inertia[1];
       case kFrictionCoefficient: return s.frictionCoefficient;
-      case kLoadDamping: return s.loadDamping;
-      case kElementCount: return NE;
-      case kInternalStepSize: return config.stepSize;
-      case kPulleyRadius: return config.pulley[0].radius;
-      case kCentreDistance: return (config.pulley[1].centre - config.pulley[0].centre).norm();
-      case kMotorPulleyAngle: return o.angle[0];
-      case kLoadPulleyAngle: return o.angle[1];
-      case kMotorPulleySpeed: return o.speed[0];
-      case kLoadPulleySpeed: return o.speed[1];
-      case kDriveTorque: return o.torque[0];
-      case kBeltTorqueOnLoad: return s.beltTorqueOnLoad;
-      case kTightSpanForce: return o.spanForce[0];
-      case kSlackSpanForce: return o.spanForce[1];
+      case kElementCount: return Model::kElements;
+      case kInternalStepSize: return stepSize();
       case kConverged: return s.lastConverged ? 1.0 : 0.0;
       case kNewtonIterations: return o.newtonIterations;
       case kPnsIterations: return o.pnsIterations;
@@ -383,7 +338,7 @@ class Instance {
       case kPnsError: return o.pnsError;
       case kRejectedInputs: return s.rejectedInputs;
       case kNonConvergedSteps: return s.nonConvergedSteps;
-      default: return 0.0;
+      default: return Model::value(s, *build_, ref);
     }
   }
 

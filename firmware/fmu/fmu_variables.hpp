@@ -1,6 +1,10 @@
-// The FMU's variables: one table that both the library (value references, types, which calls may
-// set what) and the description writer (modelDescription.xml) read, so the two cannot disagree.
-// Value references are stable across releases; new variables get new numbers.
+// The FMU's variables: one table per kind of FMU that both the library (value references, types,
+// which calls may set what) and the description writer (modelDescription.xml) read, so the two
+// cannot disagree. Value references are stable across releases; new variables get new numbers.
+// Every FMU has the common variables below (time, friction, the fault limit, the build's
+// constants and the health outputs, same references); the product FMUs (the paper's two-pulley
+// drive) add the table kPaperDriveVariables, an FMU built from a scenario the per-pulley table of
+// fmu_scenario_model.hpp.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -50,8 +54,27 @@ enum Ref : std::uint32_t {
   kNonConvergedSteps = 47,
 };
 
+// References of an FMU built from a scenario (fmu_scenario_model.hpp): pulley k (1-based) has
+// pulleyRef(k, slot), span k has kSpanRefBase + k.
+constexpr std::uint32_t kPulleyRefBase = 1000;
+constexpr std::uint32_t kSpanRefBase = 900;
+enum PulleySlot : std::uint32_t {
+  kSlotCommand = 1,    // input: speed or torque command, or braking load torque (by the pulley's kind)
+  kSlotInertia = 2,    // fixed parameter, kg m^2
+  kSlotDamping = 3,    // tunable parameter, N m s/rad (pulleys that take a load torque)
+  kSlotAngle = 10,     // outputs
+  kSlotSpeed = 11,
+  kSlotTorque = 12,
+  kSlotHubForceX = 13,
+  kSlotHubForceY = 14,
+  kSlotArmAngle = 20,  // tensioner pulleys only
+  kSlotArmTorque = 21,
+  kSlotHubLoad = 22,
+};
+constexpr std::uint32_t pulleyRef(int k, PulleySlot slot) { return kPulleyRefBase * static_cast<std::uint32_t>(k) + slot; }
+
 struct Variable {
-  Ref ref;
+  std::uint32_t ref;
   const char* name;
   VarType type;
   Causality causality;
@@ -65,9 +88,38 @@ struct Variable {
 constexpr double kNoLimit = 0.0;  // min == max == kNoLimit: no range
 
 // Constants and ranges the setters check. The input ranges are PlantLimits' (plant.hpp).
-constexpr Variable kVariables[] = {
-    {kTime, "time", VarType::kFloat64, Causality::kIndependent, Variability::kContinuous, "s", 0, 0, 0,
-     "Simulation time"},
+// Common to every FMU.
+constexpr Variable kTimeVariable{kTime, "time", VarType::kFloat64, Causality::kIndependent, Variability::kContinuous, "s", 0, 0, 0,
+     "Simulation time"};
+constexpr Variable kFrictionCoefficientVariable{kFrictionCoefficient, "friction_coefficient", VarType::kFloat64, Causality::kParameter, Variability::kTunable,
+     "", 0.5, 0.0, 2.0, "Coulomb friction coefficient of the belt on every pulley; a change applies from the next model step"};
+constexpr Variable kMaxConsecutiveNonConvergedVariable{kMaxConsecutiveNonConverged, "max_consecutive_non_converged", VarType::kInt32, Causality::kParameter,
+     Variability::kFixed, "", 10, 0, 1000000,
+     "Non-converged model steps in a row that make a fault (fmi3Error); 10 as the firmware loop, 0 = never"};
+constexpr Variable kElementCountVariable{kElementCount, "element_count", VarType::kInt32, Causality::kLocal, Variability::kConstant, "", 0, 0, 0,
+     "ANCF cable elements of the belt (fixed by the build)"};
+constexpr Variable kInternalStepSizeVariable{kInternalStepSize, "internal_step_size", VarType::kFloat64, Causality::kLocal, Variability::kConstant, "s", 0,
+     0, 0, "Fixed model step (fixed by the build; = fixedInternalStepSize)"};
+constexpr Variable kConvergedVariable{kConverged, "converged", VarType::kBoolean, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
+     "Every model step of the last communication step met the Newton and post-Newton tolerances"};
+constexpr Variable kNewtonIterationsVariable{kNewtonIterations, "newton_iterations", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0,
+     0, "Newton iterations of the last model step"};
+constexpr Variable kPnsIterationsVariable{kPnsIterations, "pns_iterations", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
+     "Post-Newton passes of the last model step"};
+constexpr Variable kFaultCodeVariable{kFaultCode, "fault_code", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
+     "The firmware's fault codes: 0 none, 1 start-up (static equilibrium) failed, 2 model fault (non-finite or singular), 3 implausible state, 4 too many non-converged steps in a row"};
+constexpr Variable kResidualNormVariable{kResidualNorm, "residual_norm", VarType::kFloat64, Causality::kOutput, Variability::kDiscrete, "N", 0, 0, 0,
+     "Norm of the last model step's last Newton residual"};
+constexpr Variable kPnsErrorVariable{kPnsError, "pns_error", VarType::kFloat64, Causality::kOutput, Variability::kDiscrete, "N", 0, 0, 0,
+     "Post-Newton error e_PNS of the last model step's last pass"};
+constexpr Variable kRejectedInputsVariable{kRejectedInputs, "rejected_inputs", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
+     "Set calls refused since instantiation (NaN, Inf or out of range; the previous value was kept)"};
+constexpr Variable kNonConvergedStepsVariable{kNonConvergedSteps, "non_converged_steps", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0,
+     0, 0, "Model steps flagged as not converged since initialization"};
+
+// The product FMUs: the paper's two-pulley drive (motor P1, load P2).
+constexpr Variable kPaperDriveVariables[] = {
+    kTimeVariable,
     {kMotorSpeedCommand, "motor_speed_command", VarType::kFloat64, Causality::kInput, Variability::kContinuous,
      "rad/s", 0.0, -40.0, 40.0, "Angular velocity command of the motor pulley P1 (motor_mode = 1), counter-clockwise positive"},
     {kMotorTorqueCommand, "motor_torque_command", VarType::kFloat64, Causality::kInput, Variability::kContinuous,
@@ -80,17 +132,12 @@ constexpr Variable kVariables[] = {
      "kg.m2", 0.25, 1e-4, 100.0, "Moment of inertia of P1 (with the motor's in torque mode)"},
     {kLoadPulleyInertia, "load_pulley_inertia", VarType::kFloat64, Causality::kParameter, Variability::kFixed,
      "kg.m2", 0.25, 1e-4, 100.0, "Moment of inertia of P2 and its load"},
-    {kFrictionCoefficient, "friction_coefficient", VarType::kFloat64, Causality::kParameter, Variability::kTunable,
-     "", 0.5, 0.0, 2.0, "Coulomb friction coefficient of the belt on both pulleys; a change applies from the next model step"},
+    kFrictionCoefficientVariable,
     {kLoadDamping, "load_damping", VarType::kFloat64, Causality::kParameter, Variability::kTunable, "N.m.s/rad",
      2.0, 0.0, 1000.0, "Viscous damper on P2; a change applies from the next model step"},
-    {kMaxConsecutiveNonConverged, "max_consecutive_non_converged", VarType::kInt32, Causality::kParameter,
-     Variability::kFixed, "", 10, 0, 1000000,
-     "Non-converged model steps in a row that make a fault (fmi3Error); 10 as the firmware loop, 0 = never"},
-    {kElementCount, "element_count", VarType::kInt32, Causality::kLocal, Variability::kConstant, "", 0, 0, 0,
-     "ANCF cable elements of the belt (fixed by the build)"},
-    {kInternalStepSize, "internal_step_size", VarType::kFloat64, Causality::kLocal, Variability::kConstant, "s", 0,
-     0, 0, "Fixed model step (fixed by the build; = fixedInternalStepSize)"},
+    kMaxConsecutiveNonConvergedVariable,
+    kElementCountVariable,
+    kInternalStepSizeVariable,
     {kPulleyRadius, "pulley_radius", VarType::kFloat64, Causality::kLocal, Variability::kConstant, "m", 0, 0, 0,
      "Contact radius of both pulleys (fixed by the build)"},
     {kCentreDistance, "centre_distance", VarType::kFloat64, Causality::kLocal, Variability::kConstant, "m", 0, 0, 0,
@@ -111,28 +158,21 @@ constexpr Variable kVariables[] = {
      0, 0, "Axial force in the middle of span 1 (P1 -> P2; the tight span when P1 drives)"},
     {kSlackSpanForce, "slack_span_force", VarType::kFloat64, Causality::kOutput, Variability::kContinuous, "N", 0,
      0, 0, "Axial force in the middle of span 2 (P2 -> P1; the slack span when P1 drives)"},
-    {kConverged, "converged", VarType::kBoolean, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
-     "Every model step of the last communication step met the Newton and post-Newton tolerances"},
-    {kNewtonIterations, "newton_iterations", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0,
-     0, "Newton iterations of the last model step"},
-    {kPnsIterations, "pns_iterations", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
-     "Post-Newton passes of the last model step"},
-    {kFaultCode, "fault_code", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
-     "The firmware's fault codes: 0 none, 1 start-up (static equilibrium) failed, 2 model fault (non-finite or singular), 3 implausible state, 4 too many non-converged steps in a row"},
-    {kResidualNorm, "residual_norm", VarType::kFloat64, Causality::kOutput, Variability::kDiscrete, "N", 0, 0, 0,
-     "Norm of the last model step's last Newton residual"},
-    {kPnsError, "pns_error", VarType::kFloat64, Causality::kOutput, Variability::kDiscrete, "N", 0, 0, 0,
-     "Post-Newton error e_PNS of the last model step's last pass"},
-    {kRejectedInputs, "rejected_inputs", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0, 0, 0,
-     "Set calls refused since instantiation (NaN, Inf or out of range; the previous value was kept)"},
-    {kNonConvergedSteps, "non_converged_steps", VarType::kInt32, Causality::kOutput, Variability::kDiscrete, "", 0,
-     0, 0, "Model steps flagged as not converged since initialization"},
+    kConvergedVariable,
+    kNewtonIterationsVariable,
+    kPnsIterationsVariable,
+    kFaultCodeVariable,
+    kResidualNormVariable,
+    kPnsErrorVariable,
+    kRejectedInputsVariable,
+    kNonConvergedStepsVariable,
 };
-constexpr std::size_t kVariableCount = sizeof(kVariables) / sizeof(kVariables[0]);
 
-inline const Variable* findVariable(std::uint32_t ref) {
-  for (std::size_t i = 0; i < kVariableCount; ++i)
-    if (kVariables[i].ref == ref) return &kVariables[i];
+// The entry of `ref` in a table, or nullptr.
+template <std::size_t N>
+const Variable* findIn(const Variable (&table)[N], std::uint32_t ref) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (table[i].ref == ref) return &table[i];
   return nullptr;
 }
 

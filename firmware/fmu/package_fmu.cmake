@@ -30,6 +30,12 @@ file(COPY ${_fmu_files} DESTINATION "${STAGE}/sources/firmware/fmu")
 file(COPY "${SOURCE_DIR}/firmware/frames.hpp" "${SOURCE_DIR}/firmware/plant_loop.hpp"
           "${SOURCE_DIR}/firmware/plant_config.hpp" "${GENERATED_DIR}/microcontroller_plant_config.hpp"
           "${GENERATED_DIR}/pc_plant_config.hpp" DESTINATION "${STAGE}/sources/firmware")
+# A scenario's FMU: its generated plant configuration and variable table, next to the model that
+# includes them.
+if(MODEL_IDENTIFIER STREQUAL SCENARIO_IDENTIFIER)
+  file(COPY "${GENERATED_DIR}/fmu_scenario/fmu_scenario_plant_config.hpp"
+            "${GENERATED_DIR}/fmu_scenario/fmu_scenario_variables.hpp" DESTINATION "${STAGE}/sources/firmware/fmu")
+endif()
 file(COPY "${SOURCE_DIR}/model/include/beltsim" DESTINATION "${STAGE}/sources/model/include")
 # Eigen: the Core module and what it includes (src/Core, src/misc, src/plugins).
 file(COPY "${EIGEN_DIR}/Eigen/Core" DESTINATION "${STAGE}/sources/eigen3/Eigen")

@@ -24,6 +24,20 @@ if(TARGET beltsim_fmu_mcu)
   endif()
 endif()
 
+# The FMU of a user's scenario (BELTSIM_FMU_SCENARIO; the host preset builds the accessory drive's),
+# dlopen'ed next to the firmware plant built from the same file.
+if(TARGET beltsim_fmu_scenario)
+  add_executable(fmu_scenario_trace fmu/fmu_scenario_trace.cpp)
+  add_dependencies(fmu_scenario_trace ${BELTSIM_FMU_SCENARIO_ID}_fmu)
+  target_include_directories(fmu_scenario_trace PRIVATE "${CMAKE_SOURCE_DIR}/firmware/fmu"
+                             "${CMAKE_BINARY_DIR}/generated/fmu_scenario")
+  target_link_libraries(fmu_scenario_trace PRIVATE beltsim_model ${CMAKE_DL_LIBS})
+  target_compile_definitions(fmu_scenario_trace PRIVATE BELTSIM_FMU_PC_CONFIG=2
+    BELTSIM_FMU_LIBRARY="${CMAKE_BINARY_DIR}/firmware/fmu/${BELTSIM_FMU_SCENARIO_ID}/binaries/${BELTSIM_FMU_PLATFORM}/${BELTSIM_FMU_SCENARIO_ID}.so")
+  add_test(NAME fmu_scenario_matches_the_firmware_plant COMMAND ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:fmu_scenario_trace>)
+  set_tests_properties(fmu_scenario_matches_the_firmware_plant PROPERTIES TIMEOUT 600 LABELS fmu)
+endif()
+
 # The FMUs as an importer sees them (issue 17): tests/fmu/test_fmu.py unzips both, checks
 # modelDescription.xml, loads the libraries with ctypes and compares them bit for bit with the
 # firmware plant (fmu_reference_trace). x86-64 host only: Python's ctypes cannot load an aarch64

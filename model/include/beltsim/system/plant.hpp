@@ -221,12 +221,14 @@ class BeltDrivePlant {
     return ParameterError{};
   }
   // Pulley 2's damper (the load of the paper's drive).
-  ParameterError setLoadDamping(double damping) {
+  ParameterError setLoadDamping(double damping) { return setPulleyDamping(1, damping); }
+  // Pulley p's rotational damper, N m s/rad.
+  ParameterError setPulleyDamping(int p, double damping) {
     if (!(isFinite(damping) && damping >= 0.0)) return ParameterError::invalid("load_damping");
-    if (config_.pulleyCount < 2) return ParameterError::invalid("load_damping");
-    config_.pulley[1].rotationalDamping = damping;
-    circle_[1].rotationalDamping = damping;
-    drive_.setRotationalDamping(1, damping);
+    if (p < 0 || p >= config_.pulleyCount) return ParameterError::invalid("load_damping");
+    config_.pulley[p].rotationalDamping = damping;
+    circle_[p].rotationalDamping = damping;
+    drive_.setRotationalDamping(p, damping);
     return ParameterError{};
   }
 

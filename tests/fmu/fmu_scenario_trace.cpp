@@ -1,0 +1,165 @@
+// The FMU of a user's scenario (BELTSIM_FMU_SCENARIO; the host preset builds the accessory drive's)
+// loaded as an importer loads it (dlopen, every fmi3* symbol resolved) and run next to the
+// firmware plant built from the same file (BeltDrivePlant with fmuScenarioPlantConfig, stepped
+// directly): a speed ramp on the speed-driven pulley, a torque reversal on the torque-driven one
+// (the motor-generator of the accessory drive: generating -> boosting), load torques on the
+// others. Every output of the variable table must equal the plant's own quantity, bit for bit, at
+// every communication point (10 model steps each); the plant's quantities are read here from its
+// own interface, not through the FMU's model code.
+// Built with BELTSIM_FMU_LIBRARY (path of the library as packaged) and BELTSIM_FMU_PC_CONFIG=2.
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "fmi3_api.h"
+#include "fmu_build.hpp"
+
+namespace {
+
+using namespace beltsim;
+using fmu::Model;
+constexpr int kPulleys = fw::kFmuScenarioPulleys;
+
+void* g_library = nullptr;
+
+template <typename F>
+F* resolve(const char* name) {
+  char full[64];
+  std::snprintf(full, sizeof full, "fmi3%s", name);
+  return reinterpret_cast<F*>(dlsym(g_library, full));
+}
+
+void printMessage(fmi3InstanceEnvironment, fmi3Status status, fmi3String category, fmi3String message) {
+  std::printf("[%d %s] %s\n", static_cast<int>(status), category, message);
+}
+
+Model::Plant g_plant;  // static storage
+
+double ramp(double t, double t0, double t1, double from, double to) {
+  if (t <= t0) return from;
+  if (t >= t1) return to;
+  return from + (to - from) * (t - t0) / (t1 - t0);
+}
+
+// The stimulus of pulley p at time t, by the kind of its input.
+double stimulus(const PlantConfig& c, int p, double t) {
+  switch (inputOf(c.pulley[p].kind)) {
+    case PulleyInput::kSpeed: return ramp(t, 0.0, 0.1, 0.0, 20.0);  // rad/s
+    case PulleyInput::kTorque: return ramp(t, 0.15, 0.2, -3.0, 3.0);  // N m: generating -> boosting
+    case PulleyInput::kLoadTorque: return p % 2 == 0 ? ramp(t, 0.05, 0.06, 0.0, 2.0) : 0.0;  // N m
+    default: return 0.0;
+  }
+}
+
+// The plant's own value of an output reference (fmu_variables.hpp: pulley k 1000 k + slot, span k
+// 900 + k).
+bool expected(std::uint32_t ref, const PlantOutput& o, double& value) {
+  if (ref > fmu::kSpanRefBase && ref <= fmu::kSpanRefBase + kPulleys) {
+    value = o.spanForce[ref - fmu::kSpanRefBase - 1];
+    return true;
+  }
+  const int p = static_cast<int>(ref / fmu::kPulleyRefBase) - 1;
+  if (p < 0 || p >= kPulleys) return false;
+  const Vector2 hub = g_plant.drive().hubForce(p);
+  switch (ref % fmu::kPulleyRefBase) {
+    case fmu::kSlotAngle: value = o.angle[p]; return true;
+    case fmu::kSlotSpeed: value = o.speed[p]; return true;
+    case fmu::kSlotTorque: value = o.torque[p]; return true;
+    case fmu::kSlotHubForceX: value = hub(0); return true;
+    case fmu::kSlotHubForceY: value = hub(1); return true;
+    case fmu::kSlotArmAngle: value = o.armAngle[p]; return true;
+    case fmu::kSlotArmTorque:
+      value = g_plant.drive().armState(p, g_plant.positions(), g_plant.velocities()).torque;
+      return true;
+    case fmu::kSlotHubLoad: value = hub.norm(); return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+int main() {
+  g_library = dlopen(BELTSIM_FMU_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  if (g_library == nullptr) {
+    std::printf("FAIL dlopen %s: %s\n", BELTSIM_FMU_LIBRARY, dlerror());
+    return 1;
+  }
+  auto instantiate = resolve<decltype(fmi3InstantiateCoSimulation)>("InstantiateCoSimulation");
+  auto enterInit = resolve<decltype(fmi3EnterInitializationMode)>("EnterInitializationMode");
+  auto exitInit = resolve<decltype(fmi3ExitInitializationMode)>("ExitInitializationMode");
+  auto setFloat64 = resolve<decltype(fmi3SetFloat64)>("SetFloat64");
+  auto getFloat64 = resolve<decltype(fmi3GetFloat64)>("GetFloat64");
+  auto doStep = resolve<decltype(fmi3DoStep)>("DoStep");
+  auto freeInstance = resolve<decltype(fmi3FreeInstance)>("FreeInstance");
+  if (!instantiate || !enterInit || !exitInit || !setFloat64 || !getFloat64 || !doStep || !freeInstance) {
+    std::printf("FAIL an fmi3 function is not exported\n");
+    return 1;
+  }
+
+  const PlantConfig config = Model::fileConfig();
+  if (!g_plant.setUp(config).ok() || (g_plant.start(), !g_plant.started())) return 1;
+  fmi3Instance fmu = instantiate("scenario", fmu::kInstantiationToken, "", false, false, false, false, nullptr, 0,
+                                 nullptr, printMessage, nullptr);
+  if (fmu == nullptr || enterInit(fmu, false, 0.0, 0.0, false, 0.0) != fmi3OK || exitInit(fmu) != fmi3OK) return 1;
+
+  // The inputs and outputs of the table; the table's inputs are the pulleys' command slots.
+  fmi3ValueReference inputs[kPulleys];
+  int inputPulley[kPulleys];
+  int nInputs = 0;
+  fmi3ValueReference outputs[sizeof(fmu::kVariables) / sizeof(fmu::Variable)];
+  int nOutputs = 0;
+  for (const fmu::Variable& v : fmu::kVariables) {
+    if (v.causality == fmu::Causality::kInput) {
+      inputs[nInputs] = v.ref;
+      inputPulley[nInputs++] = static_cast<int>(v.ref / fmu::kPulleyRefBase) - 1;
+    } else if (v.causality == fmu::Causality::kOutput && v.type == fmu::VarType::kFloat64 && v.ref >= fmu::kSpanRefBase) {
+      outputs[nOutputs++] = v.ref;
+    }
+  }
+  const double h = config.stepSize;
+  constexpr int kStepsPerPoint = 10;
+  const int points = static_cast<int>(0.3 / (kStepsPerPoint * h) + 0.5);
+  int reversals = 0;
+  double lastTorque = 0.0;
+  for (int k = 0; k < points; ++k) {
+    const double t = k * kStepsPerPoint * h;
+    PlantCommand command;
+    double u[kPulleys];
+    for (int p = 0; p < kPulleys; ++p) command.input[p] = stimulus(config, p, t);
+    for (int i = 0; i < nInputs; ++i) u[i] = command.input[inputPulley[i]];
+    PlantOutput o;
+    for (int s = 0; s < kStepsPerPoint; ++s) o = g_plant.step(command);
+    bool flags[3];
+    double reached = 0.0;
+    double got[sizeof outputs / sizeof outputs[0]];
+    if (setFloat64(fmu, inputs, nInputs, u, nInputs) != fmi3OK ||
+        doStep(fmu, t, kStepsPerPoint * h, false, &flags[0], &flags[1], &flags[2], &reached) != fmi3OK ||
+        getFloat64(fmu, outputs, nOutputs, got, nOutputs) != fmi3OK) {
+      std::printf("FAIL fmi3 call at point %d\n", k);
+      return 1;
+    }
+    for (int i = 0; i < nOutputs; ++i) {
+      double want = 0.0;
+      if (!expected(outputs[i], o, want)) {
+        std::printf("FAIL output %u has no plant quantity in this test\n", outputs[i]);
+        return 1;
+      }
+      if (std::memcmp(&got[i], &want, sizeof want) != 0) {
+        std::printf("FAIL t = %.4f s output %u: FMU %.17g, plant %.17g\n", t, outputs[i], got[i], want);
+        return 1;
+      }
+    }
+    for (int p = 0; p < kPulleys; ++p)
+      if (inputOf(config.pulley[p].kind) == PulleyInput::kTorque) {
+        if (lastTorque < 0.0 && o.torque[p] > 0.0) ++reversals;
+        lastTorque = o.torque[p];
+      }
+  }
+  freeInstance(fmu);
+  std::printf("%d communication points of %d model steps, %d outputs each: FMU == firmware plant, bit for bit; "
+              "torque reversals seen: %d\n",
+              points, kStepsPerPoint, nOutputs, reversals);
+  return reversals == 1 ? 0 : 1;
+}
