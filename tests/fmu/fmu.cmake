@@ -36,6 +36,21 @@ if(TARGET beltsim_fmu_scenario)
     BELTSIM_FMU_LIBRARY="${CMAKE_BINARY_DIR}/firmware/fmu/${BELTSIM_FMU_SCENARIO_ID}/binaries/${BELTSIM_FMU_PLATFORM}/${BELTSIM_FMU_SCENARIO_ID}.so")
   add_test(NAME fmu_scenario_matches_the_firmware_plant COMMAND ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:fmu_scenario_trace>)
   set_tests_properties(fmu_scenario_matches_the_firmware_plant PROPERTIES TIMEOUT 600 LABELS fmu)
+  if(NOT CMAKE_CROSSCOMPILING AND BELTSIM_FMU_SCENARIO MATCHES "accessory_drive\\.toml$")
+    add_test(NAME fmu_scenario_outside_importer
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fmu/fmusim_scenario.sh ${CMAKE_SOURCE_DIR}
+                     ${CMAKE_BINARY_DIR}/firmware/fmu/${BELTSIM_FMU_SCENARIO_ID}.fmu ${CMAKE_CURRENT_BINARY_DIR}/fmusim)
+    set_tests_properties(fmu_scenario_outside_importer PROPERTIES TIMEOUT 600 LABELS fmu SKIP_RETURN_CODE 77
+                         RESOURCE_LOCK fmusim)
+  endif()
+endif()
+
+# A scenario the FMU cannot be built from: one line, nothing written (the configure step included).
+if(NOT CMAKE_CROSSCOMPILING AND NOT BELTSIM_BARE_METAL)
+  add_test(NAME fmu_scenario_bad_input
+           COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/fmu/scenario_fmu_bad_input.py ${CMAKE_SOURCE_DIR}
+                   ${CMAKE_CURRENT_BINARY_DIR}/fmu_scenario_bad_input ${CMAKE_GENERATOR})
+  set_tests_properties(fmu_scenario_bad_input PROPERTIES TIMEOUT 300 LABELS "fmu;cli")
 endif()
 
 # The FMUs as an importer sees them (issue 17): tests/fmu/test_fmu.py unzips both, checks
@@ -55,10 +70,14 @@ add_executable(fmu_reference_trace fmu/fmu_reference_trace.cpp)
 target_include_directories(fmu_reference_trace PRIVATE support "${CMAKE_SOURCE_DIR}/firmware")
 target_link_libraries(fmu_reference_trace PRIVATE beltsim_model)
 
+set(_scenario_fmu_arg "")
+if(TARGET beltsim_fmu_scenario AND BELTSIM_FMU_SCENARIO MATCHES "accessory_drive\\.toml$")
+  set(_scenario_fmu_arg --scenario ${CMAKE_BINARY_DIR}/firmware/fmu/${BELTSIM_FMU_SCENARIO_ID}.fmu)
+endif()
 add_test(NAME fmu_importer
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/fmu/test_fmu.py
                  --mcu ${CMAKE_BINARY_DIR}/firmware/fmu/beltsim_mcu.fmu
-                 --pc ${CMAKE_BINARY_DIR}/firmware/fmu/beltsim_pc.fmu
+                 --pc ${CMAKE_BINARY_DIR}/firmware/fmu/beltsim_pc.fmu ${_scenario_fmu_arg}
                  --reference $<TARGET_FILE:fmu_reference_trace>
                  --work ${CMAKE_CURRENT_BINARY_DIR}/fmu_work)
 set_tests_properties(fmu_importer PROPERTIES TIMEOUT 900 LABELS fmu)
@@ -69,4 +88,5 @@ set_tests_properties(fmu_importer PROPERTIES TIMEOUT 900 LABELS fmu)
 add_test(NAME fmu_outside_importer_state_file
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fmu/fmusim_state_file.sh ${CMAKE_SOURCE_DIR}
                  ${CMAKE_BINARY_DIR}/firmware/fmu/beltsim_mcu.fmu ${CMAKE_CURRENT_BINARY_DIR}/fmusim)
-set_tests_properties(fmu_outside_importer_state_file PROPERTIES TIMEOUT 600 LABELS fmu SKIP_RETURN_CODE 77)
+set_tests_properties(fmu_outside_importer_state_file PROPERTIES TIMEOUT 600 LABELS fmu SKIP_RETURN_CODE 77
+                     RESOURCE_LOCK fmusim)

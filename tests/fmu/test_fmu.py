@@ -208,7 +208,7 @@ FMUS = {}
 
 def fmu(config):
     if config not in FMUS:
-        FMUS[config] = Fmu(ARGS.mcu if config == "mcu" else ARGS.pc, config)
+        FMUS[config] = Fmu({"mcu": ARGS.mcu, "pc": ARGS.pc, "scenario": ARGS.scenario}[config], config)
     return FMUS[config]
 
 
@@ -363,6 +363,82 @@ class Trace(unittest.TestCase):
         subprocess.run(command + ["-o", library], check=True, cwd=ARGS.work)
         lib = load_library(library)
         run_against_reference(self, lib, f.token, f.step_size, "mcu", 0.6, 1)
+
+
+@unittest.skipUnless("--scenario" in sys.argv, "no scenario FMU (BELTSIM_FMU_SCENARIO)")
+class ScenarioFmu(unittest.TestCase):
+    """The FMU of the accessory drive (host_sim/scenarios/accessory_drive.toml, the host preset's
+    BELTSIM_FMU_SCENARIO): its description, names and value references (scripts/scenario_to_fmu.py),
+    and its tunable dampers. Its trace against the firmware plant: fmu_scenario_matches_the_firmware_plant."""
+
+    # The file's pulleys in belt order: the names as the FMU writes them, and the quantity of the input.
+    PULLEYS = [("crankshaft", "speed_command"), ("water_pump", "load_torque"), ("motor_generator", "torque_command"),
+               ("idler", "load_torque"), ("a_c_compressor", "load_torque"), ("tensioner", "load_torque")]
+
+    def variables(self):
+        return {v.get("name"): v for v in fmu("scenario").root.find("ModelVariables")}
+
+    def test_description_follows_the_schema(self):
+        ModelDescription.check(self, "scenario")
+        root = fmu("scenario").root
+        self.assertEqual(root.get("variableNamingConvention"), "structured")
+        self.assertEqual(int(self.variables()["element_count"].get("start")), 120)  # the file's belt.elements
+
+    def test_every_pulley_has_its_input_and_outputs_under_its_name(self):
+        v = self.variables()
+        import re
+        for k, (name, command) in enumerate(self.PULLEYS, 1):
+            self.assertEqual(int(v[f"{name}.{command}"].get("valueReference")), 1000 * k + 1)
+            self.assertEqual(v[f"{name}.{command}"].get("causality"), "input")
+            for slot, quantity in [(10, "angle"), (11, "speed"), (12, "torque"), (13, "hub_force_x"), (14, "hub_force_y")]:
+                self.assertEqual(int(v[f"{name}.{quantity}"].get("valueReference")), 1000 * k + slot, name)
+            self.assertEqual(f"{name}.damping" in v, command == "load_torque", name)
+        for quantity, slot in [("arm_angle", 20), ("arm_torque", 21), ("hub_load", 22)]:
+            self.assertEqual(int(v[f"tensioner.{quantity}"].get("valueReference")), 6000 + slot)
+        for k in range(1, 7):
+            self.assertEqual(int(v[f"span{k}.force"].get("valueReference")), 900 + k)
+        # FMI 3.0 structured names: identifiers joined by dots.
+        for name in v:
+            self.assertRegex(name, r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+    def test_every_value_reference_answers_with_its_declared_type(self):
+        f = fmu("scenario")
+        inst = Instance(f.lib, f.token, "types")
+        getters = {"Float64": inst.get_f, "Int32": inst.get_i, "Boolean": inst.get_b}
+        for v in f.root.find("ModelVariables"):
+            value = getters[v.tag]([int(v.get("valueReference"))])[0]
+            if v.get("start") is not None and v.tag != "Boolean":
+                self.assertEqual(value, float(v.get("start")) if v.tag == "Float64" else int(v.get("start")),
+                                 v.get("name"))
+        inst.free()
+
+    def run_compressor(self, damping_at=None):
+        """0.02 s with the crankshaft at 5 rad/s; the compressor's damper set to 5 N m s/rad at
+        `damping_at` (s) if given. Returns the compressor's speed after each millisecond."""
+        f = fmu("scenario")
+        v = self.variables()
+        crank = int(v["crankshaft.speed_command"].get("valueReference"))
+        damper = int(v["a_c_compressor.damping"].get("valueReference"))
+        speed = int(v["a_c_compressor.speed"].get("valueReference"))
+        inst = Instance(f.lib, f.token, "damper", logging=False)
+        self.assertEqual(inst.init(), fmi3OK)
+        self.assertEqual(inst.set_f([crank], [5.0]), fmi3OK)
+        speeds = []
+        for k in range(20):
+            if damping_at is not None and abs(k * 1e-3 - damping_at) < 1e-9:
+                self.assertEqual(inst.set_f([damper], [5.0]), fmi3OK, "a tunable is set in step mode")
+            self.assertEqual(inst.step(10 * f.step_size), fmi3OK)
+            speeds.append(inst.get_f([speed])[0])
+        inst.free()
+        return speeds
+
+    def test_a_pulley_damper_is_tunable_and_applies_from_the_next_step(self):
+        plain = self.run_compressor()
+        damped = self.run_compressor(damping_at=0.01)
+        self.assertEqual(bits(plain[:10]), bits(damped[:10]), "nothing changes before the damper is set")
+        # A damper on the turning compressor takes torque from it: it turns slower from then on.
+        self.assertGreater(plain[9], 1.0)
+        self.assertLess(damped[19], plain[19])
 
 
 class State(unittest.TestCase):
@@ -678,6 +754,7 @@ def main():
     parser.add_argument("--pc", required=True)
     parser.add_argument("--reference", required=True)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--scenario", help="the FMU of host_sim/scenarios/accessory_drive.toml (BELTSIM_FMU_SCENARIO)")
     ARGS, rest = parser.parse_known_args()
     os.makedirs(ARGS.work, exist_ok=True)
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

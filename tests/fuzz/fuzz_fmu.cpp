@@ -128,7 +128,7 @@ struct Session {
     } else {
       std::size_t size = 0;
       if (fmi3SerializedFMUStateSize(i, state[s], &size) != fmi3OK) return;
-      static std::uint8_t buffer[sizeof(Simulation<kElements>) + 256];
+      static std::uint8_t buffer[sizeof(Sim) + 256];
       if (size > sizeof buffer || fmi3SerializeFMUState(i, state[s], buffer, size) != fmi3OK) return;
       const std::uint8_t how = in.byte();
       std::size_t length = size;
