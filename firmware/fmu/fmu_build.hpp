@@ -50,7 +50,7 @@ constexpr double kDefaultStopTime = 2.45;  // s, the paper's scenario
 #endif
 
 using Sim = Simulation<Model>;
-constexpr auto& kVariables = Model::kVariables;
+inline constexpr auto& kVariables = Model::kVariables;
 constexpr std::size_t kVariableCount = sizeof(Model::kVariables) / sizeof(Variable);
 
 // Version of the saved-state layout (Simulation<Model>); bump it when Simulation or the plant's
