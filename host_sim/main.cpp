@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> overrides;
   bool quiet = false;
   run->add_option("scenario", scenarioPath, "scenario file (TOML)")->required();
-  run->add_option("--set", overrides, "override a scenario key, e.g. --set belt.elements=120");
+  run->add_option("--set", overrides, "override a scenario key, e.g. --set belt.elements=120; [[pulley]] entries by index from 0: --set pulley[2].torque.to=3");
   run->add_option("--out", outputDirectory, "output folder (must not exist or be empty)")->required();
   run->add_flag("--quiet", quiet, "no progress line");
 

@@ -196,7 +196,8 @@ RampProfile readProfile(const std::string& file, const toml::table& t, const std
   return p;
 }
 
-// Applies one "a.b.c=value" override to the document.
+// Applies one "a.b.c=value" override to the document; an entry of an array of tables is NAME[INDEX]
+// (from 0, in file order: pulley[2].torque.to=3), as the error messages name the pulleys.
 void applyOverride(toml::table& root, const std::string& text, const std::string& file) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) throw ScenarioError{file + ":--set: '" + text + "' is not KEY=VALUE"};
@@ -225,10 +226,29 @@ void applyOverride(toml::table& root, const std::string& text, const std::string
       }
       return;
     }
-    toml::node* next = table->get(part);
-    if (next == nullptr) {
-      table->insert_or_assign(part, toml::table{});
+    toml::node* next = nullptr;
+    const auto bracket = part.find('[');
+    if (bracket != std::string::npos) {
+      // An entry of an array of tables, counted from 0 in file order: pulley[2].inertia.
+      const std::string name = part.substr(0, bracket);
+      char* end = nullptr;
+      const long index = std::strtol(part.c_str() + bracket + 1, &end, 10);
+      toml::node* array = table->get(name);
+      if (end == part.c_str() + bracket + 1 || std::string(end) != "]" || index < 0)
+        throw ScenarioError{file + ":--set: key '" + path + "': '" + part + "' is not NAME[INDEX] (an index from 0)"};
+      if (array == nullptr || !array->is_array_of_tables())
+        throw ScenarioError{file + ":--set: key '" + path + "': the file has no [[" + name + "]] entries"};
+      toml::array& entries = *array->as_array();
+      if (static_cast<std::size_t>(index) >= entries.size())
+        throw ScenarioError{file + ":--set: key '" + path + "': the file has " + std::to_string(entries.size()) +
+                            " [[" + name + "]] entries (indices 0 to " + std::to_string(entries.size() - 1) + ")"};
+      next = entries.get(static_cast<std::size_t>(index));
+    } else {
       next = table->get(part);
+      if (next == nullptr) {
+        table->insert_or_assign(part, toml::table{});
+        next = table->get(part);
+      }
     }
     if (!next->is_table()) throw ScenarioError{file + ":--set: key '" + path + "': '" + part + "' is not a table"};
     table = next->as_table();

@@ -41,6 +41,19 @@ if(MODE STREQUAL "bad_input")
   # 3. Negative step through --set.
   expect_failure("negative step" "key 'solver.step_size': out of range"
                  run "${SCENARIO}" --set solver.step_size=-1e-4 --out "${WORK}/out3")
+  # 3b. [[pulley]] entries by index (issue 36: one key syntax for --set and sweeps): an index past
+  # the file's pulleys is refused naming the key and the count; a profile field takes effect (the
+  # motor's speed profile made constant at 5 rad/s: the run's last motor speed is 5).
+  expect_failure("pulley index out of range" "key 'pulley\\[2\\].inertia': the file has 2 \\[\\[pulley\\]\\] entries"
+                 run "${SCENARIO}" --set pulley[2].inertia=1 --out "${WORK}/out3b")
+  execute_process(COMMAND "${BELTSIM}" run "${SCENARIO}" --set belt.elements=24 --set solver.end_time=0.002
+                          --set pulley[0].speed.shape=constant --set pulley[0].speed.value=5 --quiet
+                          --out "${WORK}/out3c" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+  file(READ "${WORK}/out3c/summary.json" _summary)
+  string(JSON _omega GET "${_summary}" omega 0)
+  if(NOT rc EQUAL 0 OR NOT _omega EQUAL 5)
+    message(FATAL_ERROR "pulley[0].speed override: exit ${rc}, motor speed ${_omega} (expected 5)")
+  endif()
   # 4. Unsupported element count lists the supported ones.
   expect_failure("unsupported element count" "key 'belt.elements': 50 is not compiled in; supported element counts: [0-9, ]*24, [0-9, ]*60"
                  run "${SCENARIO}" --set belt.elements=50 --out "${WORK}/out4")
