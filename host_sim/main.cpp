@@ -2,6 +2,7 @@
 //   beltsim run SCENARIO.toml [--set KEY=VALUE ...] --out DIR
 //   beltsim hil SCENARIO.toml --udp ADDR:PORT [--lockstep] [--duration S] [--hold N] --out DIR
 //   beltsim replay RECORDING --out DIR
+//   beltsim check SCENARIO.toml [--set KEY=VALUE ...]   (reads and checks, runs nothing)
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
@@ -45,7 +46,22 @@ int main(int argc, char** argv) {
   CLI::App* replay = app.add_subcommand("replay", "replay a hil recording without the controller (bit-identical trace)");
   replay->add_option("recording", recordingPath, "recording.bin of a hil run")->required();
   replay->add_option("--out", replayOutput, "output folder (must not exist or be empty)")->required();
+  std::string checkPath;
+  std::vector<std::string> checkOverrides;
+  CLI::App* check = app.add_subcommand("check", "read and check a scenario as run does, without running it");
+  check->add_option("scenario", checkPath, "scenario file (TOML)")->required();
+  check->add_option("--set", checkOverrides, "override a scenario key (as for run)");
   CLI11_PARSE(app, argc, argv);
+
+  if (check->parsed()) {
+    beltsim::host::Scenario checked;
+    const beltsim::host::ParseResult result = beltsim::host::loadScenario(checkPath, checkOverrides, checked);
+    if (!result.ok) {
+      std::fprintf(stderr, "error: %s\n", result.error.c_str());
+      return 2;
+    }
+    return 0;
+  }
 
   if (hilCommand->parsed()) return beltsim::host::runHil(hil);
   if (replay->parsed()) return beltsim::host::runReplay(recordingPath, replayOutput);

@@ -33,6 +33,8 @@ if [[ "${1:-}" != "--host-only" ]]; then
     [/usr/include/libxml2/libxml/parser.h]=libxml2-dev
     [/usr/include/minizip/unzip.h]=libminizip-dev
     [/usr/include/cvode/cvode.h]=libsundials-dev
+    # sweeps on a Dask cluster (scripts/beltsim_sweep.py --scheduler; the sweep test's LocalCluster)
+    [/usr/lib/python3/dist-packages/distributed/__init__.py]=python3-distributed
   )
 fi
 
