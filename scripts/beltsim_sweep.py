@@ -41,15 +41,15 @@ import argparse
 import csv
 import io
 import itertools
-import json
 import os
 import random
 import re
 import shutil
 import subprocess
 import sys
-import time
 import tomllib
+
+import beltsim_cases as cases
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEC_KEYS = {"scenario", "outputs", "time_limit", "set", "vary", "plot"}
@@ -165,35 +165,6 @@ def load_spec(path, beltsim):
             "time_limit": float(spec.get("time_limit", 3600))}
 
 
-def run_case(beltsim, scenario, overrides, out, time_limit):
-    """One case: `beltsim run` into `out`; returns the summary's figures (or the failure). Each
-    attempt writes its own folder, renamed to `out` at the end: a case re-run after its worker died
-    does not meet the first attempt's files."""
-    attempt = f"{out}.attempt-{os.getpid()}-{time.time_ns()}"
-    command = [beltsim, "run", scenario, "--quiet", "--out", attempt]
-    for o in overrides:
-        command += ["--set", o]
-    start = time.monotonic()
-    try:
-        p = subprocess.run(command, capture_output=True, text=True, timeout=time_limit)
-        status, stderr = p.returncode, p.stderr
-    except subprocess.TimeoutExpired:
-        status, stderr = "timeout", f"killed after the time limit of {time_limit:g} s"
-    wall = time.monotonic() - start
-    shutil.rmtree(out, ignore_errors=True)
-    if os.path.isdir(attempt):
-        os.rename(attempt, out)
-    summary = {}
-    try:
-        summary = json.load(open(os.path.join(out, "summary.json")))
-    except (OSError, ValueError):
-        pass
-    lines = [line for line in (stderr or "").splitlines() if line.strip()]
-    reason = summary.get("fault_reason") or ("" if status == 0 else (lines[-1] if lines else f"exit status {status}"))
-    reason = reason.removeprefix("error: ")
-    return {"summary": summary, "status": status, "reason": reason, "wall": wall}
-
-
 def row_of(case, values, result, outputs):
     s = result["summary"]
     tail = s.get("tail_mean", {})
@@ -207,41 +178,16 @@ def row_of(case, values, result, outputs):
     return row
 
 
-def run_all(spec, out, jobs, scheduler, beltsim):
+def run_sweep(spec, out, jobs, scheduler, beltsim):
     keys = [k for k, _ in spec["varied"]]
     combos = list(itertools.product(*[v for _, v in spec["varied"]]))
     tasks = []
     for case, values in enumerate(combos):
-        overrides = spec["fixed"] + [f"{k}={set_value(v)}" for k, v in zip(keys, values)]
-        tasks.append((beltsim, spec["scenario"], overrides, os.path.join(out, "cases", f"{case:04d}"),
-                      spec["time_limit"]))
-    results = [None] * len(tasks)
-
-    def progress(done):
-        bar = "#" * (30 * done // len(tasks))
-        print(f"\r[{bar:<30}] {done}/{len(tasks)} cases", end="" if done < len(tasks) else "\n", file=sys.stderr,
-              flush=True)
-
-    if scheduler:
-        from distributed import Client, as_completed  # python3-distributed (Debian 12)
-        with Client(scheduler) as client:
-            futures = [client.submit(run_case, *t, pure=False, key=f"beltsim-case-{i}-{time.time_ns()}")
-                       for i, t in enumerate(tasks)]
-            index = {f.key: i for i, f in enumerate(futures)}
-            for done, future in enumerate(as_completed(futures), 1):
-                i = index[future.key]
-                try:
-                    results[i] = future.result()
-                except Exception as e:  # a worker lost beyond Dask's retries: the case is an error
-                    results[i] = {"summary": {}, "status": "error", "reason": f"worker failed: {e}", "wall": 0.0}
-                progress(done)
-    else:
-        from concurrent.futures import ThreadPoolExecutor, as_completed
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(run_case, *t): i for i, t in enumerate(tasks)}
-            for done, future in enumerate(as_completed(futures), 1):
-                results[futures[future]] = future.result()
-                progress(done)
+        arguments = ["run", spec["scenario"], "--quiet"]
+        for o in spec["fixed"] + [f"{k}={set_value(v)}" for k, v in zip(keys, values)]:
+            arguments += ["--set", o]
+        tasks.append((beltsim, arguments, os.path.join(out, "cases", f"{case:04d}"), spec["time_limit"]))
+    results = cases.run_all(tasks, jobs, scheduler)
     rows = [row_of(i, combos[i], results[i], spec["outputs"]) for i in range(len(tasks))]
     header = ["case"] + keys + spec["outputs"] + HEALTH
     return header, rows
@@ -282,10 +228,8 @@ def main():
     parser.add_argument("--scheduler", default=None)
     parser.add_argument("--beltsim", default=os.path.join(REPO, "build", "host", "host_sim", "beltsim"))
     args = parser.parse_args()
-    beltsim = os.path.abspath(args.beltsim)
-    if not os.access(beltsim, os.X_OK):
-        print(f"error: {beltsim}: no beltsim binary (build it: bash scripts/run_main.sh, or give --beltsim)",
-              file=sys.stderr)
+    beltsim = cases.find_beltsim(args.beltsim)
+    if beltsim is None:
         return 2
     try:
         spec = load_spec(args.spec, beltsim)
@@ -296,7 +240,7 @@ def main():
         print(f"error: {args.out}: the output folder is not empty", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
-    header, rows = run_all(spec, os.path.abspath(args.out), max(1, args.jobs), args.scheduler, beltsim)
+    header, rows = run_sweep(spec, os.path.abspath(args.out), max(1, args.jobs), args.scheduler, beltsim)
     with open(os.path.join(args.out, "sweep.csv"), "w", newline="") as f:
         csv.writer(f, lineterminator="\n").writerows([header] + rows)
     plot(args.out, spec, header, rows)
