@@ -70,10 +70,30 @@ def run_all(tasks, jobs, scheduler):
     return results
 
 
-def find_beltsim(path):
-    beltsim = os.path.abspath(path)
+def add_runner_arguments(parser):
+    """--out, --jobs, --scheduler and --beltsim, as both scripts take them."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--scheduler", default=None)
+    parser.add_argument("--beltsim", default=os.path.join(repo, "build", "host", "host_sim", "beltsim"))
+
+
+def prepare(args, load, error_type):
+    """The beltsim binary and what load(beltsim) reads, with the output folder made; None (and one
+    line on stderr) when the binary is missing, the spec is refused or the folder is not empty."""
+    beltsim = os.path.abspath(args.beltsim)
     if not os.access(beltsim, os.X_OK):
         print(f"error: {beltsim}: no beltsim binary (build it: bash scripts/run_main.sh, or give --beltsim)",
               file=sys.stderr)
         return None
-    return beltsim
+    try:
+        loaded = load(beltsim)
+    except error_type as e:
+        print(f"error: {e}", file=sys.stderr)
+        return None
+    if os.path.isdir(args.out) and os.listdir(args.out):
+        print(f"error: {args.out}: the output folder is not empty", file=sys.stderr)
+        return None
+    os.makedirs(args.out, exist_ok=True)
+    return beltsim, loaded

@@ -49,7 +49,6 @@ import xml.etree.ElementTree as ET
 
 import beltsim_cases as cases
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITE_KEYS = {"goldens", "time_limit", "case"}
 CASE_KEYS = {"name", "scenario", "recording", "set", "quantities", "timeseries", "tolerance"}
 
@@ -376,23 +375,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["run", "bless"])
     parser.add_argument("suite")
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--scheduler", default=None)
-    parser.add_argument("--beltsim", default=os.path.join(REPO, "build", "host", "host_sim", "beltsim"))
+    cases.add_runner_arguments(parser)
     args = parser.parse_args()
-    beltsim = cases.find_beltsim(args.beltsim)
-    if beltsim is None:
+    prepared = cases.prepare(args, lambda beltsim: load_suite(args.suite, args.command == "run", beltsim), SuiteError)
+    if prepared is None:
         return 2
-    try:
-        suite = load_suite(args.suite, args.command == "run", beltsim)
-    except SuiteError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    if os.path.isdir(args.out) and os.listdir(args.out):
-        print(f"error: {args.out}: the output folder is not empty", file=sys.stderr)
-        return 2
-    os.makedirs(args.out, exist_ok=True)
+    beltsim, suite = prepared
     return command_run(suite, args, beltsim) if args.command == "run" else command_bless(suite, args, beltsim)
 
 

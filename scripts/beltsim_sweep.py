@@ -51,7 +51,6 @@ import tomllib
 
 import beltsim_cases as cases
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEC_KEYS = {"scenario", "outputs", "time_limit", "set", "vary", "plot"}
 PLOT_KEYS = {"x", "y"}
 # Columns every row has after the outputs.
@@ -223,23 +222,12 @@ def plot(out, spec, header, rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("spec")
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--scheduler", default=None)
-    parser.add_argument("--beltsim", default=os.path.join(REPO, "build", "host", "host_sim", "beltsim"))
+    cases.add_runner_arguments(parser)
     args = parser.parse_args()
-    beltsim = cases.find_beltsim(args.beltsim)
-    if beltsim is None:
+    prepared = cases.prepare(args, lambda beltsim: load_spec(args.spec, beltsim), SpecError)
+    if prepared is None:
         return 2
-    try:
-        spec = load_spec(args.spec, beltsim)
-    except SpecError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    if os.path.isdir(args.out) and os.listdir(args.out):
-        print(f"error: {args.out}: the output folder is not empty", file=sys.stderr)
-        return 2
-    os.makedirs(args.out, exist_ok=True)
+    beltsim, spec = prepared
     header, rows = run_sweep(spec, os.path.abspath(args.out), max(1, args.jobs), args.scheduler, beltsim)
     with open(os.path.join(args.out, "sweep.csv"), "w", newline="") as f:
         csv.writer(f, lineterminator="\n").writerows([header] + rows)

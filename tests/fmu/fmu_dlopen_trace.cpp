@@ -5,13 +5,12 @@
 // (test fmu_library_bits_host_equals_aarch64). Runs on every Linux preset, under ASan/UBSan in
 // host-debug and under qemu-aarch64 in aarch64.
 // Built with BELTSIM_FMU_LIBRARY (path of the library as packaged) and BELTSIM_FMU_PC_CONFIG.
-#include <dlfcn.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 
 #include "fmi3_api.h"
+#include "fmu_loaded_library.hpp"
 #include "fmu_build.hpp"
 #include "paper_scenario.hpp"
 
@@ -34,50 +33,33 @@ constexpr const char* kFmi3Functions[] = {
     "GetNumberOfEventIndicators", "GetNumberOfContinuousStates", "EnterStepMode", "GetOutputDerivatives", "DoStep",
     "ActivateModelPartition"};
 
-void* g_library = nullptr;
-
-template <typename F>
-F* resolve(const char* name) {
-  char full[64];
-  std::snprintf(full, sizeof full, "fmi3%s", name);
-  return reinterpret_cast<F*>(dlsym(g_library, full));
-}
-
-void printMessage(fmi3InstanceEnvironment, fmi3Status status, fmi3String category, fmi3String message) {
-  std::printf("[%d %s] %s\n", static_cast<int>(status), category, message);
-}
-
 beltsim::BeltDrivePlant<beltsim::fmu::kElements> g_plant;  // static storage
 
 }  // namespace
 
 int main() {
-  g_library = dlopen(BELTSIM_FMU_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-  if (g_library == nullptr) {
-    std::printf("FAIL dlopen %s: %s\n", BELTSIM_FMU_LIBRARY, dlerror());
-    return 1;
-  }
+  if (!beltsim::test::loadFmuLibrary(BELTSIM_FMU_LIBRARY)) return 1;
   int missing = 0;
   for (const char* name : kFmi3Functions)
-    if (resolve<void>(name) == nullptr) {
+    if (beltsim::test::resolveFmi3<void>(name) == nullptr) {
       std::printf("FAIL fmi3%s is not exported\n", name);
       ++missing;
     }
   if (missing != 0) return 1;
 
-  auto instantiate = resolve<decltype(fmi3InstantiateCoSimulation)>("InstantiateCoSimulation");
-  auto enterInit = resolve<decltype(fmi3EnterInitializationMode)>("EnterInitializationMode");
-  auto exitInit = resolve<decltype(fmi3ExitInitializationMode)>("ExitInitializationMode");
-  auto setFloat64 = resolve<decltype(fmi3SetFloat64)>("SetFloat64");
-  auto getFloat64 = resolve<decltype(fmi3GetFloat64)>("GetFloat64");
-  auto doStep = resolve<decltype(fmi3DoStep)>("DoStep");
-  auto freeInstance = resolve<decltype(fmi3FreeInstance)>("FreeInstance");
+  auto instantiate = beltsim::test::resolveFmi3<decltype(fmi3InstantiateCoSimulation)>("InstantiateCoSimulation");
+  auto enterInit = beltsim::test::resolveFmi3<decltype(fmi3EnterInitializationMode)>("EnterInitializationMode");
+  auto exitInit = beltsim::test::resolveFmi3<decltype(fmi3ExitInitializationMode)>("ExitInitializationMode");
+  auto setFloat64 = beltsim::test::resolveFmi3<decltype(fmi3SetFloat64)>("SetFloat64");
+  auto getFloat64 = beltsim::test::resolveFmi3<decltype(fmi3GetFloat64)>("GetFloat64");
+  auto doStep = beltsim::test::resolveFmi3<decltype(fmi3DoStep)>("DoStep");
+  auto freeInstance = beltsim::test::resolveFmi3<decltype(fmi3FreeInstance)>("FreeInstance");
 
   using namespace beltsim;
   const PlantConfig config = fmu::kBuild.plantConfig(MotorMode::kSpeed);
   if (!g_plant.setUp(config).ok() || (g_plant.start(), !g_plant.started())) return 1;
   fmi3Instance fmu = instantiate("trace", fmu::kInstantiationToken, "", false, false, false, false, nullptr, 0,
-                                 nullptr, printMessage, nullptr);
+                                 nullptr, beltsim::test::printFmuMessage, nullptr);
   if (fmu == nullptr || enterInit(fmu, false, 0.0, 0.0, false, 0.0) != fmi3OK || exitInit(fmu) != fmi3OK) return 1;
 
   const fmi3ValueReference inputs[] = {fmu::kMotorSpeedCommand, fmu::kLoadTorque};

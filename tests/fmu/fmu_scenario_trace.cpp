@@ -7,13 +7,12 @@
 // every communication point (10 model steps each); the plant's quantities are read here from its
 // own interface, not through the FMU's model code.
 // Built with BELTSIM_FMU_LIBRARY (path of the library as packaged) and BELTSIM_FMU_PC_CONFIG=2.
-#include <dlfcn.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 
 #include "fmi3_api.h"
+#include "fmu_loaded_library.hpp"
 #include "fmu_build.hpp"
 
 namespace {
@@ -21,19 +20,6 @@ namespace {
 using namespace beltsim;
 using fmu::Model;
 constexpr int kPulleys = fw::kFmuScenarioPulleys;
-
-void* g_library = nullptr;
-
-template <typename F>
-F* resolve(const char* name) {
-  char full[64];
-  std::snprintf(full, sizeof full, "fmi3%s", name);
-  return reinterpret_cast<F*>(dlsym(g_library, full));
-}
-
-void printMessage(fmi3InstanceEnvironment, fmi3Status status, fmi3String category, fmi3String message) {
-  std::printf("[%d %s] %s\n", static_cast<int>(status), category, message);
-}
 
 Model::Plant g_plant;  // static storage
 
@@ -81,18 +67,14 @@ bool expected(std::uint32_t ref, const PlantOutput& o, double& value) {
 }  // namespace
 
 int main() {
-  g_library = dlopen(BELTSIM_FMU_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-  if (g_library == nullptr) {
-    std::printf("FAIL dlopen %s: %s\n", BELTSIM_FMU_LIBRARY, dlerror());
-    return 1;
-  }
-  auto instantiate = resolve<decltype(fmi3InstantiateCoSimulation)>("InstantiateCoSimulation");
-  auto enterInit = resolve<decltype(fmi3EnterInitializationMode)>("EnterInitializationMode");
-  auto exitInit = resolve<decltype(fmi3ExitInitializationMode)>("ExitInitializationMode");
-  auto setFloat64 = resolve<decltype(fmi3SetFloat64)>("SetFloat64");
-  auto getFloat64 = resolve<decltype(fmi3GetFloat64)>("GetFloat64");
-  auto doStep = resolve<decltype(fmi3DoStep)>("DoStep");
-  auto freeInstance = resolve<decltype(fmi3FreeInstance)>("FreeInstance");
+  if (!beltsim::test::loadFmuLibrary(BELTSIM_FMU_LIBRARY)) return 1;
+  auto instantiate = beltsim::test::resolveFmi3<decltype(fmi3InstantiateCoSimulation)>("InstantiateCoSimulation");
+  auto enterInit = beltsim::test::resolveFmi3<decltype(fmi3EnterInitializationMode)>("EnterInitializationMode");
+  auto exitInit = beltsim::test::resolveFmi3<decltype(fmi3ExitInitializationMode)>("ExitInitializationMode");
+  auto setFloat64 = beltsim::test::resolveFmi3<decltype(fmi3SetFloat64)>("SetFloat64");
+  auto getFloat64 = beltsim::test::resolveFmi3<decltype(fmi3GetFloat64)>("GetFloat64");
+  auto doStep = beltsim::test::resolveFmi3<decltype(fmi3DoStep)>("DoStep");
+  auto freeInstance = beltsim::test::resolveFmi3<decltype(fmi3FreeInstance)>("FreeInstance");
   if (!instantiate || !enterInit || !exitInit || !setFloat64 || !getFloat64 || !doStep || !freeInstance) {
     std::printf("FAIL an fmi3 function is not exported\n");
     return 1;
@@ -101,7 +83,7 @@ int main() {
   const PlantConfig config = Model::fileConfig();
   if (!g_plant.setUp(config).ok() || (g_plant.start(), !g_plant.started())) return 1;
   fmi3Instance fmu = instantiate("scenario", fmu::kInstantiationToken, "", false, false, false, false, nullptr, 0,
-                                 nullptr, printMessage, nullptr);
+                                 nullptr, beltsim::test::printFmuMessage, nullptr);
   if (fmu == nullptr || enterInit(fmu, false, 0.0, 0.0, false, 0.0) != fmi3OK || exitInit(fmu) != fmi3OK) return 1;
 
   // The inputs and outputs of the table; the table's inputs are the pulleys' command slots.

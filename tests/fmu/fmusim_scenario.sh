@@ -10,13 +10,9 @@
 # Usage: fmusim_scenario.sh SOURCE_DIR FMU WORK_DIR      exit 77: skipped (no ../shared)
 set -euo pipefail
 source_dir=$1 fmu=$2 work=$3
-tool="$source_dir/../shared/tools/fmusim-0.0.39/build.sh"
-if [[ ! -f "$tool" ]]; then
-  echo "SKIPPED: $tool not found (fmusim, the outside importer, is a tool beside the project)"
-  exit 77
-fi
+source "$(dirname "$0")/fmusim_build.sh"
+fmusim_build "$source_dir" "$work"
 rm -rf "$work/scenario_run" && mkdir -p "$work/scenario_run" && cd "$work/scenario_run"
-fmusim=$(bash "$tool" "$work/fmusim" | tail -1)
 printf 'time,crankshaft.speed_command,motor_generator.torque_command\n0,0,-3\n0.05,10,-3\n0.08,10,-3\n0.08,10,3\n0.1,10,3\n' \
   > inputs.csv
 "$fmusim" --interface-type cs --output-interval 0.001 --input-file inputs.csv --stop-time 0.1 \

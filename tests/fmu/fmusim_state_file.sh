@@ -10,13 +10,9 @@
 # Usage: fmusim_state_file.sh SOURCE_DIR FMU WORK_DIR      exit 77: skipped (no ../shared)
 set -euo pipefail
 source_dir=$1 fmu=$2 work=$3
-tool="$source_dir/../shared/tools/fmusim-0.0.39/build.sh"
-if [[ ! -f "$tool" ]]; then
-  echo "SKIPPED: $tool not found (fmusim, the outside importer, is a tool beside the project)"
-  exit 77
-fi
+source "$(dirname "$0")/fmusim_build.sh"
+fmusim_build "$source_dir" "$work"
 rm -rf "$work/run" && mkdir -p "$work/run" && cd "$work/run"
-fmusim=$(bash "$tool" "$work/fmusim" | tail -1)
 printf 'time,motor_speed_command\n0,0\n0.6,12\n1.2,12\n' > inputs.csv
 common=(--interface-type cs --output-interval 0.001 --input-file inputs.csv)
 "$fmusim" "${common[@]}" --stop-time 1.2 --output-file straight.csv "$fmu" > straight.log 2>&1 \

@@ -92,41 +92,35 @@ class Suite(unittest.TestCase):
         p = suite("run", path, os.path.join(WORK, "after_bless"))
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
 
-    def handmade(self, goldens, name, file, overrides):
+    def one_case(self, name, file, settings, time_limit=3600):
+        """A suite of one case of scenario `file` with the --set keys `settings` (a dict) and a golden
+        made by hand (the run is not expected to give one); run; the case's JUnit testcase."""
+        goldens = os.path.join(WORK, name + "_goldens")
         os.makedirs(goldens, exist_ok=True)
+        overrides = [f"{k}={v}" for k, v in settings.items()]
         with open(os.path.join(goldens, name + ".json"), "w") as f:
             json.dump({"case": name, "source": {"kind": "scenario", "file": file, "set": overrides},
                        "quantities": {"steps": 0}, "timeseries": {}}, f)
-
-    def test_a_faulting_case_fails_with_its_reason(self):
-        goldens = os.path.join(WORK, "fault_goldens")
-        overrides = ["belt.reference_strain=-0.05", "static.start=rest", "solver.end_time=0.05"]
-        self.handmade(goldens, "diverging", "open_cantilever.toml", overrides)
-        scenario = os.path.join(SOURCE, "host_sim", "scenarios", "open_cantilever.toml")
-        path = os.path.join(WORK, "fault.toml")
+        scenario = os.path.join(SOURCE, "host_sim", "scenarios", file)
+        keys = ", ".join(f'"{k}" = {json.dumps(v)}' for k, v in settings.items())
+        path = os.path.join(WORK, name + ".toml")
         with open(path, "w") as f:
-            f.write(f'goldens = "{goldens}"\n[[case]]\nname = "diverging"\nscenario = "{scenario}"\n'
-                    'set = { "belt.reference_strain" = -0.05, "static.start" = "rest", "solver.end_time" = 0.05 }\n'
-                    'quantities = ["steps"]\n')
-        out = os.path.join(WORK, "fault_run")
+            f.write(f'goldens = "{goldens}"\ntime_limit = {time_limit}\n[[case]]\nname = "{name}"\n'
+                    f'scenario = "{scenario}"\nset = {{ {keys} }}\nquantities = ["steps"]\n')
+        out = os.path.join(WORK, name + "_run")
         p = suite("run", path, out)
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        failure = junit(out)["diverging"].find("failure")
+        return junit(out)[name]
+
+    def test_a_faulting_case_fails_with_its_reason(self):
+        case = self.one_case("diverging", "open_cantilever.toml",
+                             {"belt.reference_strain": -0.05, "static.start": "rest", "solver.end_time": 0.05})
+        failure = case.find("failure")
         self.assertIsNotNone(failure)
         self.assertRegex(failure.get("message"), r"the run failed: step \d+ \(t = ")
 
     def test_a_case_over_its_time_limit_is_killed_and_an_error(self):
-        goldens = os.path.join(WORK, "slow_goldens")
-        self.handmade(goldens, "slow", "paper_belt_drive.toml", ["belt.elements=60"])
-        scenario = os.path.join(SOURCE, "host_sim", "scenarios", "paper_belt_drive.toml")
-        path = os.path.join(WORK, "slow.toml")
-        with open(path, "w") as f:
-            f.write(f'goldens = "{goldens}"\ntime_limit = 1.0\n[[case]]\nname = "slow"\nscenario = "{scenario}"\n'
-                    'set = { "belt.elements" = 60 }\nquantities = ["steps"]\n')
-        out = os.path.join(WORK, "slow_run")
-        p = suite("run", path, out)
-        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        error = junit(out)["slow"].find("error")
+        error = self.one_case("slow", "paper_belt_drive.toml", {"belt.elements": 60}, time_limit=1.0).find("error")
         self.assertIsNotNone(error)
         self.assertIn("time limit", error.get("message"))
 
