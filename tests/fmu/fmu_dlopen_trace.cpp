@@ -47,20 +47,13 @@ int main() {
     }
   if (missing != 0) return 1;
 
-  auto instantiate = beltsim::test::resolveFmi3<decltype(fmi3InstantiateCoSimulation)>("InstantiateCoSimulation");
-  auto enterInit = beltsim::test::resolveFmi3<decltype(fmi3EnterInitializationMode)>("EnterInitializationMode");
-  auto exitInit = beltsim::test::resolveFmi3<decltype(fmi3ExitInitializationMode)>("ExitInitializationMode");
-  auto setFloat64 = beltsim::test::resolveFmi3<decltype(fmi3SetFloat64)>("SetFloat64");
-  auto getFloat64 = beltsim::test::resolveFmi3<decltype(fmi3GetFloat64)>("GetFloat64");
-  auto doStep = beltsim::test::resolveFmi3<decltype(fmi3DoStep)>("DoStep");
-  auto freeInstance = beltsim::test::resolveFmi3<decltype(fmi3FreeInstance)>("FreeInstance");
+  const beltsim::test::CoSimulation calls;
 
   using namespace beltsim;
   const PlantConfig config = fmu::kBuild.plantConfig(MotorMode::kSpeed);
   if (!g_plant.setUp(config).ok() || (g_plant.start(), !g_plant.started())) return 1;
-  fmi3Instance fmu = instantiate("trace", fmu::kInstantiationToken, "", false, false, false, false, nullptr, 0,
-                                 nullptr, beltsim::test::printFmuMessage, nullptr);
-  if (fmu == nullptr || enterInit(fmu, false, 0.0, 0.0, false, 0.0) != fmi3OK || exitInit(fmu) != fmi3OK) return 1;
+  fmi3Instance fmu = calls.start("trace", fmu::kInstantiationToken);
+  if (fmu == nullptr) return 1;
 
   const fmi3ValueReference inputs[] = {fmu::kMotorSpeedCommand, fmu::kLoadTorque};
   const fmi3ValueReference outputs[] = {fmu::kMotorPulleyAngle, fmu::kLoadPulleyAngle, fmu::kMotorPulleySpeed,
@@ -78,9 +71,9 @@ int main() {
     double got[kOutputs];
     bool flags[3];
     double reached = 0.0;
-    if (setFloat64(fmu, inputs, 2, u, 2) != fmi3OK ||
-        doStep(fmu, (k - 1) * h, h, false, &flags[0], &flags[1], &flags[2], &reached) != fmi3OK ||
-        getFloat64(fmu, outputs, kOutputs, got, kOutputs) != fmi3OK) {
+    if (calls.setFloat64(fmu, inputs, 2, u, 2) != fmi3OK ||
+        calls.doStep(fmu, (k - 1) * h, h, false, &flags[0], &flags[1], &flags[2], &reached) != fmi3OK ||
+        calls.getFloat64(fmu, outputs, kOutputs, got, kOutputs) != fmi3OK) {
       std::printf("FAIL fmi3 call at step %d\n", k);
       return 1;
     }
@@ -98,7 +91,7 @@ int main() {
     const unsigned char* bytes = reinterpret_cast<const unsigned char*>(got);
     for (std::size_t i = 0; i < sizeof got; ++i) hash = (hash ^ bytes[i]) * 1099511628211ull;
   }
-  freeInstance(fmu);
+  calls.freeInstance(fmu);
   std::printf("%d steps: FMU == firmware plant, bit for bit\n", steps);
   std::printf("BITS fmu_library_trace_hash_%s %016llx\n", fmu::kBuild.modelIdentifier,
               static_cast<unsigned long long>(hash));

@@ -34,4 +34,30 @@ inline void printFmuMessage(fmi3InstanceEnvironment, fmi3Status status, fmi3Stri
   std::printf("[%d %s] %s\n", static_cast<int>(status), category, message);
 }
 
+// The co-simulation calls of a run, and one started instance (instantiated, initialized).
+struct CoSimulation {
+  decltype(fmi3InstantiateCoSimulation)* instantiate = resolveFmi3<decltype(fmi3InstantiateCoSimulation)>("InstantiateCoSimulation");
+  decltype(fmi3EnterInitializationMode)* enterInit = resolveFmi3<decltype(fmi3EnterInitializationMode)>("EnterInitializationMode");
+  decltype(fmi3ExitInitializationMode)* exitInit = resolveFmi3<decltype(fmi3ExitInitializationMode)>("ExitInitializationMode");
+  decltype(fmi3SetFloat64)* setFloat64 = resolveFmi3<decltype(fmi3SetFloat64)>("SetFloat64");
+  decltype(fmi3GetFloat64)* getFloat64 = resolveFmi3<decltype(fmi3GetFloat64)>("GetFloat64");
+  decltype(fmi3DoStep)* doStep = resolveFmi3<decltype(fmi3DoStep)>("DoStep");
+  decltype(fmi3FreeInstance)* freeInstance = resolveFmi3<decltype(fmi3FreeInstance)>("FreeInstance");
+
+  // An instance in step mode at t = 0, or nullptr (the reason printed).
+  fmi3Instance start(const char* name, const char* token) const {
+    if (!instantiate || !enterInit || !exitInit || !setFloat64 || !getFloat64 || !doStep || !freeInstance) {
+      std::printf("FAIL an fmi3 function of co-simulation is not exported\n");
+      return nullptr;
+    }
+    fmi3Instance fmu = instantiate(name, token, "", false, false, false, false, nullptr, 0, nullptr, printFmuMessage,
+                                   nullptr);
+    if (fmu == nullptr || enterInit(fmu, false, 0.0, 0.0, false, 0.0) != fmi3OK || exitInit(fmu) != fmi3OK) {
+      std::printf("FAIL the instance did not start\n");
+      return nullptr;
+    }
+    return fmu;
+  }
+};
+
 }  // namespace beltsim::test

@@ -68,23 +68,12 @@ bool expected(std::uint32_t ref, const PlantOutput& o, double& value) {
 
 int main() {
   if (!beltsim::test::loadFmuLibrary(BELTSIM_FMU_LIBRARY)) return 1;
-  auto instantiate = beltsim::test::resolveFmi3<decltype(fmi3InstantiateCoSimulation)>("InstantiateCoSimulation");
-  auto enterInit = beltsim::test::resolveFmi3<decltype(fmi3EnterInitializationMode)>("EnterInitializationMode");
-  auto exitInit = beltsim::test::resolveFmi3<decltype(fmi3ExitInitializationMode)>("ExitInitializationMode");
-  auto setFloat64 = beltsim::test::resolveFmi3<decltype(fmi3SetFloat64)>("SetFloat64");
-  auto getFloat64 = beltsim::test::resolveFmi3<decltype(fmi3GetFloat64)>("GetFloat64");
-  auto doStep = beltsim::test::resolveFmi3<decltype(fmi3DoStep)>("DoStep");
-  auto freeInstance = beltsim::test::resolveFmi3<decltype(fmi3FreeInstance)>("FreeInstance");
-  if (!instantiate || !enterInit || !exitInit || !setFloat64 || !getFloat64 || !doStep || !freeInstance) {
-    std::printf("FAIL an fmi3 function is not exported\n");
-    return 1;
-  }
+  const beltsim::test::CoSimulation calls;
 
   const PlantConfig config = Model::fileConfig();
   if (!g_plant.setUp(config).ok() || (g_plant.start(), !g_plant.started())) return 1;
-  fmi3Instance fmu = instantiate("scenario", fmu::kInstantiationToken, "", false, false, false, false, nullptr, 0,
-                                 nullptr, beltsim::test::printFmuMessage, nullptr);
-  if (fmu == nullptr || enterInit(fmu, false, 0.0, 0.0, false, 0.0) != fmi3OK || exitInit(fmu) != fmi3OK) return 1;
+  fmi3Instance fmu = calls.start("scenario", fmu::kInstantiationToken);
+  if (fmu == nullptr) return 1;
 
   // The inputs and outputs of the table; the table's inputs are the pulleys' command slots.
   fmi3ValueReference inputs[kPulleys];
@@ -116,9 +105,9 @@ int main() {
     bool flags[3];
     double reached = 0.0;
     double got[sizeof outputs / sizeof outputs[0]];
-    if (setFloat64(fmu, inputs, nInputs, u, nInputs) != fmi3OK ||
-        doStep(fmu, t, kStepsPerPoint * h, false, &flags[0], &flags[1], &flags[2], &reached) != fmi3OK ||
-        getFloat64(fmu, outputs, nOutputs, got, nOutputs) != fmi3OK) {
+    if (calls.setFloat64(fmu, inputs, nInputs, u, nInputs) != fmi3OK ||
+        calls.doStep(fmu, t, kStepsPerPoint * h, false, &flags[0], &flags[1], &flags[2], &reached) != fmi3OK ||
+        calls.getFloat64(fmu, outputs, nOutputs, got, nOutputs) != fmi3OK) {
       std::printf("FAIL fmi3 call at point %d\n", k);
       return 1;
     }
@@ -139,7 +128,7 @@ int main() {
         lastTorque = o.torque[p];
       }
   }
-  freeInstance(fmu);
+  calls.freeInstance(fmu);
   std::printf("%d communication points of %d model steps, %d outputs each: FMU == firmware plant, bit for bit; "
               "torque reversals seen: %d\n",
               points, kStepsPerPoint, nOutputs, reversals);
