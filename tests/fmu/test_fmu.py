@@ -346,23 +346,28 @@ class Trace(unittest.TestCase):
 
     def test_sources_compile_alone_following_the_build_description(self):
         f = fmu("mcu")
-        src = os.path.join(f.dir, "sources")
-        build = ET.parse(os.path.join(src, "buildDescription.xml")).getroot()
-        config = build.find("BuildConfiguration")
-        self.assertEqual(config.get("modelIdentifier"), f.id)
-        fileset = config.find("SourceFileSet")
-        command = [os.environ.get("CXX", "c++")] + fileset.get("compilerOptions").split() + ["-shared", "-fPIC"]
-        for d in fileset.findall("PreprocessorDefinition"):
-            command.append("-D" + d.get("name") + ("=" + d.get("value") if d.get("value") is not None else ""))
-        for d in fileset.findall("IncludeDirectory"):
-            command.append("-I" + os.path.join(src, d.get("name")))
-        command += [os.path.join(src, s.get("name")) for s in fileset.findall("SourceFile")]
-        # Only sources/: the copy is moved away from the build tree it came from.
-        library = os.path.join(ARGS.work, "from_sources", f.id + ".so")
-        os.makedirs(os.path.dirname(library), exist_ok=True)
-        subprocess.run(command + ["-o", library], check=True, cwd=ARGS.work)
-        lib = load_library(library)
+        lib = compile_sources(self, f)
         run_against_reference(self, lib, f.token, f.step_size, "mcu", 0.6, 1)
+
+
+def compile_sources(test, f):
+    """The FMU's library compiled from its sources/ alone, as buildDescription.xml says."""
+    src = os.path.join(f.dir, "sources")
+    build = ET.parse(os.path.join(src, "buildDescription.xml")).getroot()
+    config = build.find("BuildConfiguration")
+    test.assertEqual(config.get("modelIdentifier"), f.id)
+    fileset = config.find("SourceFileSet")
+    command = [os.environ.get("CXX", "c++")] + fileset.get("compilerOptions").split() + ["-shared", "-fPIC"]
+    for d in fileset.findall("PreprocessorDefinition"):
+        command.append("-D" + d.get("name") + ("=" + d.get("value") if d.get("value") is not None else ""))
+    for d in fileset.findall("IncludeDirectory"):
+        command.append("-I" + os.path.join(src, d.get("name")))
+    command += [os.path.join(src, s.get("name")) for s in fileset.findall("SourceFile")]
+    # Only sources/: the copy is moved away from the build tree it came from.
+    library = os.path.join(ARGS.work, "from_sources", f.id + ".so")
+    os.makedirs(os.path.dirname(library), exist_ok=True)
+    subprocess.run(command + ["-o", library], check=True, cwd=ARGS.work)
+    return load_library(library)
 
 
 @unittest.skipUnless("--scenario" in sys.argv, "no scenario FMU (BELTSIM_FMU_SCENARIO)")
@@ -431,6 +436,27 @@ class ScenarioFmu(unittest.TestCase):
             speeds.append(inst.get_f([speed])[0])
         inst.free()
         return speeds
+
+    def test_sources_compile_alone_and_give_the_packaged_librarys_bits(self):
+        f = fmu("scenario")
+        built = compile_sources(self, f)
+        v = self.variables()
+        crank, generator = (int(v[n].get("valueReference")) for n in ("crankshaft.speed_command",
+                                                                       "motor_generator.torque_command"))
+        outputs = [int(x.get("valueReference")) for x in v.values() if x.get("causality") == "output"
+                   and x.tag == "Float64"]
+        traces = []
+        for lib in (f.lib, built):
+            inst = Instance(lib, f.token, "sources", logging=False)
+            self.assertEqual(inst.init(), fmi3OK)
+            rows = []
+            for k in range(20):
+                self.assertEqual(inst.set_f([crank, generator], [5.0, -3.0 if k < 10 else 3.0]), fmi3OK)
+                self.assertEqual(inst.step(10 * f.step_size), fmi3OK)
+                rows.append(bits(inst.get_f(outputs)))
+            inst.free()
+            traces.append(rows)
+        self.assertEqual(traces[0], traces[1])
 
     def test_a_pulley_damper_is_tunable_and_applies_from_the_next_step(self):
         plain = self.run_compressor()
