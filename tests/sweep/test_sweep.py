@@ -132,7 +132,12 @@ time_limit = 1.0
 
     def test_a_worker_that_dies_mid_case_leaves_no_case_missing(self):
         from distributed import Client, LocalCluster
-        spec = os.path.join(SOURCE, "tests", "sweep", "friction_load.toml")
+        # The example's cases made four times longer (0.6 s simulated, about a second each), so that
+        # a case is surely running when the worker is killed.
+        text = open(os.path.join(SOURCE, "tests", "sweep", "friction_load.toml")).read()
+        assert '"solver.end_time" = 0.15' in text
+        spec = write("long_cases.toml", text.replace('"solver.end_time" = 0.15', '"solver.end_time" = 0.6').replace(
+            'scenario = "../../host_sim/', f'scenario = "{SOURCE}/host_sim/'))
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
             result = {}
             runner = threading.Thread(target=lambda: result.update(p=sweep(
