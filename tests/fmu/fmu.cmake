@@ -34,8 +34,20 @@ if(TARGET beltsim_fmu_scenario)
   target_link_libraries(fmu_scenario_trace PRIVATE beltsim_model ${CMAKE_DL_LIBS})
   target_compile_definitions(fmu_scenario_trace PRIVATE BELTSIM_FMU_PC_CONFIG=2
     BELTSIM_FMU_LIBRARY="${CMAKE_BINARY_DIR}/firmware/fmu/${BELTSIM_FMU_SCENARIO_ID}/binaries/${BELTSIM_FMU_PLATFORM}/${BELTSIM_FMU_SCENARIO_ID}.so")
-  add_test(NAME fmu_scenario_matches_the_firmware_plant COMMAND ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:fmu_scenario_trace>)
+  add_test(NAME fmu_scenario_matches_the_firmware_plant
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:fmu_scenario_trace> "-DEMULATOR=${_emulator}"
+                   -DBITS_FILE=${BELTSIM_BITCHECK_DIR}/${BELTSIM_BITCHECK_TAG}/fmu_scenario_matches_the_firmware_plant.txt
+                   -DTIMEOUT_S=${BELTSIM_TEST_TIMEOUT}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/run_capture_bits.cmake)
   set_tests_properties(fmu_scenario_matches_the_firmware_plant PROPERTIES TIMEOUT 600 LABELS fmu)
+  if(NOT CMAKE_CROSSCOMPILING)
+    add_test(NAME fmu_scenario_bits_host_equals_aarch64
+             COMMAND ${CMAKE_COMMAND} -DBITCHECK_DIR=${BELTSIM_BITCHECK_DIR}
+                     "-DTAGS=${BELTSIM_BITCHECK_TAG}|aarch64" "-DNAMES=fmu_scenario_matches_the_firmware_plant"
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/compare_bits.cmake)
+    set_tests_properties(fmu_scenario_bits_host_equals_aarch64 PROPERTIES
+                         DEPENDS fmu_scenario_matches_the_firmware_plant SKIP_REGULAR_EXPRESSION "BELTSIM_SKIP")
+  endif()
   if(NOT CMAKE_CROSSCOMPILING AND BELTSIM_FMU_SCENARIO MATCHES "accessory_drive\\.toml$")
     add_test(NAME fmu_scenario_outside_importer
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fmu/fmusim_scenario.sh ${CMAKE_SOURCE_DIR}

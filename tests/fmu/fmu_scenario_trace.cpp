@@ -5,7 +5,8 @@
 // (the motor-generator of the accessory drive: generating -> boosting), load torques on the
 // others. Every output of the variable table must equal the plant's own quantity, bit for bit, at
 // every communication point (10 model steps each); the plant's quantities are read here from its
-// own interface, not through the FMU's model code.
+// own interface, not through the FMU's model code. The hash of the outputs is a BITS record: the
+// host and aarch64 libraries are compared bit for bit (fmu_scenario_bits_host_equals_aarch64).
 // Built with BELTSIM_FMU_LIBRARY (path of the library as packaged) and BELTSIM_FMU_PC_CONFIG=2.
 #include <cstdint>
 #include <cstdio>
@@ -94,6 +95,7 @@ int main() {
   const int points = static_cast<int>(0.3 / (kStepsPerPoint * h) + 0.5);
   int reversals = 0;
   double lastTorque = 0.0;
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a of every output at every point
   for (int k = 0; k < points; ++k) {
     const double t = k * kStepsPerPoint * h;
     PlantCommand command;
@@ -122,6 +124,8 @@ int main() {
         return 1;
       }
     }
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(got);
+    for (std::size_t i = 0; i < nOutputs * sizeof(double); ++i) hash = (hash ^ bytes[i]) * 1099511628211ull;
     for (int p = 0; p < kPulleys; ++p)
       if (inputOf(config.pulley[p].kind) == PulleyInput::kTorque) {
         if (lastTorque < 0.0 && o.torque[p] > 0.0) ++reversals;
@@ -132,5 +136,7 @@ int main() {
   std::printf("%d communication points of %d model steps, %d outputs each: FMU == firmware plant, bit for bit; "
               "torque reversals seen: %d\n",
               points, kStepsPerPoint, nOutputs, reversals);
+  std::printf("BITS fmu_scenario_trace_hash_%s %016llx\n", fmu::kBuild.modelIdentifier,
+              static_cast<unsigned long long>(hash));
   return reversals == 1 ? 0 : 1;
 }
