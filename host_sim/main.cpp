@@ -46,22 +46,11 @@ int main(int argc, char** argv) {
   CLI::App* replay = app.add_subcommand("replay", "replay a hil recording without the controller (bit-identical trace)");
   replay->add_option("recording", recordingPath, "recording.bin of a hil run")->required();
   replay->add_option("--out", replayOutput, "output folder (must not exist or be empty)")->required();
-  std::string checkPath;
-  std::vector<std::string> checkOverrides;
+  // check reads into run's variables: the same reading, then nothing is run.
   CLI::App* check = app.add_subcommand("check", "read and check a scenario as run does, without running it");
-  check->add_option("scenario", checkPath, "scenario file (TOML)")->required();
-  check->add_option("--set", checkOverrides, "override a scenario key (as for run)");
+  check->add_option("scenario", scenarioPath, "scenario file (TOML)")->required();
+  check->add_option("--set", overrides, "override a scenario key (as for run)");
   CLI11_PARSE(app, argc, argv);
-
-  if (check->parsed()) {
-    beltsim::host::Scenario checked;
-    const beltsim::host::ParseResult result = beltsim::host::loadScenario(checkPath, checkOverrides, checked);
-    if (!result.ok) {
-      std::fprintf(stderr, "error: %s\n", result.error.c_str());
-      return 2;
-    }
-    return 0;
-  }
 
   if (hilCommand->parsed()) return beltsim::host::runHil(hil);
   if (replay->parsed()) return beltsim::host::runReplay(recordingPath, replayOutput);
@@ -72,6 +61,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", parsed.error.c_str());
     return 2;
   }
+  if (check->parsed()) return 0;
   beltsim::host::RunOptions options;
   options.outputDirectory = outputDirectory;
   options.progress = !quiet;

@@ -9,6 +9,13 @@ import sys
 import time
 
 
+def set_value(value):
+    """A TOML value as `beltsim run --set KEY=VALUE` takes it (floats with every digit)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
 def run_case(beltsim, arguments, out, time_limit):
     """`beltsim ARGUMENTS... --quiet --out OUT` (run) or `--out OUT` (replay) within time_limit s.
     Returns the summary, the exit status ("timeout" when killed) and the reason of a failure. Each

@@ -48,6 +48,8 @@ import tomllib
 import xml.etree.ElementTree as ET
 
 import beltsim_cases as cases
+from beltsim_cases import set_value
+from scenario_to_plant_config import key_line
 
 SUITE_KEYS = {"goldens", "time_limit", "case"}
 CASE_KEYS = {"name", "scenario", "recording", "set", "quantities", "timeseries", "tolerance"}
@@ -57,40 +59,8 @@ class SuiteError(Exception):
     pass
 
 
-def case_line(text, index, key=None):
-    """Line of `key` in the index-th [[case]] (of the [[case]] header when key is None or absent)."""
-    occurrence, header, inside = -1, 0, False
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if re.match(r"^\[\[\s*case\s*\]\]", stripped):
-            occurrence += 1
-            inside = occurrence == index
-            if inside:
-                header = number
-            continue
-        if stripped.startswith("["):
-            inside = False
-        if inside and key and re.match(r"^" + re.escape(key) + r"\s*=", stripped):
-            return number
-    return header
-
-
-def top_line(text, key):
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip().startswith("["):
-            break
-        if re.match(r"^" + re.escape(key) + r"\s*=", line.strip()):
-            return number
-    return 0
-
-
-def set_value(value):
-    return repr(float(value)) if isinstance(value, float) else str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def tolerance_of(tolerances, name):
-    rule = tolerances.get(name, tolerances.get("default", "exact"))
-    return rule
+    return tolerances.get(name, tolerances.get("default", "exact"))
 
 
 def check_tolerance(rule):
@@ -119,7 +89,7 @@ def load_suite(path, need_goldens, beltsim):
     folder = os.path.dirname(os.path.abspath(path))
     for key in suite:
         if key not in SUITE_KEYS:
-            raise SuiteError(f"{path}:{top_line(text, key)}: key '{key}': unknown key (known: {', '.join(sorted(SUITE_KEYS))})")
+            raise SuiteError(f"{path}:{key_line(text, '', key)}: key '{key}': unknown key (known: {', '.join(sorted(SUITE_KEYS))})")
     goldens = os.path.normpath(os.path.join(folder, suite.get("goldens", "goldens")))
     entries = suite.get("case", [])
     if not entries:
@@ -128,7 +98,7 @@ def load_suite(path, need_goldens, beltsim):
     names = set()
     for i, c in enumerate(entries):
         def fail(key, message):
-            raise SuiteError(f"{path}:{case_line(text, i, key)}: key 'case[{i}].{key}': {message}")
+            raise SuiteError(f"{path}:{key_line(text, f'case#{i}', key)}: key 'case[{i}].{key}': {message}")
         for key in c:
             if key not in CASE_KEYS:
                 fail(key, f"unknown key (known: {', '.join(sorted(CASE_KEYS))})")
@@ -298,7 +268,7 @@ def verdict(case, result, folder):
     return ("fail" if failures else "pass"), failures
 
 
-def write_reports(out, suite, outcomes):
+def write_reports(out, outcomes):
     root = ET.Element("testsuite", name="beltsim_suite", tests=str(len(outcomes)),
                       failures=str(sum(o["verdict"] == "fail" for o in outcomes)),
                       errors=str(sum(o["verdict"] == "error" for o in outcomes)))
@@ -337,7 +307,7 @@ def command_run(suite, args, beltsim):
                         plots.append(png)
         outcomes.append({"name": case["name"], "verdict": v, "messages": messages, "plots": plots,
                          "wall": result["wall"]})
-    write_reports(out, suite, outcomes)
+    write_reports(out, outcomes)
     width = max(len(o["name"]) for o in outcomes)
     for o in outcomes:
         print(f"{o['name']:<{width}}  {o['verdict']:<5}  {o['wall']:7.2f} s  {o['messages'][0] if o['messages'] else ''}")

@@ -50,6 +50,8 @@ import sys
 import tomllib
 
 import beltsim_cases as cases
+from beltsim_cases import set_value
+from scenario_to_plant_config import key_line
 
 SPEC_KEYS = {"scenario", "outputs", "time_limit", "set", "vary", "plot"}
 PLOT_KEYS = {"x", "y"}
@@ -61,27 +63,9 @@ class SpecError(Exception):
     pass
 
 
-def spec_line(text, key, table=None):
-    """Line of `key` (inside [table] if given) in the spec's text, else of the table, else 0."""
-    current, header = "", 0
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        m = re.match(r"^\[\[?\s*([A-Za-z0-9_.]+)\s*\]\]?", stripped)
-        if m:
-            current = m.group(1)
-            if current == table and not header:
-                header = number
-            continue
-        if (table is None and current == "") or current == table:
-            m = re.match(r'^("([^"]*)"|[A-Za-z0-9_.\[\]-]+)\s*=', stripped)
-            if m and (m.group(2) if m.group(2) is not None else m.group(1)) == key:
-                return number
-    return header
-
-
 def values_of(path, text, key, rule):
     """The values a [vary] entry stands for."""
-    where = f"{path}:{spec_line(text, key, 'vary')}: key 'vary.{key}'"
+    where = f"{path}:{key_line(text, 'vary', key)}: key 'vary.{key}'"
     if isinstance(rule, list):
         if not rule:
             raise SpecError(f"{where}: an empty list")
@@ -92,9 +76,9 @@ def values_of(path, text, key, rule):
             raise SpecError(f"{where}: 'count' must be a whole number >= 1")
         if set(rule) == {"from", "to", "count"}:
             a, b = float(rule["from"]), float(rule["to"])
-            if count == 1:
-                return [a] if a == b else _empty(where, "one value between two different ends")
-            return [a + (b - a) * i / (count - 1) for i in range(count)]
+            if count == 1 and a != b:
+                raise SpecError(f"{where}: an empty range (one value between two different ends)")
+            return [a] if count == 1 else [a + (b - a) * i / (count - 1) for i in range(count)]
         if set(rule) == {"random", "count", "seed"}:
             low, high = rule["random"]
             if not float(low) < float(high):
@@ -102,14 +86,6 @@ def values_of(path, text, key, rule):
             generator = random.Random(rule["seed"])
             return [generator.uniform(float(low), float(high)) for _ in range(count)]
     raise SpecError(f"{where}: a list, {{ from, to, count }} or {{ random = [low, high], count, seed }}")
-
-
-def _empty(where, why):
-    raise SpecError(f"{where}: an empty range ({why})")
-
-
-def set_value(value):
-    return repr(float(value)) if isinstance(value, float) else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def load_spec(path, beltsim):
@@ -123,12 +99,12 @@ def load_spec(path, beltsim):
         raise SpecError(f"{path}: {e}")
     for key in spec:
         if key not in SPEC_KEYS:
-            raise SpecError(f"{path}:{spec_line(text, key)}: key '{key}': unknown key (known: {', '.join(sorted(SPEC_KEYS))})")
+            raise SpecError(f"{path}:{key_line(text, '', key)}: key '{key}': unknown key (known: {', '.join(sorted(SPEC_KEYS))})")
     if not isinstance(spec.get("scenario"), str):
-        raise SpecError(f"{path}:{spec_line(text, 'scenario')}: key 'scenario': the scenario file is missing")
+        raise SpecError(f"{path}:{key_line(text, '', 'scenario')}: key 'scenario': the scenario file is missing")
     scenario = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), spec["scenario"]))
     if not os.path.isfile(scenario):
-        raise SpecError(f"{path}:{spec_line(text, 'scenario')}: key 'scenario': no such file: {scenario}")
+        raise SpecError(f"{path}:{key_line(text, '', 'scenario')}: key 'scenario': no such file: {scenario}")
     fixed = [f"{k}={set_value(v)}" for k, v in spec.get("set", {}).items()]
     vary = spec.get("vary", {})
     if not vary:
@@ -148,17 +124,17 @@ def load_spec(path, beltsim):
             if key is None:
                 named = [k for k in fixed_keys if f"key '{k}'" in reason]
                 if not named:
-                    raise SpecError(f"{path}:{spec_line(text, 'scenario')}: key 'scenario': {reason}")
+                    raise SpecError(f"{path}:{key_line(text, '', 'scenario')}: key 'scenario': {reason}")
                 key = named[0]
-            raise SpecError(f"{path}:{spec_line(text, key, table)}: key '{table}.{key}': {reason}")
+            raise SpecError(f"{path}:{key_line(text, table, key)}: key '{table}.{key}': {reason}")
     outputs = spec.get("outputs", ["omega_p2", "drive_torque", "span_force_tight", "span_force_slack"])
     plots = spec.get("plot", [])
     for i, plot in enumerate(plots):
         for key in plot:
             if key not in PLOT_KEYS:
-                raise SpecError(f"{path}:{spec_line(text, key, 'plot')}: key 'plot[{i}].{key}': unknown key (known: x, y)")
+                raise SpecError(f"{path}:{key_line(text, f'plot#{i}', key)}: key 'plot[{i}].{key}': unknown key (known: x, y)")
         if plot.get("x") not in dict(varied) or plot.get("y") not in outputs:
-            raise SpecError(f"{path}:{spec_line(text, 'x', 'plot')}: key 'plot[{i}]': x must be a varied key and y "
+            raise SpecError(f"{path}:{key_line(text, f'plot#{i}', 'x')}: key 'plot[{i}]': x must be a varied key and y "
                             "one of the outputs")
     return {"scenario": scenario, "fixed": fixed, "varied": varied, "outputs": outputs, "plots": plots,
             "time_limit": float(spec.get("time_limit", 3600))}

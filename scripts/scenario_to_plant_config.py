@@ -30,8 +30,9 @@ class ConfigError(Exception):
 
 
 def key_line(text, table, key):
-    """Line of `key` inside [table] (or [[table]] occurrence `index`), for messages; a key the table
-    lacks gets the table's header line, a table the file lacks 0."""
+    """Line of `key` (bare or quoted) inside [table] ("" for the keys before any table; [[table]]
+    occurrence `index` as "table#index"), for messages; a key the table lacks gets the table's
+    header line, a table the file lacks 0."""
     name, _, index = table.partition("#")
     root = name.split(".")[0]  # [pulley.arm] belongs to the [[pulley]] before it
     occurrence = -1
@@ -48,7 +49,7 @@ def key_line(text, table, key):
                 header_line = number
             continue
         if current == name and (not index or occurrence == int(index)):
-            if re.match(r"^" + re.escape(key) + r"\s*=", stripped):
+            if re.match(r'^("?)' + re.escape(key) + r"\1\s*=", stripped):
                 return number
     return header_line
 

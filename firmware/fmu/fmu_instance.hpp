@@ -69,10 +69,12 @@ struct BuildConfiguration {
   PlantConfig (*plantConfig)(MotorMode);
 };
 
-// What a Model provides (static members): Plant; Values (trivially copyable); kVariables (its
-// table, the common variables included); reset(Values&) to the start values; configure(Values,
-// PlantConfig&) to apply the fixed parameters; command(Values); assign(Values&, ref, value)
-// (true: a tunable changed); applyTunables(Plant&, Values); value(Sim, ref) of its own variables.
+// What a Model provides (static members): kElements; Plant; Values (trivially copyable);
+// kVariables (its table, the common variables included); reset(Values&) to the start values;
+// configure(Values, BuildConfiguration) -> the PlantConfig with its fixed parameters;
+// command(Values); assign(Values&, ref, value) (true: a tunable changed); applyTunables(Plant&,
+// Values); constant(BuildConfiguration, ref) and value(Sim, BuildConfiguration, ref) of its own
+// variables.
 template <class Model>
 class Instance {
  public:

@@ -1,53 +1,40 @@
-# The microcontroller FMU's library, dlopen'ed next to the firmware plant, on every Linux preset
-# (host, host-debug with ASan/UBSan, aarch64 under qemu-aarch64); its BITS record is compared
-# between host and aarch64.
-if(TARGET beltsim_fmu_mcu)
-  add_executable(fmu_dlopen_trace fmu/fmu_dlopen_trace.cpp)
-  add_dependencies(fmu_dlopen_trace beltsim_mcu_fmu)
-  target_include_directories(fmu_dlopen_trace PRIVATE support "${CMAKE_SOURCE_DIR}/firmware/fmu")
-  target_link_libraries(fmu_dlopen_trace PRIVATE beltsim_model ${CMAKE_DL_LIBS})
-  target_compile_definitions(fmu_dlopen_trace PRIVATE BELTSIM_FMU_PC_CONFIG=0
-    BELTSIM_FMU_LIBRARY="${CMAKE_BINARY_DIR}/firmware/fmu/beltsim_mcu/binaries/${BELTSIM_FMU_PLATFORM}/beltsim_mcu.so")
-  add_test(NAME fmu_library_matches_the_firmware_plant
-           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:fmu_dlopen_trace> "-DEMULATOR=${_emulator}"
-                   -DBITS_FILE=${BELTSIM_BITCHECK_DIR}/${BELTSIM_BITCHECK_TAG}/fmu_library_matches_the_firmware_plant.txt
+# An FMU's library dlopen'ed next to the firmware plant by the program EXE (from SOURCE, built for
+# the FMU FMU_ID with BELTSIM_FMU_PC_CONFIG=CONFIG) on every Linux preset that builds it: the test
+# TEST records the trace's BITS and, on the host, the test COMPARE compares them with aarch64's.
+function(beltsim_fmu_trace exe source fmu_id config test compare)
+  add_executable(${exe} ${source})
+  add_dependencies(${exe} ${fmu_id}_fmu)
+  target_include_directories(${exe} PRIVATE support "${CMAKE_SOURCE_DIR}/firmware/fmu"
+                             "${CMAKE_BINARY_DIR}/generated/fmu_scenario")
+  target_link_libraries(${exe} PRIVATE beltsim_model ${CMAKE_DL_LIBS})
+  target_compile_definitions(${exe} PRIVATE BELTSIM_FMU_PC_CONFIG=${config}
+    BELTSIM_FMU_LIBRARY="${CMAKE_BINARY_DIR}/firmware/fmu/${fmu_id}/binaries/${BELTSIM_FMU_PLATFORM}/${fmu_id}.so")
+  add_test(NAME ${test}
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> "-DEMULATOR=${_emulator}"
+                   -DBITS_FILE=${BELTSIM_BITCHECK_DIR}/${BELTSIM_BITCHECK_TAG}/${test}.txt
                    -DTIMEOUT_S=${BELTSIM_TEST_TIMEOUT}
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/run_capture_bits.cmake)
-  set_tests_properties(fmu_library_matches_the_firmware_plant PROPERTIES TIMEOUT 330 LABELS fmu)
+  set_tests_properties(${test} PROPERTIES TIMEOUT 330 LABELS fmu)
   if(NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_CXX_FLAGS MATCHES "sanitize")
-    add_test(NAME fmu_library_bits_host_equals_aarch64
+    add_test(NAME ${compare}
              COMMAND ${CMAKE_COMMAND} -DBITCHECK_DIR=${BELTSIM_BITCHECK_DIR}
-                     "-DTAGS=${BELTSIM_BITCHECK_TAG}|aarch64" "-DNAMES=fmu_library_matches_the_firmware_plant"
+                     "-DTAGS=${BELTSIM_BITCHECK_TAG}|aarch64" "-DNAMES=${test}"
                      -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/compare_bits.cmake)
-    set_tests_properties(fmu_library_bits_host_equals_aarch64 PROPERTIES
-                         DEPENDS fmu_library_matches_the_firmware_plant SKIP_REGULAR_EXPRESSION "BELTSIM_SKIP")
+    set_tests_properties(${compare} PROPERTIES DEPENDS ${test} SKIP_REGULAR_EXPRESSION "BELTSIM_SKIP")
   endif()
+endfunction()
+
+# The microcontroller FMU (host, host-debug with ASan/UBSan, aarch64 under qemu-aarch64).
+if(TARGET beltsim_fmu_mcu)
+  beltsim_fmu_trace(fmu_dlopen_trace fmu/fmu_dlopen_trace.cpp beltsim_mcu 0
+                    fmu_library_matches_the_firmware_plant fmu_library_bits_host_equals_aarch64)
 endif()
 
-# The FMU of a user's scenario (BELTSIM_FMU_SCENARIO; the host preset builds the accessory drive's),
-# dlopen'ed next to the firmware plant built from the same file.
+# The FMU of a user's scenario (BELTSIM_FMU_SCENARIO; the host and aarch64 presets build the
+# accessory drive's) next to the firmware plant built from the same file.
 if(TARGET beltsim_fmu_scenario)
-  add_executable(fmu_scenario_trace fmu/fmu_scenario_trace.cpp)
-  add_dependencies(fmu_scenario_trace ${BELTSIM_FMU_SCENARIO_ID}_fmu)
-  target_include_directories(fmu_scenario_trace PRIVATE "${CMAKE_SOURCE_DIR}/firmware/fmu"
-                             "${CMAKE_BINARY_DIR}/generated/fmu_scenario")
-  target_link_libraries(fmu_scenario_trace PRIVATE beltsim_model ${CMAKE_DL_LIBS})
-  target_compile_definitions(fmu_scenario_trace PRIVATE BELTSIM_FMU_PC_CONFIG=2
-    BELTSIM_FMU_LIBRARY="${CMAKE_BINARY_DIR}/firmware/fmu/${BELTSIM_FMU_SCENARIO_ID}/binaries/${BELTSIM_FMU_PLATFORM}/${BELTSIM_FMU_SCENARIO_ID}.so")
-  add_test(NAME fmu_scenario_matches_the_firmware_plant
-           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:fmu_scenario_trace> "-DEMULATOR=${_emulator}"
-                   -DBITS_FILE=${BELTSIM_BITCHECK_DIR}/${BELTSIM_BITCHECK_TAG}/fmu_scenario_matches_the_firmware_plant.txt
-                   -DTIMEOUT_S=${BELTSIM_TEST_TIMEOUT}
-                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/run_capture_bits.cmake)
-  set_tests_properties(fmu_scenario_matches_the_firmware_plant PROPERTIES TIMEOUT 600 LABELS fmu)
-  if(NOT CMAKE_CROSSCOMPILING)
-    add_test(NAME fmu_scenario_bits_host_equals_aarch64
-             COMMAND ${CMAKE_COMMAND} -DBITCHECK_DIR=${BELTSIM_BITCHECK_DIR}
-                     "-DTAGS=${BELTSIM_BITCHECK_TAG}|aarch64" "-DNAMES=fmu_scenario_matches_the_firmware_plant"
-                     -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/compare_bits.cmake)
-    set_tests_properties(fmu_scenario_bits_host_equals_aarch64 PROPERTIES
-                         DEPENDS fmu_scenario_matches_the_firmware_plant SKIP_REGULAR_EXPRESSION "BELTSIM_SKIP")
-  endif()
+  beltsim_fmu_trace(fmu_scenario_trace fmu/fmu_scenario_trace.cpp ${BELTSIM_FMU_SCENARIO_ID} 2
+                    fmu_scenario_matches_the_firmware_plant fmu_scenario_bits_host_equals_aarch64)
   if(NOT CMAKE_CROSSCOMPILING AND BELTSIM_FMU_SCENARIO MATCHES "accessory_drive\\.toml$")
     add_test(NAME fmu_scenario_outside_importer
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fmu/fmusim_scenario.sh ${CMAKE_SOURCE_DIR}
