@@ -4,6 +4,12 @@ t = 2.45 s for element counts x step sizes, against a reference run, with wall t
 simulated second. Writes a Markdown table to stdout.
 Usage: convergence_table.py BELTSIM SCENARIO WORKDIR [--elements 24,30,...] [--steps 5e-5,...]
                             [--reference-elements N --reference-step H] [--jobs 2]
+                            [--set KEY=VALUE ...] [--reference-set KEY=VALUE ...]
+--set applies to every run, --reference-set to the reference run only (instead of --set), so a
+table of one geometry or element scheme can be measured against the paper's reference run.
+Columns: the four quantities (tail means of omega_P2 and the drive torque over the last 0.15 s,
+F1 and F2 as tail means too with --tail-forces), the largest deviation, flagged steps, the
+capstan check over P1's slip arc and the creep (v1 - v2)/v1 against (F1 - F2)/EA.
 """
 import argparse
 import concurrent.futures
@@ -12,12 +18,13 @@ import os
 import subprocess
 
 
-def run(beltsim, scenario, work, elements, step):
-    out = os.path.join(work, f"ne{elements}_h{step:g}")
+def run(beltsim, scenario, work, elements, step, sets, tag=""):
+    out = os.path.join(work, f"ne{elements}_h{step:g}{tag}")
     summary = os.path.join(out, "summary.json")
     if not os.path.exists(summary):
+        extra = [a for kv in sets for a in ("--set", kv)]
         subprocess.run([beltsim, "run", scenario, "--quiet", "--out", out, "--set", f"belt.elements={elements}",
-                        "--set", f"solver.step_size={step}", "--set", "output.plots=false"],
+                        "--set", f"solver.step_size={step}", "--set", "output.plots=false"] + extra,
                        capture_output=True, text=True)
     if not os.path.exists(summary):
         return None
@@ -35,39 +42,62 @@ def main():
     p.add_argument("--reference-elements", type=int, default=240)
     p.add_argument("--reference-step", type=float, default=5e-5)
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--set", action="append", default=[], dest="sets")
+    p.add_argument("--reference-set", action="append", default=None, dest="reference_sets")
+    p.add_argument("--tail-forces", action="store_true", help="F1, F2 as tail means (default: at the end)")
+    p.add_argument("--axial-stiffness", type=float, default=8000.0, help="EA of the creep column [N]")
     a = p.parse_args()
     os.makedirs(a.work, exist_ok=True)
     grid = [(n, float(h)) for n in map(int, a.elements.split(",")) for h in a.steps.split(",")]
-    jobs = [(a.reference_elements, a.reference_step)] + [g for g in grid if g != (a.reference_elements, a.reference_step)]
+    ref_key = (a.reference_elements, a.reference_step)
+    separate_ref = a.reference_sets is not None
+    jobs = [ref_key] + [g for g in grid if separate_ref or g != ref_key]
+
+    def job(i, j):
+        if i == 0 and separate_ref:
+            return run(a.beltsim, a.scenario, a.work, *j, a.reference_sets, "_ref")
+        return run(a.beltsim, a.scenario, a.work, *j, a.sets)
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        results = dict(zip(jobs, pool.map(lambda j: run(a.beltsim, a.scenario, a.work, *j), jobs)))
-    ref = results[(a.reference_elements, a.reference_step)]
+        runs = list(pool.map(lambda ij: job(*ij), enumerate(jobs)))
+    ref = runs[0]
+    results = dict(zip(jobs[1:], runs[1:])) if separate_ref else dict(zip(jobs, runs))
     if ref is None:
         raise SystemExit("reference run failed")
 
     def values(s):
-        return (s["tail_mean"]["omega_p2"], s["tail_mean"]["drive_torque"], s["span_force_tight"], s["span_force_slack"])
+        t = s["tail_mean"]
+        forces = (t["span_force_tight"], t["span_force_slack"]) if a.tail_forces else \
+            (s["span_force_tight"], s["span_force_slack"])
+        return (t["omega_p2"], t["drive_torque"]) + forces
+
+    def creep(s):
+        t = s["tail_mean"]
+        measured = (t["span_speed_tight"] - t["span_speed_slack"]) / t["span_speed_tight"]
+        predicted = (t["span_force_tight"] - t["span_force_slack"]) / a.axial_stiffness
+        return f"{measured:.4f} vs {predicted:.4f} ({100 * abs(measured - predicted) / predicted:.1f} %)"
 
     rv = values(ref)
     print(f"Reference: {a.reference_elements} elements, step {a.reference_step:g} s: "
           f"omega_P2 {rv[0]:.5f} rad/s, drive torque {rv[1]:.3f} N m, F1 {rv[2]:.2f} N, F2 {rv[3]:.2f} N\n")
     print("| elements | step [s] | omega_P2 [rad/s] | drive torque [N m] | F1 [N] | F2 [N] | max dev. | "
-          "flagged steps | wall s per sim. s |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "flagged steps | wall s per sim. s | capstan (slip arc) | creep vs strain |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n, h in grid:
         s = results.get((n, h))
         if s is None or s.get("faulted"):
-            print(f"| {n} | {h:g} | failed | | | | | | |")
+            print(f"| {n} | {h:g} | failed | | | | | | | | |")
             continue
         # A run whose Newton solves hit their bound in more than 1 % of the steps has left the
         # regime where the step resolves the contact dynamics (the belt slips off): unstable.
         if s["newton_nonconverged_steps"] > 0.01 * s["steps"]:
-            print(f"| {n} | {h:g} | unstable | | | | | {s['newton_nonconverged_steps']} of {s['steps']} (Newton) | |")
+            print(f"| {n} | {h:g} | unstable | | | | | {s['newton_nonconverged_steps']} of {s['steps']} (Newton) | | | |")
             continue
         v = values(s)
         dev = max(abs(x - r) / abs(r) for x, r in zip(v, rv))
         print(f"| {n} | {h:g} | {v[0]:.4f} | {v[1]:.3f} | {v[2]:.2f} | {v[3]:.2f} | {100 * dev:.2f} % | "
-              f"{s['nonconverged_steps']} | {s['wall_time_s'] / s['end_time']:.2f} |")
+              f"{s['nonconverged_steps']} of {s['steps']} | {s['wall_time_s'] / s['end_time']:.2f} | "
+              f"{100 * s['capstan_max_rel_error']:.2f} % | {creep(s)} |")
 
 
 if __name__ == "__main__":

@@ -31,12 +31,13 @@ struct StaticResult {
 };
 
 // The starting point of the static solve (spec §8.1): belt nodes on the path, circle centres at
-// their rest positions, rotations and everything else 0.
+// their rest positions, rotations and everything else 0; `start` as in placeBeltNodes.
 template <typename Drive, int MaxCircles>
-void placeOnPath(const Drive& drive, const BeltPath<MaxCircles>& path, typename Drive::Vector& q) {
+void placeOnPath(const Drive& drive, const BeltPath<MaxCircles>& path, typename Drive::Vector& q,
+                 double start = 0.0) {
   q.setZero();
   Eigen::Matrix<double, 4 * Drive::kElements, 1> nodes;
-  placeBeltNodes(path, Drive::kElements, nodes);
+  placeBeltNodes(path, Drive::kElements, nodes, start);
   q.template head<4 * Drive::kElements>() = nodes;
   for (int p = 0; p < Drive::kCircles; ++p) {
     q(Drive::circleDof(p, 0)) = drive.circle(p).centre(0);

@@ -106,13 +106,16 @@ ParameterError buildBeltPath(const PathCircle* circles, int count, BeltPath<MaxC
 }
 
 // Node coordinates [x, y, x', y'] of a closed belt of `elements` equal elements; slopes are
-// unit tangents, so the belt starts at zero strain along its reference length.
+// unit tangents, so the belt starts at zero strain along its reference length. The first node
+// sits `start` metres along the path from its beginning (0 <= start < one element's length).
 template <int MaxCircles, typename NodeArray>
-void placeBeltNodes(const BeltPath<MaxCircles>& path, int elements, NodeArray& nodes) {
+void placeBeltNodes(const BeltPath<MaxCircles>& path, int elements, NodeArray& nodes, double start = 0.0) {
   const double length = path.totalLength / elements;
   for (int k = 0; k < elements; ++k) {
     Vector2 p = Vector2::Zero(), t = Vector2::Zero();
-    path.pointAt(length * k, p, t);
+    double s = start + length * k;
+    if (s >= path.totalLength) s -= path.totalLength;
+    path.pointAt(s, p, t);
     nodes(4 * k) = p(0);
     nodes(4 * k + 1) = p(1);
     nodes(4 * k + 2) = t(0);
