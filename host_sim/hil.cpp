@@ -19,6 +19,7 @@
 
 #include "frames.hpp"
 #include "net.hpp"
+#include "plant_config.hpp"
 #include "plant_loop.hpp"
 #include "recording.hpp"
 #include "scenario.hpp"
@@ -29,6 +30,10 @@ namespace {
 
 using fw::CommandFrame;
 using fw::OutputFrame;
+
+// hil runs the meshes of the firmware's two configurations (the microcontroller's, the PC's).
+constexpr int kHilElementsA = fw::kMicrocontrollerElements;
+constexpr int kHilElementsB = fw::kPcElements;
 
 std::uint64_t nowNs() {
   timespec ts;
@@ -522,8 +527,10 @@ bool buildPlant(const HilOptions& opt, const std::string& scenarioPath, Scenario
     error = parsed.error;
     return false;
   }
-  if (scenario.elements != 24 && scenario.elements != 60) {
-    error = scenario.file + ": key 'belt.elements': hil supports 24 and 60 elements (got " +
+  // The element counts of the firmware's two configurations (firmware/configs/*.toml).
+  if (scenario.elements != kHilElementsA && scenario.elements != kHilElementsB) {
+    error = scenario.file + ": key 'belt.elements': hil supports " + std::to_string(kHilElementsA) + " and " +
+            std::to_string(kHilElementsB) + " elements, the firmware configurations' (got " +
             std::to_string(scenario.elements) + ")";
     return false;
   }
@@ -557,10 +564,11 @@ int runHil(const HilOptions& opt) {
   header.options = optionsText(opt);
   // Two pulleys run on the build of two circles (the firmware's bits), more on that of eight.
   if (config.pulleyCount == 2)
-    return scenario.elements == 24 ? runHilWith<24, 2>(opt, config, loopOptions, header)
-                                   : runHilWith<60, 2>(opt, config, loopOptions, header);
-  return scenario.elements == 24 ? runHilWith<24, kMaxPlantPulleys>(opt, config, loopOptions, header)
-                                 : runHilWith<60, kMaxPlantPulleys>(opt, config, loopOptions, header);
+    return scenario.elements == kHilElementsA ? runHilWith<kHilElementsA, 2>(opt, config, loopOptions, header)
+                                              : runHilWith<kHilElementsB, 2>(opt, config, loopOptions, header);
+  return scenario.elements == kHilElementsA
+             ? runHilWith<kHilElementsA, kMaxPlantPulleys>(opt, config, loopOptions, header)
+             : runHilWith<kHilElementsB, kMaxPlantPulleys>(opt, config, loopOptions, header);
 }
 
 int runReplay(const std::string& recordingPath, const std::string& outputDirectory) {
@@ -591,10 +599,11 @@ int runReplay(const std::string& recordingPath, const std::string& outputDirecto
     return 2;
   }
   if (config.pulleyCount == 2)
-    return scenario.elements == 24 ? replayWith<24, 2>(config, loopOptions, events, outputDirectory)
-                                   : replayWith<60, 2>(config, loopOptions, events, outputDirectory);
-  return scenario.elements == 24 ? replayWith<24, kMaxPlantPulleys>(config, loopOptions, events, outputDirectory)
-                                 : replayWith<60, kMaxPlantPulleys>(config, loopOptions, events, outputDirectory);
+    return scenario.elements == kHilElementsA ? replayWith<kHilElementsA, 2>(config, loopOptions, events, outputDirectory)
+                                              : replayWith<kHilElementsB, 2>(config, loopOptions, events, outputDirectory);
+  return scenario.elements == kHilElementsA
+             ? replayWith<kHilElementsA, kMaxPlantPulleys>(config, loopOptions, events, outputDirectory)
+             : replayWith<kHilElementsB, kMaxPlantPulleys>(config, loopOptions, events, outputDirectory);
 }
 
 }  // namespace beltsim::host

@@ -11,7 +11,7 @@
              (targets firmware_scripted_phases.elf, firmware_paper_phases.elf), the breakdown of a
              fixed-cost step into its phases (residual, partial re-factorization, switch columns,
              solve, post-Newton pass, rebuild), per step on average and in the slowest step.
-  host       the same image for Linux, and the PC configuration (60 elements, 1e-4 s, 6000 ticks):
+  host       the same image for Linux, and the PC configuration (firmware/configs/pc.toml, 6000 ticks):
              wall time per step from the firmware's clock (native run), and x86-64 instructions
              per tick from callgrind (--toggle-collect on PlantLoop::tick and a dump after every tick:
              mean, median, p99 and the worst tick, exact); for the microcontroller image also the
@@ -35,6 +35,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 M7_BUILD = os.path.join(ROOT, 'build/cortex-m7')
@@ -50,6 +51,10 @@ if '--build' in sys.argv[:-1]:
     HOST_BUILD = os.path.abspath(sys.argv[sys.argv.index('--build') + 1])
 HOST_MCU = os.path.join(HOST_BUILD, 'tests/firmware_scripted_run')
 HOST_PC = os.path.join(HOST_BUILD, 'firmware/beltsim_firmware_pc_bench')
+with open(os.path.join(ROOT, 'firmware/configs/pc.toml'), 'rb') as _f:
+    _pc = tomllib.load(_f)
+PC_ELEMENTS = _pc['belt']['elements']
+PC_NAME = 'PC (%d el, %g s)' % (PC_ELEMENTS, _pc['solver']['step_size'])
 QEMU = ['qemu-system-arm', '-M', 'mps2-an500', '-nographic', '-monitor', 'none', '-serial', 'null',
         '-semihosting-config', 'enable=on,target=native', '-icount', 'shift=1,sleep=off', '-kernel']
 STEP = re.compile(r'timing step ns: n (\d+) min (\d+) median (\d+) p99 (\d+) max (\d+) mean (\d+)')
@@ -273,7 +278,7 @@ def main():
     work = os.path.join(ROOT, 'build/instruction_budget')
     os.makedirs(work, exist_ok=True)
     if '--primitives' in sys.argv:
-        for name, exe, elements in (('microcontroller (24 el, 1e-3 s)', HOST_MCU, 24), ('PC (60 el, 1e-4 s)', HOST_PC, 60)):
+        for name, exe, elements in (('microcontroller (24 el, 1e-3 s)', HOST_MCU, 24), (PC_NAME, HOST_PC, PC_ELEMENTS)):
             primitives(name, exe, elements, work)
         return 0
     if '--meshes' in sys.argv:
@@ -302,7 +307,7 @@ def main():
               'worst/median 1.25)' % (stimulus, s['n'], s['min'] // 2, median_low // 2, s['median'] // 2, s['p99'] // 2,
                                       s['max'] // 2, s['mean'] // 2, s['max'] / s['median'], s['max'] / median_low))
     print_phases(work)
-    for name, exe, ticks in (('microcontroller (24 el, 1e-3 s)', HOST_MCU, 600), ('PC (60 el, 1e-4 s)', HOST_PC, 6000)):
+    for name, exe, ticks in (('microcontroller (24 el, 1e-3 s)', HOST_MCU, 600), (PC_NAME, HOST_PC, 6000)):
         if not os.path.exists(exe):
             print('host %s: %s not built' % (name, exe))
             continue

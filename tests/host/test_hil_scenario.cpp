@@ -140,7 +140,7 @@ TEST(FirmwareConfigs, PcConfigurationIsItsScenarioFile) {
 // from the same file, bit for bit, on the build of eight circles.
 TEST(FirmwareConfigs, AccessoryDriveScenarioGeneratesTheHilPlant) {
   // The scenario reader accepts only the element counts this build's beltsim compiles: the
-  // example's 120 are in the host preset's list, not in host-debug's lean one (24, 60).
+  // example's 120 are in the host preset's list, not in host-debug's lean one (24, 30, 60).
   const auto& compiled = host::supportedElementCounts();
   if (std::find(compiled.begin(), compiled.end(), fw::kAccessoryElements) == compiled.end())
     GTEST_SKIP() << "beltsim of this build does not compile " << fw::kAccessoryElements << " elements";
