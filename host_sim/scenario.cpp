@@ -604,6 +604,7 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.number("absolute_tolerance", s.integrator.absoluteTolerance, 0.0, 1e6, true);
     r.number("pns_tolerance", s.integrator.pnsTolerance, 0.0, 1e6, true);
     r.boolean("warm_start_pns", s.integrator.warmStartPns);
+    r.boolean("constant_acceleration_predictor", s.integrator.constantAccelerationPredictor);
     r.boolean("update_changed_contacts_only", s.integrator.updateChangedContactsOnly);
     r.boolean("reuse_jacobian", s.integrator.reuseJacobian);
     // Stepping: the paper's Newton / post-Newton loops, or the fixed-cost scheme of the real-time

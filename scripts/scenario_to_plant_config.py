@@ -305,6 +305,7 @@ def generate(path, name, info=None):
                              ("max_pns", "maxPnsIterations", "int"), ("relative_tolerance", "relativeTolerance", "number"),
                              ("absolute_tolerance", "absoluteTolerance", "number"),
                              ("pns_tolerance", "pnsTolerance", "number"), ("warm_start_pns", "warmStartPns", "bool"),
+                             ("constant_acceleration_predictor", "constantAccelerationPredictor", "bool"),
                              ("update_changed_contacts_only", "updateChangedContactsOnly", "bool"),
                              ("reuse_jacobian", "reuseJacobian", "bool"),
                              ("fixed_newton_iterations", "fixedNewtonIterations", "int"),

@@ -113,7 +113,7 @@ class FixedCostStepper {
     switchColumns_ = 0;
     refactoredPairs_ = 0;
     system.beginStep();
-    predictStep(scheme_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_);
+    predictStep(scheme_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_, settings_.constantAccelerationPredictor);
 
     // 2. Newton iterations with the states decided at each residual.
     Status s = iterate(system, point, stats);
