@@ -178,7 +178,7 @@ TEST(SegmentArcGap, CompensationRemovesThePenetrationOfASoftContact) {
 // rule's nodal weight over-counts it: the static bias, averaged over eight positions of the mesh
 // along the belt (an eighth of an element apart, both spans), measured +0.224 % with c and +0.092 %
 // with b at 24 x 4 (worst position +0.54 % and +0.34 %). In motion the paper's drive at 24 elements
-// (1e-4 s) moves from F2 +1.47 % to +1.16 % and the 30-element mesh into the 1 % bound (+0.81 %).
+// (1e-4 s) moves from F2 +1.47 % to +1.15 % and the 30-element mesh into the 1 % bound (+0.81 %).
 double meanStaticBiasOverShifts(IntegrationScheme scheme) {
   double sum = 0.0;
   for (int k = 0; k < 8; ++k) {
