@@ -16,6 +16,7 @@ import concurrent.futures
 import json
 import os
 import subprocess
+import tomllib
 
 
 def run(beltsim, scenario, work, elements, step, sets, tag=""):
@@ -45,23 +46,24 @@ def main():
     p.add_argument("--set", action="append", default=[], dest="sets")
     p.add_argument("--reference-set", action="append", default=None, dest="reference_sets")
     p.add_argument("--tail-forces", action="store_true", help="F1, F2 as tail means (default: at the end)")
-    p.add_argument("--axial-stiffness", type=float, default=8000.0, help="EA of the creep column [N]")
+    p.add_argument("--axial-stiffness", type=float, default=None,
+                   help="EA of the creep column [N] (default: the scenario's belt.axial_stiffness)")
     a = p.parse_args()
+    if a.axial_stiffness is None:
+        with open(a.scenario, "rb") as f:
+            a.axial_stiffness = float(tomllib.load(f)["belt"]["axial_stiffness"])
     os.makedirs(a.work, exist_ok=True)
     grid = [(n, float(h)) for n in map(int, a.elements.split(",")) for h in a.steps.split(",")]
+    # The reference run first; with its own overrides it is a run of its own (folder suffix _ref),
+    # otherwise it is also the grid's entry of the same mesh and step.
     ref_key = (a.reference_elements, a.reference_step)
     separate_ref = a.reference_sets is not None
-    jobs = [ref_key] + [g for g in grid if separate_ref or g != ref_key]
-
-    def job(i, j):
-        if i == 0 and separate_ref:
-            return run(a.beltsim, a.scenario, a.work, *j, a.reference_sets, "_ref")
-        return run(a.beltsim, a.scenario, a.work, *j, a.sets)
-
+    jobs = [(ref_key, a.reference_sets if separate_ref else a.sets, "_ref" if separate_ref else "")]
+    jobs += [(g, a.sets, "") for g in grid if separate_ref or g != ref_key]
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        runs = list(pool.map(lambda ij: job(*ij), enumerate(jobs)))
+        runs = list(pool.map(lambda j: run(a.beltsim, a.scenario, a.work, *j[0], j[1], j[2]), jobs))
     ref = runs[0]
-    results = dict(zip(jobs[1:], runs[1:])) if separate_ref else dict(zip(jobs, runs))
+    results = {key: r for (key, _, tag), r in zip(jobs, runs) if not tag}
     if ref is None:
         raise SystemExit("reference run failed")
 

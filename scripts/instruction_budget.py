@@ -11,7 +11,7 @@
              (targets firmware_scripted_phases.elf, firmware_paper_phases.elf), the breakdown of a
              fixed-cost step into its phases (residual, partial re-factorization, switch columns,
              solve, post-Newton pass, rebuild), per step on average and in the slowest step.
-  host       the same image for Linux, and the PC configuration (firmware/configs/pc.toml, 6000 ticks):
+  host       the same image for Linux, and the PC configuration (the build's, 6000 ticks):
              wall time per step from the firmware's clock (native run), and x86-64 instructions
              per tick from callgrind (--toggle-collect on PlantLoop::tick and a dump after every tick:
              mean, median, p99 and the worst tick, exact); for the microcontroller image also the
@@ -51,10 +51,24 @@ if '--build' in sys.argv[:-1]:
     HOST_BUILD = os.path.abspath(sys.argv[sys.argv.index('--build') + 1])
 HOST_MCU = os.path.join(HOST_BUILD, 'tests/firmware_scripted_run')
 HOST_PC = os.path.join(HOST_BUILD, 'firmware/beltsim_firmware_pc_bench')
-with open(os.path.join(ROOT, 'firmware/configs/pc.toml'), 'rb') as _f:
-    _pc = tomllib.load(_f)
-PC_ELEMENTS = _pc['belt']['elements']
-PC_NAME = 'PC (%d el, %g s)' % (PC_ELEMENTS, _pc['solver']['step_size'])
+
+
+def pc_configuration(build):
+    """Element count and step of the PC configuration the host build was generated from (its
+    BELTSIM_FIRMWARE_PC_SCENARIO, default firmware/configs/pc.toml)."""
+    scenario = os.path.join(ROOT, 'firmware/configs/pc.toml')
+    cache = os.path.join(build, 'CMakeCache.txt')
+    if os.path.exists(cache):
+        for line in open(cache):
+            if line.startswith('BELTSIM_FIRMWARE_PC_SCENARIO:'):
+                scenario = line.split('=', 1)[1].strip()
+    with open(scenario, 'rb') as f:
+        pc = tomllib.load(f)
+    return pc['belt']['elements'], pc['solver']['step_size']
+
+
+PC_ELEMENTS, PC_STEP = pc_configuration(HOST_BUILD)
+PC_NAME = 'PC (%d el, %g s)' % (PC_ELEMENTS, PC_STEP)
 QEMU = ['qemu-system-arm', '-M', 'mps2-an500', '-nographic', '-monitor', 'none', '-serial', 'null',
         '-semihosting-config', 'enable=on,target=native', '-icount', 'shift=1,sleep=off', '-kernel']
 STEP = re.compile(r'timing step ns: n (\d+) min (\d+) median (\d+) p99 (\d+) max (\d+) mean (\d+)')
