@@ -308,6 +308,7 @@ def generate(path, name, info=None):
                              ("constant_acceleration_predictor", "constantAccelerationPredictor", "bool"),
                              ("update_changed_contacts_only", "updateChangedContactsOnly", "bool"),
                              ("reuse_jacobian", "reuseJacobian", "bool"),
+                             ("contractivity_limit", "contractivityLimit", "number"),
                              ("fixed_newton_iterations", "fixedNewtonIterations", "int"),
                              ("frozen_state_iterations", "frozenStateIterations", "int"),
                              ("refresh_steps", "refreshSteps", "int"), ("switch_columns", "switchColumnsPerStep", "int"),
@@ -320,6 +321,8 @@ def generate(path, name, info=None):
         if v is not None and key in INTEGER_RANGES and not INTEGER_RANGES[key][0] <= v <= INTEGER_RANGES[key][1]:
             low, high = INTEGER_RANGES[key]
             r.error(key, f"out of range: {v} not in [{low}, {high}]")
+        if key == "contractivity_limit" and v is not None and not 0.0 < v <= 1.0:
+            r.error(key, f"out of range: {v} not in (0, 1]")
         if v is None:
             v = defaults.get(key)
         if v is None:
