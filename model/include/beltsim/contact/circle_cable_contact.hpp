@@ -366,6 +366,23 @@ class ContactPair {
   void rejectStep() {
     for (int i = 0; i < MaxSegments; ++i) current_[i] = startOfStep_[i];
   }
+  // Whether the Newton-phase forces (evaluateNewton) of this pair read the same history as
+  // `other`, an earlier copy of it: per segment the contact flag, the stick/slip state and, for a
+  // sticking segment, its anchor. The post-Newton step rewrites every gap, but only its sign
+  // reaches those forces.
+  bool sameNewtonHistory(const SegmentHistory (&other)[MaxSegments]) const {
+    for (int i = 0; i < MaxSegments; ++i) {
+      if (i >= p_.segmentCount) break;
+      const SegmentHistory& a = current_[i];
+      const SegmentHistory& b = other[i];
+      if ((a.gap <= 0.0) != (b.gap <= 0.0) || a.state != b.state) return false;
+      if (a.state == StickSlip::kStick && !(a.stickingPosition == b.stickingPosition)) return false;
+    }
+    return true;
+  }
+  void copyHistory(SegmentHistory (&out)[MaxSegments]) const {
+    for (int i = 0; i < MaxSegments; ++i) out[i] = current_[i];
+  }
   bool anyFlagged() const {
     for (int i = 0; i < MaxSegments; ++i)
       if (i < p_.segmentCount && current_[i].gap <= 0.0) return true;

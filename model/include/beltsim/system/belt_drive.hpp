@@ -18,6 +18,7 @@
 // prescribed value at t_{n+1}, and the row's original value is the reaction (the drive torque).
 #pragma once
 #include <cstdint>
+#include <cstring>
 
 #include <Eigen/Core>
 
@@ -113,6 +114,7 @@ class BeltDrive {
                        int circleCount, const ContactParameters& contact) {
     if (circleCount < (belt.closed ? 1 : 0) || circleCount > NP) return ParameterError::invalid("circle.count");
     circleCount_ = circleCount;
+    memo_.valid = false;
     belt_ = belt;
     belt_.element.length = elementLength;
     ParameterError e = element_.setUp(belt_.element);
@@ -263,6 +265,7 @@ class BeltDrive {
 
   // Friction parameters of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal).
   void setFriction(const FrictionParameters& friction) {
+    memo_.valid = false;
     for (int k = 0; k < NE; ++k)
       for (int p = 0; p < circleCount_; ++p) {
         Pair& pr = pair_[k][p];
@@ -310,6 +313,13 @@ class BeltDrive {
   }
   bool decidesInNewton() const { return decideInNewton_; }
 
+  // The residual at a point. In the reference stepping (dynamic, states held) it keeps what it
+  // computed, per element and per contact pair, with the point (ResidualMemo below): a second
+  // call at the same bits of q, v and a takes the element forces and the forces of every pair
+  // whose Newton-phase history is unchanged from there and sums everything in the same order,
+  // so its result is the full evaluation's to the bit. That call is the first residual of every
+  // post-Newton pass after the first (the pass starts where the last one ended; only the states
+  // the post-Newton step changed differ).
   Status residual(const IterationPoint<Vector>& point, Vector& r) {
     const Vector& q = *point.q;
     const Vector& v = *point.v;
@@ -317,7 +327,21 @@ class BeltDrive {
     r.setZero();
     const bool isStatic = mode_ == Mode::kStatic;
     const double gravityFactor = isStatic ? loadFactor_ : 1.0;
+    const bool record = !isStatic && !decideInNewton_;
+    const bool reuse = record && memo_.valid && memo_.samePoint(q, v, a);
+    if (record && !reuse) {
+      memo_.valid = false;
+      memo_.q = q;
+      memo_.v = v;
+      memo_.a = a;
+      for (int e = 0; e < NE; ++e)
+        for (int p = 0; p < NP; ++p) memo_.evaluated[e][p] = false;
+    }
     for (int e = 0; e < NE; ++e) {
+      if (reuse) {
+        scatterElement(memo_.element[e], e, r);
+        continue;
+      }
       const Vector8 qe = gatherElement(q, e);
       const Vector8 ve = gatherElement(v, e);
       Vector8 re;
@@ -329,6 +353,7 @@ class BeltDrive {
         addMassTimes(gatherElement(a, e), re);
       }
       re -= gravityFactor * element_.gravityForce();
+      if (record) memo_.element[e] = re;
       scatterElement(re, e, r);
     }
     for (int p = 0; p < NP; ++p) {
@@ -344,7 +369,16 @@ class BeltDrive {
           s = pair.evaluateDecided(gatherElement(q, e), gatherElement(v, e), shapeTable(), cs, f);
         } else {
           if (!pair.anyFlagged()) continue;
-          s = pair.evaluateNewton(gatherElement(q, e), gatherElement(v, e), shapeTable(), cs, f);
+          if (reuse && memo_.evaluated[e][p] && pair.sameNewtonHistory(memo_.history[e][p])) {
+            f = memo_.pair[e][p];
+          } else {
+            s = pair.evaluateNewton(gatherElement(q, e), gatherElement(v, e), shapeTable(), cs, f);
+            if (record && s == Status::kOk) {
+              memo_.pair[e][p] = f;
+              pair.copyHistory(memo_.history[e][p]);
+            }
+          }
+          if (record) memo_.evaluated[e][p] = s == Status::kOk;
         }
         if (s != Status::kOk) return s;
         if (f.activeSegments == 0) continue;
@@ -358,6 +392,7 @@ class BeltDrive {
       circleResidual(p, q, v, a, point.time, r);
     }
     applyPrescribedRows(point, r);
+    if (record) memo_.valid = true;
     return Status::kOk;
   }
 
@@ -577,6 +612,7 @@ class BeltDrive {
   }
 
   void beginStep() {
+    memo_.valid = false;
     for (int e = 0; e < NE; ++e)
       for (int p = 0; p < circleCount_; ++p) pair_[e][p].beginStep();
     for (int p = 0; p < circleCount_; ++p) armAnchorStart_[p] = armAnchor_[p];
@@ -940,6 +976,23 @@ class BeltDrive {
   CircleParameters circle_[NP];
   int circleCount_ = NP;
   Pair pair_[NE][NP];
+  // What the last residual of the reference stepping computed, and where (residual()). Valid
+  // from a complete evaluation until the next step, set-up or change of the friction.
+  struct ResidualMemo {
+    bool valid = false;
+    Vector q = Vector::Zero(), v = Vector::Zero(), a = Vector::Zero();
+    Vector8 element[NE];                // element forces with inertia and gravity (LHS)
+    bool evaluated[NE][NP] = {};        // the pair's forces below are from that evaluation
+    PairForces pair[NE][NP];
+    SegmentHistory history[NE][NP][NCS];  // the pair's history they were computed with
+    // Bit for bit, so that -0.0 and +0.0 count as different points.
+    bool samePoint(const Vector& q2, const Vector& v2, const Vector& a2) const {
+      constexpr std::size_t bytes = sizeof(double) * kSize;
+      return std::memcmp(q.data(), q2.data(), bytes) == 0 && std::memcmp(v.data(), v2.data(), bytes) == 0 &&
+             std::memcmp(a.data(), a2.data(), bytes) == 0;
+    }
+  };
+  ResidualMemo memo_;
   SegmentShapeTable<NCS> shapeTable_;
   // The Newton matrix in the solver's order: the active storage and the refresh's.
   NewtonMatrix matrix_;
