@@ -321,6 +321,17 @@ struct PairForces {
   bool degenerate = false;                // a flagged segment had the centre on it
 };
 
+// The segment points and the kinematics of the segments that a Newton-phase force evaluation
+// computed: a post-Newton step at the same state (the same q, q_dot and circle) takes them
+// instead of computing them again. Only the segments in contact are evaluated there (known).
+template <int MaxSegments>
+struct PairKinematics {
+  SegmentPoints<MaxSegments> points;
+  SegmentKinematics segment[MaxSegments];
+  bool known[MaxSegments] = {};
+  bool stickingKnown[MaxSegments] = {};  // segment[i].stickingCoordinate was computed (stick law)
+};
+
 // Per-segment outputs (spec §4.10, with physical-unit stresses).
 struct SegmentOutput {
   double gap = 0.0;               // m (current geometry)
@@ -419,12 +430,13 @@ class ContactPair {
   }
 
   // Same, with the shape functions from a table (built for this length and p.segmentCount).
+  // keep (optional): receives the segment points and the evaluated segments' kinematics.
   Status evaluateNewton(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
-                        const CircleState& circle, PairForces& out) const {
+                        const CircleState& circle, PairForces& out, PairKinematics<MaxSegments>* keep = nullptr) const {
     out = PairForces{};
     if (!anyFlagged()) return Status::kOk;
     if (table.segmentCount != p_.segmentCount) return evaluateNewton(q, qDot, table.length, circle, out);
-    return forces(q, qDot, table, circle, nullptr, nullptr, out);
+    return forces(q, qDot, table, circle, nullptr, nullptr, out, keep);
   }
 
   // Whether the pair can touch the circle within this step: some segment's start-of-step gap (or
@@ -526,8 +538,10 @@ class ContactPair {
   }
 
   // Same, with the shape functions from a table (built for this length and p.segmentCount).
+  // known (optional): what a Newton-phase evaluation at this same state computed (its points,
+  // and the kinematics of its segments in contact); the rest is computed here, with the same bits.
   Status postNewtonStep(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
-                        const CircleState& circle, double& error) {
+                        const CircleState& circle, double& error, const PairKinematics<MaxSegments>* known = nullptr) {
     error = 0.0;
     if (table.segmentCount != p_.segmentCount) return postNewtonStep(q, qDot, table.length, circle, error);
     const double length = table.length;
@@ -551,13 +565,17 @@ class ContactPair {
         // A segment leaves contact: exact gaps below, which is what the reference stores.
       }
     }
-    SegmentPoints<MaxSegments> points;
-    const Status s = computeSegmentPoints(q, qDot, table, p_.offset, points);
-    if (s != Status::kOk) return s;
+    SegmentPoints<MaxSegments> localPoints;
+    if (known == nullptr) {
+      const Status s = computeSegmentPoints(q, qDot, table, p_.offset, localPoints);
+      if (s != Status::kOk) return s;
+    }
+    const SegmentPoints<MaxSegments>& points = known != nullptr ? known->points : localPoints;
     bool degenerate = false;
     for (int i = 0; i < MaxSegments; ++i) {
       if (i >= p_.segmentCount) break;
-      SegmentKinematics k = segmentKinematics(p_, points, i, length, circle, false);
+      SegmentKinematics k = known != nullptr && known->known[i] ? known->segment[i]
+                                                                 : segmentKinematics(p_, points, i, length, circle, false);
       const double gap = k.geometry.gap;
       if (k.geometry.degenerate) degenerate = true;
       SegmentHistory& d = current_[i];
@@ -566,7 +584,9 @@ class ContactPair {
       }
       d.gap = gap;
       if (gap <= 0.0 && frictional()) {
-        if (p_.friction.bristleStiffness != 0.0) k.stickingCoordinate = stickingCoordinate(p_, k.geometry, length, circle);
+        const bool stickingKnown = known != nullptr && known->known[i] && known->stickingKnown[i];
+        if (p_.friction.bristleStiffness != 0.0 && !stickingKnown)
+          k.stickingCoordinate = stickingCoordinate(p_, k.geometry, length, circle);
         const double fn = normalForceLaw(p_, gap, k.normalVelocity);
         const TangentialPnsResult t = pnsTangential(p_.friction, d, startOfStep_[i], fn, k.tangentialVelocity,
                                                     k.stickingCoordinate, wrapPeriod());
@@ -614,9 +634,13 @@ class ContactPair {
   // phase, spec §4.6). Otherwise each segment's state is decided here and written to decided[i]
   // (switches[i] counts its stick/slip switches within the step).
   Status forces(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
-                const CircleState& circle, SegmentHistory* decided, std::uint8_t* switches, PairForces& out) const {
+                const CircleState& circle, SegmentHistory* decided, std::uint8_t* switches, PairForces& out,
+                PairKinematics<MaxSegments>* keep = nullptr) const {
     const double length = table.length;
-    SegmentPoints<MaxSegments> points;
+    SegmentPoints<MaxSegments> localPoints;
+    SegmentPoints<MaxSegments>& points = keep != nullptr ? keep->points : localPoints;
+    if (keep != nullptr)
+      for (int i = 0; i < MaxSegments; ++i) keep->known[i] = keep->stickingKnown[i] = false;
     const Status s = computeSegmentPoints(q, qDot, table, p_.offset, points);
     if (s != Status::kOk) return s;
     Vector2 pointForce[MaxSegments + 1];
@@ -631,6 +655,11 @@ class ContactPair {
       if (decided == nullptr) {
         if (h.gap > 0.0) continue;
         k = segmentKinematics(p_, points, i, length, circle, newtonForceNeedsStickingCoordinate(p_.friction, h));
+        if (keep != nullptr) {
+          keep->segment[i] = k;
+          keep->known[i] = true;
+          keep->stickingKnown[i] = newtonForceNeedsStickingCoordinate(p_.friction, h);
+        }
         fn = normalForceLaw(p_, k.geometry.gap, k.normalVelocity);
       } else {
         k = segmentKinematics(p_, points, i, length, circle, false);

@@ -31,6 +31,11 @@
 #include "beltsim/system/profiles.hpp"
 #include "beltsim/system/tensioner_arm.hpp"
 
+// 1: BeltDrive keeps its last residual's pieces for a second call at the same point (residual()).
+#ifndef BELTSIM_RESIDUAL_MEMO
+#define BELTSIM_RESIDUAL_MEMO 1
+#endif
+
 namespace beltsim {
 
 enum class CircleKind : std::uint8_t {
@@ -84,6 +89,7 @@ struct BeltDriveInput {
 
 template <int NE, int NP, int NCS>
 class BeltDrive {
+  static constexpr bool kResidualMemo = BELTSIM_RESIDUAL_MEMO != 0;
  public:
   static constexpr int kElements = NE;
   static constexpr int kCircles = NP;
@@ -327,15 +333,15 @@ class BeltDrive {
     r.setZero();
     const bool isStatic = mode_ == Mode::kStatic;
     const double gravityFactor = isStatic ? loadFactor_ : 1.0;
-    const bool record = !isStatic && !decideInNewton_;
+    const bool record = kResidualMemo && !isStatic && !decideInNewton_;
     const bool reuse = record && memo_.valid && memo_.samePoint(q, v, a);
     if (record && !reuse) {
       memo_.valid = false;
       memo_.q = q;
       memo_.v = v;
       memo_.a = a;
-      for (int e = 0; e < NE; ++e)
-        for (int p = 0; p < NP; ++p) memo_.evaluated[e][p] = false;
+      for (int e = 0; e < kMemoElements; ++e)
+        for (int p = 0; p < kMemoCircles; ++p) memo_.evaluated[e][p] = false;
     }
     for (int e = 0; e < NE; ++e) {
       if (reuse) {
@@ -372,7 +378,8 @@ class BeltDrive {
           if (reuse && memo_.evaluated[e][p] && pair.sameNewtonHistory(memo_.history[e][p])) {
             f = memo_.pair[e][p];
           } else {
-            s = pair.evaluateNewton(gatherElement(q, e), gatherElement(v, e), shapeTable(), cs, f);
+            s = pair.evaluateNewton(gatherElement(q, e), gatherElement(v, e), shapeTable(), cs, f,
+                                    record ? &memo_.kinematics[e][p] : nullptr);
             if (record && s == Status::kOk) {
               memo_.pair[e][p] = f;
               pair.copyHistory(memo_.history[e][p]);
@@ -632,12 +639,17 @@ class BeltDrive {
       if (change > error) error = change;
       armAnchor_[p] = anchor;
     }
+    // At the point of the last residual (the Newton solve's last iterate) the pairs it evaluated
+    // hand their segment points and kinematics over (ResidualMemo).
+    const bool atMemo = kResidualMemo && mode_ == Mode::kDynamic && !decideInNewton_ && memo_.valid &&
+                        memo_.samePoint(*point.q, *point.v, *point.a);
     for (int p = 0; p < circleCount_; ++p) {
       const CircleState cs = circleState(*point.q, *point.v, p);
       for (int e = 0; e < NE; ++e) {
         double pairError = 0.0;
+        const PairKinematics<NCS>* known = atMemo && memo_.evaluated[e][p] ? &memo_.kinematics[e][p] : nullptr;
         const Status s = pair_[e][p].postNewtonStep(gatherElement(*point.q, e), gatherElement(*point.v, e),
-                                                    shapeTable(), cs, pairError);
+                                                    shapeTable(), cs, pairError, known);
         if (s == Status::kNonFiniteValue) return s;
         if (s != Status::kOk) worst = s;
         if (pairError > error) error = pairError;
@@ -978,13 +990,19 @@ class BeltDrive {
   Pair pair_[NE][NP];
   // What the last residual of the reference stepping computed, and where (residual()). Valid
   // from a complete evaluation until the next step, set-up or change of the friction.
+  // Bare-metal builds leave it out (BELTSIM_RESIDUAL_MEMO=0, model/CMakeLists.txt): their
+  // configurations decide the states inside Newton, where it does not apply, and it would take
+  // their RAM.
+  static constexpr int kMemoElements = kResidualMemo ? NE : 1;
+  static constexpr int kMemoCircles = kResidualMemo ? NP : 1;
   struct ResidualMemo {
     bool valid = false;
     Vector q = Vector::Zero(), v = Vector::Zero(), a = Vector::Zero();
-    Vector8 element[NE];                // element forces with inertia and gravity (LHS)
-    bool evaluated[NE][NP] = {};        // the pair's forces below are from that evaluation
-    PairForces pair[NE][NP];
-    SegmentHistory history[NE][NP][NCS];  // the pair's history they were computed with
+    Vector8 element[kMemoElements];                   // element forces with inertia and gravity (LHS)
+    bool evaluated[kMemoElements][kMemoCircles] = {};  // the pair's entries below are from that point
+    PairForces pair[kMemoElements][kMemoCircles];
+    SegmentHistory history[kMemoElements][kMemoCircles][NCS];  // the history the forces were computed with
+    PairKinematics<NCS> kinematics[kMemoElements][kMemoCircles];
     // Bit for bit, so that -0.0 and +0.0 count as different points.
     bool samePoint(const Vector& q2, const Vector& v2, const Vector& a2) const {
       constexpr std::size_t bytes = sizeof(double) * kSize;
