@@ -8,6 +8,13 @@
 
 namespace beltsim {
 
+namespace detail {
+// The larger / smaller of two finite values, inline (std::fmax and std::fmin are library calls
+// that also order NaNs; the box's inputs are finite, checked before any post-Newton step).
+inline double larger(double a, double b) { return a > b ? a : b; }
+inline double smaller(double a, double b) { return a < b ? a : b; }
+}  // namespace detail
+
 struct BoundingBox {
   Vector2 lower;
   Vector2 upper;
@@ -21,8 +28,8 @@ struct BoundingBox {
   }
   // True if no point of the box lies within `radius` of `centre`.
   bool separatedFromCircle(const Vector2& centre, double radius) const {
-    const double dx = std::fmax(std::fmax(lower(0) - centre(0), 0.0), centre(0) - upper(0));
-    const double dy = std::fmax(std::fmax(lower(1) - centre(1), 0.0), centre(1) - upper(1));
+    const double dx = detail::larger(detail::larger(lower(0) - centre(0), 0.0), centre(0) - upper(0));
+    const double dy = detail::larger(detail::larger(lower(1) - centre(1), 0.0), centre(1) - upper(1));
     return dx * dx + dy * dy > radius * radius;
   }
 };
@@ -34,8 +41,8 @@ inline void cubicRange(double a0, double a1, double a2, double a3, double length
   low = value(0.0);
   high = low;
   const double end = value(length);
-  low = std::fmin(low, end);
-  high = std::fmax(high, end);
+  low = smaller(low, end);
+  high = larger(high, end);
   double roots[2];
   int rootCount = 0;
   if (a3 != 0.0) {
@@ -60,8 +67,8 @@ inline void cubicRange(double a0, double a1, double a2, double a3, double length
   for (int i = 0; i < rootCount; ++i) {
     if (roots[i] > 0.0 && roots[i] < length) {
       const double v = value(roots[i]);
-      low = std::fmin(low, v);
-      high = std::fmax(high, v);
+      low = smaller(low, v);
+      high = larger(high, v);
     }
   }
 }

@@ -545,24 +545,21 @@ class ContactPair {
     error = 0.0;
     if (table.segmentCount != p_.segmentCount) return postNewtonStep(q, qDot, table.length, circle, error);
     const double length = table.length;
-    if (p_.useBoundingBox) {
+    // A pair with a segment in contact takes the exact gaps below whatever its box says (a
+    // segment leaving contact stores its exact gap, as the reference does); only the others
+    // need the box.
+    if (p_.useBoundingBox && !anyFlagged()) {
       BoundingBox box = elementBoundingBox(q, length);
       box.inflate(absOf(p_.offset) + kBoxMargin);
       if (box.separatedFromCircle(circle.centre, contactSurfaceRadius(p_))) {
-        bool anyWasInContact = false;
-        for (int i = 0; i < MaxSegments; ++i)
-          if (i < p_.segmentCount && current_[i].gap <= 0.0) anyWasInContact = true;
-        if (!anyWasInContact) {
-          // Skipped pair: every gap is positive; store a positive surrogate (spec §5.6).
-          const double surrogate = boxDistance(box, circle.centre) - contactSurfaceRadius(p_);
-          for (int i = 0; i < MaxSegments; ++i) {
-            if (i >= p_.segmentCount) break;
-            current_[i].gap = surrogate;
-            current_[i].state = StickSlip::kUndefined;
-          }
-          return Status::kOk;
+        // Skipped pair: every gap is positive; store a positive surrogate (spec §5.6).
+        const double surrogate = boxDistance(box, circle.centre) - contactSurfaceRadius(p_);
+        for (int i = 0; i < MaxSegments; ++i) {
+          if (i >= p_.segmentCount) break;
+          current_[i].gap = surrogate;
+          current_[i].state = StickSlip::kUndefined;
         }
-        // A segment leaves contact: exact gaps below, which is what the reference stores.
+        return Status::kOk;
       }
     }
     SegmentPoints<MaxSegments> localPoints;
@@ -748,8 +745,8 @@ class ContactPair {
   double wrapPeriod() const { return 2.0 * detmath::kPi * p_.radius; }
 
   static double boxDistance(const BoundingBox& box, const Vector2& c) {
-    const double dx = std::fmax(std::fmax(box.lower(0) - c(0), 0.0), c(0) - box.upper(0));
-    const double dy = std::fmax(std::fmax(box.lower(1) - c(1), 0.0), c(1) - box.upper(1));
+    const double dx = detail::larger(detail::larger(box.lower(0) - c(0), 0.0), c(0) - box.upper(0));
+    const double dy = detail::larger(detail::larger(box.lower(1) - c(1), 0.0), c(1) - box.upper(1));
     return std::sqrt(dx * dx + dy * dy);
   }
 
