@@ -337,9 +337,9 @@ class BeltDrive {
     const bool reuse = record && memo_.valid && memo_.samePoint(q, v, a);
     if (record && !reuse) {
       memo_.valid = false;
-      memo_.q = q;
-      memo_.v = v;
-      memo_.a = a;
+      memo_.q = q.template head<kMemoSize>();
+      memo_.v = v.template head<kMemoSize>();
+      memo_.a = a.template head<kMemoSize>();
       for (int e = 0; e < kMemoElements; ++e)
         for (int p = 0; p < kMemoCircles; ++p) memo_.evaluated[e][p] = false;
     }
@@ -995,9 +995,11 @@ class BeltDrive {
   // their RAM.
   static constexpr int kMemoElements = kResidualMemo ? NE : 1;
   static constexpr int kMemoCircles = kResidualMemo ? NP : 1;
+  static constexpr int kMemoSize = kResidualMemo ? kSize : 1;
   struct ResidualMemo {
+    using MemoVector = Eigen::Matrix<double, kMemoSize, 1>;
     bool valid = false;
-    Vector q = Vector::Zero(), v = Vector::Zero(), a = Vector::Zero();
+    MemoVector q = MemoVector::Zero(), v = MemoVector::Zero(), a = MemoVector::Zero();
     Vector8 element[kMemoElements];                   // element forces with inertia and gravity (LHS)
     bool evaluated[kMemoElements][kMemoCircles] = {};  // the pair's entries below are from that point
     PairForces pair[kMemoElements][kMemoCircles];
@@ -1005,7 +1007,8 @@ class BeltDrive {
     PairKinematics<NCS> kinematics[kMemoElements][kMemoCircles];
     // Bit for bit, so that -0.0 and +0.0 count as different points.
     bool samePoint(const Vector& q2, const Vector& v2, const Vector& a2) const {
-      constexpr std::size_t bytes = sizeof(double) * kSize;
+      if (!kResidualMemo) return false;
+      constexpr std::size_t bytes = sizeof(double) * kMemoSize;
       return std::memcmp(q.data(), q2.data(), bytes) == 0 && std::memcmp(v.data(), v2.data(), bytes) == 0 &&
              std::memcmp(a.data(), a2.data(), bytes) == 0;
     }
