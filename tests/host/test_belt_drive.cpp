@@ -5,6 +5,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <cstring>
 
 #include "beltsim/system/belt_drive.hpp"
 #include "beltsim/system/belt_geometry.hpp"
@@ -130,3 +131,63 @@ TEST(BeltDrive, SpeedDrivenPulleyFollowsItsProfileExactly) {
 }
 
 }  // namespace
+
+TEST(BeltDrive, ResidualMemoAndHandedOverKinematicsKeepTheFullEvaluationsBits) {
+  // BeltDrive::ResidualMemo is an exact shortcut: at the same q, v, a a second residual takes the
+  // element forces and the unchanged pairs' forces from the last one, and the post-Newton step
+  // takes that residual's segment points and kinematics. Reference: the same drive with the memo
+  // invalidated (setFriction with the same friction), which evaluates everything; both must agree
+  // to the bit. The point is a step's predictor (q + h v, a = 0) on the belt accelerating at
+  // 0.1 s with the load pulley turned 2 mrad further, so that the post-Newton step changes
+  // stick/slip states.
+  static PaperDrive p;
+  solveStaticEquilibrium(p.drive, p.q, StaticSettings{}, p.friction);
+  static GeneralizedAlpha<Drive> integ;
+  ASSERT_TRUE(integ.setUp(paperIntegrator(), 5e-5).ok());
+  integ.initialize(p.q, Drive::Vector::Zero(), Drive::Vector::Zero(), 0.0);
+  for (int i = 0; i < 2000; ++i) integ.step(p.drive);
+  static Drive withMemo, full;
+  withMemo = p.drive;
+  full = p.drive;
+  Drive::Vector q = integ.positions() + 5e-5 * integ.velocities();
+  q(Drive::circleDof(1, 2)) += 2e-3;  // P2 turned by 0.2 mm at its rim: its bristles give way
+  const Drive::Vector v = integ.velocities();
+  const Drive::Vector a = Drive::Vector::Zero();
+  const SchemeCoefficients sc = SchemeCoefficients::make(paperIntegrator(), 5e-5);
+  const IterationPoint<Drive::Vector> point{&q, &v, &a, integ.time() + 5e-5, &sc};
+  const auto sameBits = [](const Drive::Vector& x, const Drive::Vector& y) {
+    return std::memcmp(x.data(), y.data(), sizeof(double) * Drive::kSize) == 0;
+  };
+  Drive::Vector before, reused, reference;
+  withMemo.beginStep();
+  full.beginStep();
+  ASSERT_EQ(withMemo.residual(point, before), Status::kOk);
+  full.setFriction(p.friction);  // forgets the memo, keeps the histories
+  double errorWithMemo = 0.0, errorFull = 0.0;
+  withMemo.postNewtonStep(point, errorWithMemo);
+  full.postNewtonStep(point, errorFull);
+  EXPECT_EQ(std::memcmp(&errorWithMemo, &errorFull, sizeof(double)), 0);
+  int changedPairs = 0;
+  for (int e = 0; e < kNE; ++e)
+    for (int c = 0; c < kNP; ++c)
+      for (int i = 0; i < kNCS; ++i) {
+        const SegmentHistory& x = withMemo.pair(e, c).history(i);
+        const SegmentHistory& y = full.pair(e, c).history(i);
+        EXPECT_TRUE(std::memcmp(&x.gap, &y.gap, sizeof(double)) == 0 && x.state == y.state &&
+                    std::memcmp(&x.stickingPosition, &y.stickingPosition, sizeof(double)) == 0)
+            << "element " << e << " circle " << c << " segment " << i;
+      }
+  for (int e = 0; e < kNE; ++e)
+    for (int c = 0; c < kNP; ++c)
+      for (int i = 0; i < kNCS; ++i)
+        if (withMemo.pair(e, c).history(i).state != p.drive.pair(e, c).history(i).state) {
+          ++changedPairs;
+          break;
+        }
+  EXPECT_GT(changedPairs, 0);  // the post-Newton step changed states: the memo had work to skip
+  full.setFriction(p.friction);
+  ASSERT_EQ(withMemo.residual(point, reused), Status::kOk);
+  ASSERT_EQ(full.residual(point, reference), Status::kOk);
+  EXPECT_TRUE(sameBits(reused, reference));
+  EXPECT_FALSE(sameBits(reused, before));
+}

@@ -421,12 +421,12 @@ class ContactPair {
 
   // Newton-phase LHS forces with the history frozen (spec §4.6, §4.8).
   Status evaluateNewton(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
-                        PairForces& out) const {
+                        PairForces& out, PairKinematics<MaxSegments>* keep = nullptr) const {
     out = PairForces{};
     if (!anyFlagged()) return Status::kOk;
     SegmentShapeTable<MaxSegments> table;
     table.build(length, p_.segmentCount);
-    return evaluateNewton(q, qDot, table, circle, out);
+    return evaluateNewton(q, qDot, table, circle, out, keep);
   }
 
   // Same, with the shape functions from a table (built for this length and p.segmentCount).
@@ -435,7 +435,7 @@ class ContactPair {
                         const CircleState& circle, PairForces& out, PairKinematics<MaxSegments>* keep = nullptr) const {
     out = PairForces{};
     if (!anyFlagged()) return Status::kOk;
-    if (table.segmentCount != p_.segmentCount) return evaluateNewton(q, qDot, table.length, circle, out);
+    if (table.segmentCount != p_.segmentCount) return evaluateNewton(q, qDot, table.length, circle, out, keep);
     return forces(q, qDot, table, circle, nullptr, nullptr, out, keep);
   }
 
