@@ -103,6 +103,8 @@ class Reader:
 
 # [contact] penetration_compensation when a scenario does not give it (host_sim/scenario.hpp).
 SCENARIO_PENETRATION_COMPENSATION = False
+# [friction] stick_memory when a scenario does not give it (host_sim/scenario.hpp).
+SCENARIO_STICK_MEMORY = "segment"
 MAX_PULLEYS = 8  # beltsim::kMaxPlantPulleys: the HIL frames' pulley slots
 KINDS = {"speed": "kSpeedDriven", "torque": "kTorqueDriven", "fixed_axis": "kFixedAxis", "fixed": "kFixed",
          "floating": "kFloating", "tensioner": "kTensionerArm"}
@@ -214,6 +216,12 @@ def generate(path, name, info=None):
         v = r.get(key, "number")
         if v is not None:
             set_(field, number(v))
+    memory = r.get("stick_memory", "str")
+    if memory is None:
+        memory = SCENARIO_STICK_MEMORY
+    elif memory not in ("segment", "element"):
+        r.error("stick_memory", f"'{memory}' is not one of: element, segment")
+    set_("contact.stickMemory", "StickMemory::kWholeElement" if memory == "element" else "StickMemory::kSegment")
     r.unsupported("law", "bristle", "the continuous friction law")
     r.unsupported("characteristic_velocity", 1e-3, "the continuous friction law")
     r.finish()

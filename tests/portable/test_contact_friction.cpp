@@ -313,3 +313,88 @@ MT_TEST(contact_pair_crossing_atan2_branch_cut_has_no_force_jump_sliding_or_roll
     MT_EXPECT(crossed >= 7);  // the normal's angle did pass the branch cut
   }
 }
+
+// StickMemory (issue 33; bristle_friction.hpp): under kWholeElement a sticking segment keeps its
+// anchor only while every segment of its element was in contact at the start of the step. The
+// element of the dragging test above, pressed 1e-5 m into a circle of radius 100 m, has all four
+// segments in contact (the circle falls away by at most 0.027^2 / 200 = 3.6e-6 m under it): dragged
+// by 2e-6 m per step, every segment keeps its anchor and its spring grows by mu_k 2e-6 m per step,
+// as under the paper's rule.
+MT_TEST(whole_element_stick_memory_keeps_the_anchors_of_an_element_wholly_in_contact) {
+  ContactParameters p = pressedParameters();
+  p.radius = 100.0;
+  p.friction.stickMemory = beltsim::StickMemory::kWholeElement;
+  ContactPair<4> pair;
+  MT_EXPECT(pair.setUp(p).ok());
+  const double L = 0.04, pen = 1e-5;
+  beltsim::CircleState circle;
+  beltsim::SegmentOutput out[4];
+  double error = 0.0;
+  for (int k = 0; k <= 3; ++k) {
+    const double u = 2e-6 * k;
+    pair.beginStep();
+    const Vector8 q = horizontalElement(u, p.radius, pen);
+    pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
+    pair.outputs(q, Vector8::Zero(), L, circle, out);
+    for (int i = 0; i < 4; ++i) {
+      MT_EXPECT(pair.history(i).gap <= 0.0);
+      MT_EXPECT(pair.history(i).state == StickSlip::kStick);
+      MT_EXPECT_NEAR(out[i].stickingDisplacement, -u, 1e-12);
+      MT_EXPECT_NEAR(out[i].tangentialForce, -2e5 * u, 1e-6);
+    }
+  }
+}
+
+// The same drag on the circle of radius 0.1 m, where only segment 1 of the element touches: under
+// kWholeElement its anchor is set again where each post-Newton step finds it, so with no sliding
+// velocity it carries no tangential force however far it is dragged (the paper's rule: -mu_k u,
+// the test above); under kSegment the same run keeps the anchor of the first contact.
+MT_TEST(whole_element_stick_memory_renews_the_anchor_of_an_element_partly_off_the_circle) {
+  for (int memory = 0; memory < 2; ++memory) {
+    ContactParameters p = pressedParameters();
+    p.friction.stickMemory = memory ? beltsim::StickMemory::kWholeElement : beltsim::StickMemory::kSegment;
+    ContactPair<4> pair;
+    MT_EXPECT(pair.setUp(p).ok());
+    const double L = 0.04, pen = 1e-5;
+    beltsim::CircleState circle;
+    beltsim::SegmentOutput out[4];
+    double error = 0.0;
+    for (int k = 0; k <= 7; ++k) {
+      const double u = 2e-6 * k;
+      pair.beginStep();
+      const Vector8 q = horizontalElement(u, p.radius, pen);
+      pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
+      pair.outputs(q, Vector8::Zero(), L, circle, out);
+      MT_EXPECT(pair.history(0).gap > 0.0 && pair.history(1).gap <= 0.0);
+      MT_EXPECT(pair.history(1).state == StickSlip::kStick);
+      const double expected = memory ? 0.0 : -2e5 * u;
+      MT_EXPECT_NEAR(out[1].tangentialForce, expected, 1e-6);
+    }
+  }
+}
+
+// A slipping segment of an element partly off the circle keeps its anchor at the Coulomb force
+// under kWholeElement too: given a slip state (-1) with its anchor 2e-5 m ahead (a spring of 4 N
+// against the limit of 3 N), the step keeps slipping at mu |f_n| = 3 N.
+MT_TEST(whole_element_stick_memory_leaves_a_slipping_segment_at_the_coulomb_force) {
+  ContactParameters p = pressedParameters();
+  p.friction.stickMemory = beltsim::StickMemory::kWholeElement;
+  ContactPair<4> pair;
+  MT_EXPECT(pair.setUp(p).ok());
+  const double L = 0.04, pen = 1e-5;
+  beltsim::CircleState circle;
+  beltsim::SegmentOutput out[4];
+  double error = 0.0;
+  const Vector8 q = horizontalElement(0.0, p.radius, pen);
+  pair.beginStep();
+  pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);  // anchors segment 1 at x_cur
+  SegmentHistory h = pair.history(1);
+  h.state = StickSlip::kSlipNegative;
+  h.stickingPosition += 2e-5;  // x_cur - anchor = -2e-5 m: f_t = -4 N before the limit
+  pair.setHistory(1, h);
+  pair.beginStep();
+  pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
+  pair.outputs(q, Vector8::Zero(), L, circle, out);
+  MT_EXPECT(pair.history(1).state == StickSlip::kSlipNegative);
+  MT_EXPECT_REL(out[1].tangentialForce, -3.0, 1e-6);
+}

@@ -32,12 +32,25 @@ enum class TangentialLaw : std::uint8_t {
   kContinuous,  // seed 004 eq. 10: f_t = mu |f_n| sgn(v_t) (1 - exp(-|v_t| / v0))
 };
 
+// Which sticking positions a segment keeps from step to step (bristle law; issue 33).
+//   kSegment: the paper's rule. A segment anchors where its first post-Newton step finds it in
+//     contact and keeps that anchor while it stays in contact and sticks.
+//   kWholeElement: a sticking segment keeps its anchor only while every segment of its element was
+//     in contact at the start of the step. Before that (the element still bending onto the circle,
+//     or already leaving it) each post-Newton step anchors it afresh where it finds it; a slipping
+//     segment keeps its anchor at the Coulomb force, as under kSegment. A coarse cubic
+//     element cannot bend onto a circle without its segments sliding on it; with the paper's rule
+//     the bristles remember those slides for the whole wrap, which unloads the wrapped belt and
+//     raises both span forces (about 2 N at 24 elements on the paper's drive, 0.1 N at 240).
+enum class StickMemory : std::uint8_t { kSegment = 0, kWholeElement = 1 };
+
 struct FrictionParameters {
   double frictionCoefficient = 0.0;  // mu, Coulomb coefficient
   double bristleStiffness = 0.0;     // mu_k, N/m per segment
   double velocityPenalty = 0.0;      // mu_v, N s/m per segment
   TangentialLaw law = TangentialLaw::kBristle;
   double characteristicVelocity = 1e-3;  // v0, m/s (continuous law only)
+  StickMemory stickMemory = StickMemory::kSegment;
 };
 
 inline double signOf(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }

@@ -119,6 +119,8 @@ ParameterError validateContactParameters(const ContactParameters& p) {
     return ParameterError::invalid("velocityPenalty");
   if (!(isFinite(p.friction.characteristicVelocity) && p.friction.characteristicVelocity > 0))
     return ParameterError::invalid("characteristicVelocity");
+  if (p.friction.stickMemory != StickMemory::kSegment && p.friction.stickMemory != StickMemory::kWholeElement)
+    return ParameterError::invalid("stickMemory");
   if (!(isFinite(p.radius) && p.radius > 0)) return ParameterError::invalid("radius");
   if (!isFinite(p.offset)) return ParameterError::invalid("offset");
   if (!(isFinite(p.radiusAllowance) && p.radiusAllowance >= 0 && p.radiusAllowance < 0.5 * p.radius))
@@ -585,7 +587,7 @@ class ContactPair {
         if (p_.friction.bristleStiffness != 0.0 && !stickingKnown)
           k.stickingCoordinate = stickingCoordinate(p_, k.geometry, length, circle);
         const double fn = normalForceLaw(p_, gap, k.normalVelocity);
-        const TangentialPnsResult t = pnsTangential(p_.friction, d, startOfStep_[i], fn, k.tangentialVelocity,
+        const TangentialPnsResult t = pnsTangential(p_.friction, d, anchorSource(i), fn, k.tangentialVelocity,
                                                     k.stickingCoordinate, wrapPeriod());
         error += t.error;
         d.state = t.state;
@@ -720,7 +722,7 @@ class ContactPair {
     fn = normalForceLaw(p_, g, k.normalVelocity);
     if (!frictional()) return h;
     if (p_.friction.bristleStiffness != 0.0) k.stickingCoordinate = stickingCoordinate(p_, k.geometry, length, circle);
-    const TangentialPnsResult t = pnsTangential(p_.friction, h, startOfStep_[i], fn, k.tangentialVelocity,
+    const TangentialPnsResult t = pnsTangential(p_.friction, h, anchorSource(i), fn, k.tangentialVelocity,
                                                 k.stickingCoordinate, wrapPeriod());
     const bool switched = before.gap <= 0.0 && before.state != StickSlip::kUndefined && t.state != before.state;
     if (switched && switches >= kMaxDecidedSwitches) {
@@ -734,6 +736,23 @@ class ContactPair {
     return h;
   }
   static constexpr double kKeptOpenGap = 1e-12;  // m
+
+  // What the post-Newton step of segment i reads its anchor from: D0 (spec §11.19), or under
+  // StickMemory::kWholeElement, for a segment that stuck while some segment of its element was out
+  // of contact at the start of the step, D0 without its anchor, so that the step anchors the
+  // segment where it finds it. A slipping segment keeps its anchor at the Coulomb force.
+  SegmentHistory anchorSource(int i) const {
+    SegmentHistory s = startOfStep_[i];
+    if (p_.friction.stickMemory != StickMemory::kWholeElement || s.state != StickSlip::kStick) return s;
+    for (int j = 0; j < MaxSegments; ++j) {
+      if (j >= p_.segmentCount) break;
+      if (startOfStep_[j].gap > 0.0) {
+        s.state = StickSlip::kUndefined;
+        break;
+      }
+    }
+    return s;
+  }
 
   bool frictional() const {
     return p_.friction.bristleStiffness != 0.0 || p_.friction.velocityPenalty != 0.0 ||

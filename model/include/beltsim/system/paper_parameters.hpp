@@ -42,6 +42,9 @@ struct ContactPerArea {
   // Measure the gaps to r plus the penetration under the belt's pre-tension (-EA eps_ref), so
   // that the loaded belt's path has the length of a belt on r whatever the contact stiffness.
   bool penetrationCompensation = false;
+  // Bristle anchors (issue 33; bristle_friction.hpp): the paper's per segment, or kept only while
+  // the segment's whole element lies on the circle.
+  StickMemory stickMemory = StickMemory::kSegment;
 };
 
 // Per-segment values (spec §9.1): c_F = b L / n_cs is the reference area of one segment and
@@ -55,6 +58,7 @@ inline ContactParameters contactFromPerArea(const ContactPerArea& a, const BeltP
   c.contactStiffness = a.stiffness * area;
   c.contactDamping = a.damping * area;
   c.friction.frictionCoefficient = a.frictionCoefficient;
+  c.friction.stickMemory = a.stickMemory;
   c.gapMeasure = a.gapMeasure;
   const double preTension = -belt.element.EA * belt.element.referenceAxialStrain;
   c.compensatedTension = a.penetrationCompensation && preTension > 0.0 ? preTension : 0.0;
