@@ -105,6 +105,9 @@ class Reader:
 SCENARIO_PENETRATION_COMPENSATION = False
 # [friction] stick_memory when a scenario does not give it (host_sim/scenario.hpp).
 SCENARIO_STICK_MEMORY = "segment"
+# The same words as host_sim/scenario.cpp.
+STICK_MEMORY_FIXED_COST = ("\"element\" needs solver.stepping = \"reference\": the fixed-cost stepping's kept matrix "
+                           "holds the bristle stiffness of anchors this rule renews at every iteration")
 MAX_PULLEYS = 8  # beltsim::kMaxPlantPulleys: the HIL frames' pulley slots
 KINDS = {"speed": "kSpeedDriven", "torque": "kTorqueDriven", "fixed_axis": "kFixedAxis", "fixed": "kFixed",
          "floating": "kFloating", "tensioner": "kTensionerArm"}
@@ -216,6 +219,7 @@ def generate(path, name, info=None):
         v = r.get(key, "number")
         if v is not None:
             set_(field, number(v))
+    friction_reader = r
     memory = r.get("stick_memory", "str")
     if memory is None:
         memory = SCENARIO_STICK_MEMORY
@@ -348,6 +352,8 @@ def generate(path, name, info=None):
     if solver.get("block_age_steps", 1) > 1 and solver.get("refresh_steps", 8) != 1:
         r.error("block_age_steps", "needs refresh_steps = 1 (the matrix rebuilt after every step)")
     if stepping == "fixed_cost":
+        if memory == "element":
+            friction_reader.error("stick_memory", STICK_MEMORY_FIXED_COST)
         set_("integrator.scheme", "StepScheme::kFixedCost")
         refresh = solver.get("refresh_steps", 8)
         if refresh > elements:
