@@ -383,6 +383,9 @@ def generate(path, name, info=None):
 #pragma once
 #include "beltsim/system/plant.hpp"
 
+// The element count as text, for strings composed at compile time (the FMUs' descriptions).
+#define BELTSIM_{name.upper()}_ELEMENTS_TEXT "{elements}"
+
 namespace beltsim::fw {{
 
 constexpr int k{upper}Elements = {elements};

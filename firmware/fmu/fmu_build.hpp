@@ -34,9 +34,9 @@ constexpr int kElements = fw::kPcElements;
 using Model = PaperDriveModel<kElements>;
 constexpr BuildConfiguration kBuild{"beltsim_pc", &fw::pcPlantConfig};
 constexpr const char* kConfigurationName =
-    "Two-pulley belt drive with ANCF belt, penalty contact and bristle friction: PC configuration (60 elements, "
-    "1e-4 s, the paper's contact values)";
-#define BELTSIM_FMU_TOKEN_CONFIG "pc-60"
+    "Two-pulley belt drive with ANCF belt, penalty contact and bristle friction: PC configuration "
+    "(" BELTSIM_PC_ELEMENTS_TEXT " elements, 1e-4 s, the paper's contact values)";
+#define BELTSIM_FMU_TOKEN_CONFIG "pc-" BELTSIM_PC_ELEMENTS_TEXT
 constexpr double kDefaultStopTime = 2.45;  // s, the paper's scenario
 #else
 constexpr int kElements = fw::kMicrocontrollerElements;
@@ -44,8 +44,8 @@ using Model = PaperDriveModel<kElements>;
 constexpr BuildConfiguration kBuild{"beltsim_mcu", &fw::microcontrollerPlantConfig};
 constexpr const char* kConfigurationName =
     "Two-pulley belt drive with ANCF belt, penalty contact and bristle friction: microcontroller configuration "
-    "(24 elements, 1e-3 s, contact stiffness / 10)";
-#define BELTSIM_FMU_TOKEN_CONFIG "mcu-24"
+    "(" BELTSIM_MICROCONTROLLER_ELEMENTS_TEXT " elements, 1e-3 s, contact stiffness / 10)";
+#define BELTSIM_FMU_TOKEN_CONFIG "mcu-" BELTSIM_MICROCONTROLLER_ELEMENTS_TEXT
 constexpr double kDefaultStopTime = 2.45;  // s, the paper's scenario
 #endif
 
