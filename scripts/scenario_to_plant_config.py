@@ -103,7 +103,7 @@ class Reader:
 
 # [contact] penetration_compensation when a scenario does not give it (host_sim/scenario.hpp).
 SCENARIO_PENETRATION_COMPENSATION = False
-# [friction] stick_memory when a scenario does not give it (host_sim/scenario.hpp).
+# [friction] stick_memory when a scenario does not give it (ContactPerArea, paper_parameters.hpp).
 SCENARIO_STICK_MEMORY = "segment"
 # The same words as host_sim/scenario.cpp.
 STICK_MEMORY_FIXED_COST = ("\"element\" needs solver.stepping = \"reference\": the fixed-cost stepping's kept matrix "
