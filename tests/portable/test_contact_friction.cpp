@@ -212,6 +212,27 @@ ContactParameters pressedParameters() {
   return p;
 }
 
+// A pair whose element (horizontalElement, pressed 1e-5 m into the circle) is dragged along x by u
+// per accepted step: beginStep, post-Newton step, outputs.
+struct DraggedPair {
+  ContactPair<4> pair;
+  double radius = 0.1;
+  beltsim::CircleState circle;
+  beltsim::SegmentOutput out[4];
+  double error = 0.0;
+  bool setUp(const ContactParameters& p) {
+    radius = p.radius;
+    return pair.setUp(p).ok();
+  }
+  void stepTo(double u) {
+    const double L = 0.04, pen = 1e-5;
+    pair.beginStep();
+    const Vector8 q = horizontalElement(u, radius, pen);
+    pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
+    pair.outputs(q, Vector8::Zero(), L, circle, out);
+  }
+};
+
 }  // namespace
 
 // The same state machine through ContactPair (spec §4.5-4.7 with the geometry of §4.2): a segment
@@ -219,19 +240,12 @@ ContactParameters pressedParameters() {
 // so x_cur decreases by u and f_t = -mu_k u (LHS), until |f_t| > mu |f_n| = 3 N; then slip (-1) at
 // f_t = -3 N with the anchor pre-tensioned, so stopping gives -3 N again.
 MT_TEST(contact_pair_dragged_segment_sticks_then_slips_at_mu_fn_with_pretensioned_anchor) {
-  const ContactParameters p = pressedParameters();
-  ContactPair<4> pair;
-  MT_EXPECT(pair.setUp(p).ok());
-  const double L = 0.04, pen = 1e-5;
-  beltsim::CircleState circle;
-  beltsim::SegmentOutput out[4];
-  double error = 0.0;
-  const auto stepTo = [&](double u) {
-    pair.beginStep();
-    const Vector8 q = horizontalElement(u, p.radius, pen);
-    pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
-    pair.outputs(q, Vector8::Zero(), L, circle, out);
-  };
+  DraggedPair d;
+  MT_EXPECT(d.setUp(pressedParameters()));
+  ContactPair<4>& pair = d.pair;
+  const beltsim::SegmentOutput(&out)[4] = d.out;
+  const double& error = d.error;
+  const auto stepTo = [&](double u) { d.stepTo(u); };
   stepTo(0.0);
   MT_EXPECT(pair.history(1).state == StickSlip::kStick);  // segment 1 holds x = 0
   MT_EXPECT(pair.history(0).gap > 0 && pair.history(2).gap > 0 && pair.history(3).gap > 0);
@@ -324,23 +338,16 @@ MT_TEST(whole_element_stick_memory_keeps_the_anchors_of_an_element_wholly_in_con
   ContactParameters p = pressedParameters();
   p.radius = 100.0;
   p.friction.stickMemory = beltsim::StickMemory::kWholeElement;
-  ContactPair<4> pair;
-  MT_EXPECT(pair.setUp(p).ok());
-  const double L = 0.04, pen = 1e-5;
-  beltsim::CircleState circle;
-  beltsim::SegmentOutput out[4];
-  double error = 0.0;
+  DraggedPair d;
+  MT_EXPECT(d.setUp(p));
   for (int k = 0; k <= 3; ++k) {
     const double u = 2e-6 * k;
-    pair.beginStep();
-    const Vector8 q = horizontalElement(u, p.radius, pen);
-    pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
-    pair.outputs(q, Vector8::Zero(), L, circle, out);
+    d.stepTo(u);
     for (int i = 0; i < 4; ++i) {
-      MT_EXPECT(pair.history(i).gap <= 0.0);
-      MT_EXPECT(pair.history(i).state == StickSlip::kStick);
-      MT_EXPECT_NEAR(out[i].stickingDisplacement, -u, 1e-12);
-      MT_EXPECT_NEAR(out[i].tangentialForce, -2e5 * u, 1e-6);
+      MT_EXPECT(d.pair.history(i).gap <= 0.0);
+      MT_EXPECT(d.pair.history(i).state == StickSlip::kStick);
+      MT_EXPECT_NEAR(d.out[i].stickingDisplacement, -u, 1e-12);
+      MT_EXPECT_NEAR(d.out[i].tangentialForce, -2e5 * u, 1e-6);
     }
   }
 }
@@ -353,22 +360,15 @@ MT_TEST(whole_element_stick_memory_renews_the_anchor_of_an_element_partly_off_th
   for (int memory = 0; memory < 2; ++memory) {
     ContactParameters p = pressedParameters();
     p.friction.stickMemory = memory ? beltsim::StickMemory::kWholeElement : beltsim::StickMemory::kSegment;
-    ContactPair<4> pair;
-    MT_EXPECT(pair.setUp(p).ok());
-    const double L = 0.04, pen = 1e-5;
-    beltsim::CircleState circle;
-    beltsim::SegmentOutput out[4];
-    double error = 0.0;
+    DraggedPair d;
+    MT_EXPECT(d.setUp(p));
     for (int k = 0; k <= 7; ++k) {
       const double u = 2e-6 * k;
-      pair.beginStep();
-      const Vector8 q = horizontalElement(u, p.radius, pen);
-      pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
-      pair.outputs(q, Vector8::Zero(), L, circle, out);
-      MT_EXPECT(pair.history(0).gap > 0.0 && pair.history(1).gap <= 0.0);
-      MT_EXPECT(pair.history(1).state == StickSlip::kStick);
+      d.stepTo(u);
+      MT_EXPECT(d.pair.history(0).gap > 0.0 && d.pair.history(1).gap <= 0.0);
+      MT_EXPECT(d.pair.history(1).state == StickSlip::kStick);
       const double expected = memory ? 0.0 : -2e5 * u;
-      MT_EXPECT_NEAR(out[1].tangentialForce, expected, 1e-6);
+      MT_EXPECT_NEAR(d.out[1].tangentialForce, expected, 1e-6);
     }
   }
 }
@@ -379,22 +379,14 @@ MT_TEST(whole_element_stick_memory_renews_the_anchor_of_an_element_partly_off_th
 MT_TEST(whole_element_stick_memory_leaves_a_slipping_segment_at_the_coulomb_force) {
   ContactParameters p = pressedParameters();
   p.friction.stickMemory = beltsim::StickMemory::kWholeElement;
-  ContactPair<4> pair;
-  MT_EXPECT(pair.setUp(p).ok());
-  const double L = 0.04, pen = 1e-5;
-  beltsim::CircleState circle;
-  beltsim::SegmentOutput out[4];
-  double error = 0.0;
-  const Vector8 q = horizontalElement(0.0, p.radius, pen);
-  pair.beginStep();
-  pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);  // anchors segment 1 at x_cur
-  SegmentHistory h = pair.history(1);
+  DraggedPair d;
+  MT_EXPECT(d.setUp(p));
+  d.stepTo(0.0);  // anchors segment 1 at x_cur
+  SegmentHistory h = d.pair.history(1);
   h.state = StickSlip::kSlipNegative;
   h.stickingPosition += 2e-5;  // x_cur - anchor = -2e-5 m: f_t = -4 N before the limit
-  pair.setHistory(1, h);
-  pair.beginStep();
-  pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
-  pair.outputs(q, Vector8::Zero(), L, circle, out);
-  MT_EXPECT(pair.history(1).state == StickSlip::kSlipNegative);
-  MT_EXPECT_REL(out[1].tangentialForce, -3.0, 1e-6);
+  d.pair.setHistory(1, h);
+  d.stepTo(0.0);
+  MT_EXPECT(d.pair.history(1).state == StickSlip::kSlipNegative);
+  MT_EXPECT_REL(d.out[1].tangentialForce, -3.0, 1e-6);
 }
