@@ -59,18 +59,60 @@ TailMeans tailMeans(const std::vector<TimeRow>& rows) {
   return m;
 }
 
+// The drawn belt path at the end-time centres (floating pulleys and tensioners move away from the
+// path drawn at the start): spans' directions and where the belt arrives on each pulley.
+bool endTimePath(const Scenario& sc, const TimeRow& last, int n, BeltPath<kMaxPulleys>& path) {
+  PathCircle circles[kMaxPulleys];
+  for (int p = 0; p < n; ++p) {
+    circles[p] = pathCircleOf(sc, p);
+    circles[p].centre = Vector2(last.centre[p][0], last.centre[p][1]);
+  }
+  return buildBeltPath(circles, n, path).ok();
+}
+
+// Wrap angle phi of a profile sample on pulley p, measured from where the belt arrives on it (in
+// s: the start of its arc) in the sense of its sweep: the angle of the sample's end-time position
+// about the end-time centre. The material estimate (s - s0) / R, which counts reference arc length
+// and so runs ahead or behind by the belt's strain (lambda from 0.97 to 1.03 on the paper's drive)
+// and by the node-quantized offset of s, only picks the turn (the 2 pi branch) of the angle.
+struct ArcAngle {
+  bool geometric = false;
+  Vector2 centre = Vector2::Zero();
+  double startAngle = 0.0, direction = 1.0, s0 = 0.0, R = 1.0;
+  double operator()(const ProfileRow& row) const {
+    const double material = (row.s - s0) / R;
+    if (!geometric) return material;
+    const double twoPi = 2.0 * std::acos(-1.0);
+    const double raw = direction * (std::atan2(row.y - centre(1), row.x - centre(0)) - startAngle);
+    return raw + twoPi * std::round((material - raw) / twoPi);
+  }
+};
+
+ArcAngle arcAngle(bool pathOk, const BeltPath<kMaxPulleys>& path, int p, double s0, double R) {
+  ArcAngle a;
+  a.s0 = s0;
+  a.R = R;
+  a.geometric = pathOk;
+  if (pathOk) {
+    a.centre = path.circle[p].centre;
+    a.startAngle = path.arcStartAngle[p];
+    a.direction = path.arcSweep[p] < 0.0 ? -1.0 : 1.0;
+  }
+  return a;
+}
+
 // Largest relative deviation of the axial force over a pulley's slip arc from the capstan law
-// F(phi) = F_start exp(+-mu phi), phi = (s - s0) / R (spec §9.6 check 4; Euler-Eytelwein), s0 the
-// start of the pulley's contact arc, F_start the force of the span arriving there and F_end that
-// of the span leaving the arc's other end; the sign makes F run from F_start towards F_end, and
-// the arc over which the law reaches F_end is ln(F_tight / F_slack) / mu. The belt runs towards
-// decreasing s (pulleys turning counter-clockwise), so s0 is where it leaves the pulley, the end
-// at which creep theory puts the slip arc (the stick arc follows, next to the entry). Two ranges:
-// the measured slip arc (segments in a slip state: where the law applies) and the theoretical arc
-// phi in [0, ln(F_tight/F_slack)/mu], whose last few per cent lie in the transition to the stick
-// zone (on P1 of the paper's drive about 645 N against 665 N at its end). `pulley` >= 0 counts
-// only the segments in contact with that pulley; P1's top-level check counts every segment (its
-// arc ends at s = belt length, so nothing else has phi >= 0).
+// F(phi) = F_start exp(+-mu phi) (spec §9.6 check 4; Euler-Eytelwein), phi the wrap angle from the
+// start s0 of the pulley's contact arc (ArcAngle), F_start the force of the span arriving there and
+// F_end that of the span leaving the arc's other end; the sign makes F run from F_start towards
+// F_end, and the arc over which the law reaches F_end is ln(F_tight / F_slack) / mu. The belt runs
+// towards decreasing s (pulleys turning counter-clockwise), so s0 is where it leaves the pulley, the
+// end at which creep theory puts the slip arc (the stick arc follows, next to the entry). Two
+// ranges: the measured slip arc (segments in a slip state: where the law applies) and the
+// theoretical arc phi in [0, ln(F_tight/F_slack)/mu], whose last few per cent lie in the transition
+// to the stick zone (on P1 of the paper's drive about 645 N against 665 N at its end). `pulley` >= 0
+// counts only the segments in contact with that pulley; P1's top-level check counts every segment
+// (a sample of a span has phi < 0 before the arc and phi > the wrap angle after it).
 struct CapstanCheck {
   double wrapAngle = 0.0;          // ln(F_tight / F_slack) / mu, rad
   double slipArcAngle = 0.0;       // measured slip arc, rad
@@ -78,23 +120,23 @@ struct CapstanCheck {
   double errorTheoretical = -1.0;  // max relative error over [0, wrapAngle]
 };
 
-CapstanCheck capstanCheck(const std::vector<ProfileRow>& profile, double mu, double s0, double R, double startForce,
+CapstanCheck capstanCheck(const std::vector<ProfileRow>& profile, double mu, const ArcAngle& angle, double startForce,
                           double endForce, int pulley) {
   CapstanCheck c;
   const double tight = std::max(startForce, endForce), slack = std::min(startForce, endForce);
   const double sign = endForce > startForce ? 1.0 : -1.0;
-  if (!(mu > 0.0 && slack > 0.0 && tight > slack && R > 0.0)) return c;
+  if (!(mu > 0.0 && slack > 0.0 && tight > slack && angle.R > 0.0)) return c;
   c.wrapAngle = std::log(tight / slack) / mu;
   auto counts = [&](const ProfileRow& row) { return pulley < 0 || row.pulley == pulley; };
   for (const ProfileRow& row : profile) {
-    const double phi = (row.s - s0) / R;
+    const double phi = angle(row);
     if (phi >= 0.0 && (row.stickSlip == 1 || row.stickSlip == -1) && counts(row))
       c.slipArcAngle = std::max(c.slipArcAngle, phi);
   }
   c.slipArcAngle = std::min(c.slipArcAngle, c.wrapAngle);
   c.errorSlipArc = c.errorTheoretical = 0.0;
   for (const ProfileRow& row : profile) {
-    const double phi = (row.s - s0) / R;
+    const double phi = angle(row);
     if (phi < 0.0 || phi > c.wrapAngle || !counts(row)) continue;
     const double law = startForce * std::exp(sign * mu * phi);
     const double error = std::fabs(row.axialForce - law) / law;
@@ -106,10 +148,12 @@ CapstanCheck capstanCheck(const std::vector<ProfileRow>& profile, double mu, dou
 
 // The capstan check over pulley p's own arc: the belt arrives there (in s) from span p-1 and
 // leaves on span p.
-CapstanCheck pulleyCapstanCheck(const RunInfo& info, const std::vector<ProfileRow>& profile, const TimeRow& last, int p) {
+CapstanCheck pulleyCapstanCheck(const RunInfo& info, const std::vector<ProfileRow>& profile, const TimeRow& last, int p,
+                                bool pathOk, const BeltPath<kMaxPulleys>& path) {
   const int n = info.pulleys;
-  return capstanCheck(profile, info.scenario->contactPerArea.frictionCoefficient, info.arcStart[p],
-                      info.centrelineRadius[p], last.spanForce[(p + n - 1) % n], last.spanForce[p], p);
+  return capstanCheck(profile, info.scenario->contactPerArea.frictionCoefficient,
+                      arcAngle(pathOk, path, p, info.arcStart[p], info.centrelineRadius[p]),
+                      last.spanForce[(p + n - 1) % n], last.spanForce[p], p);
 }
 
 // Pulleys that turn with the belt against a drive or load: the capstan check is written for them.
@@ -125,15 +169,9 @@ struct SpanDirections {
   Vector2 direction[kMaxPulleys];
 };
 
-SpanDirections spanDirections(const Scenario& sc, const TimeRow& last, int n) {
+SpanDirections spanDirections(bool pathOk, const BeltPath<kMaxPulleys>& path, int n) {
   SpanDirections d;
-  PathCircle circles[kMaxPulleys];
-  for (int p = 0; p < n; ++p) {
-    circles[p] = pathCircleOf(sc, p);
-    circles[p].centre = Vector2(last.centre[p][0], last.centre[p][1]);
-  }
-  BeltPath<kMaxPulleys> path;
-  d.ok = buildBeltPath(circles, n, path).ok();
+  d.ok = pathOk;
   for (int k = 0; d.ok && k < n; ++k) d.direction[k] = (path.arrival[k] - path.departure[k]) / path.spanLength[k];
   return d;
 }
@@ -246,10 +284,11 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
   // --- belt_profile.csv ---
   {
     std::ofstream f(directory_ + "/belt_profile.csv");
-    f << "s,axial_force,axial_velocity,contact_normal_stress,contact_tangential_stress,stick_slip\n";
+    f << "s,axial_force,axial_velocity,contact_normal_stress,contact_tangential_stress,stick_slip,x,y\n";
     for (const ProfileRow& r : profile) {
       f << number(r.s) << ',' << number(r.axialForce) << ',' << number(r.axialVelocity) << ','
-        << number(r.normalStress) << ',' << number(r.tangentialStress) << ',' << r.stickSlip << '\n';
+        << number(r.normalStress) << ',' << number(r.tangentialStress) << ',' << r.stickSlip << ',' << number(r.x) << ','
+        << number(r.y) << '\n';
     }
     if (!f) {
       error = "cannot write " + directory_ + "/belt_profile.csv";
@@ -266,9 +305,13 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
   }
   const PulleyArcs arcs = pulleyArcs(info, profile);
   const TailMeans tail = tailMeans(rows);
-  const CapstanCheck capstan = capstanCheck(profile, sc.contactPerArea.frictionCoefficient, info.driverArcStart,
-                                            info.driverRadius, last.spanForce[slack], last.spanForce[tight], -1);
-  const SpanDirections directions = spanDirections(sc, last, n);
+  BeltPath<kMaxPulleys> endPath;
+  const bool endPathOk = endTimePath(sc, last, n, endPath);
+  const CapstanCheck capstan =
+      capstanCheck(profile, sc.contactPerArea.frictionCoefficient,
+                   arcAngle(endPathOk, endPath, 0, info.driverArcStart, info.driverRadius), last.spanForce[slack],
+                   last.spanForce[tight], -1);
+  const SpanDirections directions = spanDirections(endPathOk, endPath, n);
   const double wrapAngle = capstan.wrapAngle;
   std::sort(stepMicros.begin(), stepMicros.end());
   const double median = stepMicros.empty() ? 0.0 : stepMicros[stepMicros.size() / 2];
@@ -302,7 +345,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
       f << ", \"contact_arc\": " << number(arcs.contact[p]) << ", \"slip_arc\": " << number(arcs.slip[p])
         << ", \"slip_arc_angle\": " << number(R > 0.0 ? arcs.slip[p] / R : 0.0);
       if (turnsWithBelt(sc, p)) {
-        const CapstanCheck c = pulleyCapstanCheck(info, profile, last, p);
+        const CapstanCheck c = pulleyCapstanCheck(info, profile, last, p, endPathOk, endPath);
         f << ", \"capstan\": {\"wrap_angle\": " << number(c.wrapAngle) << ", \"slip_arc_angle\": "
           << number(c.slipArcAngle) << ", \"max_rel_error\": " << number(c.errorSlipArc)
           << ", \"max_rel_error_full_wrap\": " << number(c.errorTheoretical) << "}";

@@ -61,7 +61,8 @@ struct TimeRow {
 struct ProfileRow {
   double s, axialForce, axialVelocity, normalStress, tangentialStress;
   int stickSlip;
-  int pulley;  // in contact with (-1: none)
+  int pulley;   // in contact with (-1: none)
+  double x, y;  // centreline position of the sample at the end, m
 };
 
 struct RunTotals {

@@ -128,7 +128,8 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
       double s = bs.materialArc - offset;
       s -= std::floor(s / path.totalLength) * path.totalLength;
       profile.push_back(
-          ProfileRow{s, bs.axialForce, bs.axialVelocity, bs.normalStress, bs.tangentialStress, bs.stickSlip, bs.circle});
+          ProfileRow{s, bs.axialForce, bs.axialVelocity, bs.normalStress, bs.tangentialStress, bs.stickSlip, bs.circle,
+                     bs.position(0), bs.position(1)});
     }
   }
   std::sort(profile.begin(), profile.end(), [](const ProfileRow& a, const ProfileRow& b) { return a.s < b.s; });
