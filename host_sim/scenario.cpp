@@ -523,8 +523,9 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     const std::string law = r.text("law", "bristle", {"bristle", "continuous"});
     s.law = law == "continuous" ? TangentialLaw::kContinuous : TangentialLaw::kBristle;
     r.number("characteristic_velocity", s.characteristicVelocity, 0.0, 100.0, true);
-    // Bristle anchors (issue 33): "segment" (the paper's) or "element" (kept only while the
-    // segment's whole element lies on the pulley); the continuous law keeps none.
+    // Bristle anchors (issue 33): "segment" (the paper's) or "element" (kept only from the step
+    // the segment's whole element lies on the pulley until it leaves contact); the continuous law
+    // keeps none.
     const bool elementByDefault = s.contactPerArea.stickMemory == StickMemory::kWholeElement;
     const std::string memory = r.text("stick_memory", elementByDefault ? "element" : "segment", {"segment", "element"});
     s.contactPerArea.stickMemory = memory == "element" ? StickMemory::kWholeElement : StickMemory::kSegment;

@@ -201,7 +201,11 @@ MT_TEST(circle_torque_balances_point_force_moment_up_to_gap_times_tangential_for
   beltsim::SegmentPoints<4> points;
   beltsim::computeSegmentPoints(q, Vector8::Zero(), L, 1, 0.0, points);
   const beltsim::SegmentKinematics k = beltsim::segmentKinematics(p, points, 0, L, circle);
-  pair.setHistory(0, beltsim::SegmentHistory{g, beltsim::StickSlip::kStick, k.stickingCoordinate - 1e-4});
+  beltsim::SegmentHistory sticking;
+  sticking.gap = g;
+  sticking.state = beltsim::StickSlip::kStick;
+  sticking.stickingPosition = k.stickingCoordinate - 1e-4;
+  pair.setHistory(0, sticking);
   beltsim::PairForces f;
   MT_EXPECT(pair.evaluateNewton(q, Vector8::Zero(), L, circle, f) == beltsim::Status::kOk);
   const double moment = f.element.dot(contact_test::rotationMode(q, circle.centre));

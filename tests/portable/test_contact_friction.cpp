@@ -195,9 +195,10 @@ namespace {
 // A straight element (4 segments, length 0.04) lying horizontally at height r - p above a circle
 // of radius r at the origin, shifted by u along x. Only the segment above the centre penetrates
 // (by p); its neighbours' closest points are >= 0.0025 m sideways, i.e. gap ~ 3e-5 - p > 0.
-Vector8 horizontalElement(double u, double r, double penetration) {
+// lift > 0 raises node 0 by lift (slopes unchanged): the cubic rises by lift (1 - 3 xi^2 + 2 xi^3).
+Vector8 horizontalElement(double u, double r, double penetration, double lift = 0.0) {
   const double L = 0.04;
-  return contact_test::elementFromNodes(Vector2(-0.013 + u, r - penetration), Vector2(1, 0),
+  return contact_test::elementFromNodes(Vector2(-0.013 + u, r - penetration + lift), Vector2(1, 0),
                                         Vector2(-0.013 + L + u, r - penetration), Vector2(1, 0));
 }
 
@@ -224,10 +225,10 @@ struct DraggedPair {
     radius = p.radius;
     return pair.setUp(p).ok();
   }
-  void stepTo(double u) {
+  void stepTo(double u, double lift = 0.0) {
     const double L = 0.04, pen = 1e-5;
     pair.beginStep();
-    const Vector8 q = horizontalElement(u, radius, pen);
+    const Vector8 q = horizontalElement(u, radius, pen, lift);
     pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
     pair.outputs(q, Vector8::Zero(), L, circle, out);
   }
@@ -348,6 +349,35 @@ MT_TEST(whole_element_stick_memory_keeps_the_anchors_of_an_element_wholly_in_con
       MT_EXPECT(d.pair.history(i).state == StickSlip::kStick);
       MT_EXPECT_NEAR(d.out[i].stickingDisplacement, -u, 1e-12);
       MT_EXPECT_NEAR(d.out[i].tangentialForce, -2e5 * u, 1e-6);
+    }
+  }
+}
+
+// An element that lay wholly on the circle keeps its anchors while it leaves it (the end of a
+// wrap, where the slip arc is): the drag of the test above, then node 0 raised by 1.5e-5 m so that
+// segment 0 (its chord at least 1.27e-5 m up) leaves contact while segments 1-3 stay in contact
+// (segment 1 lightly, so it may slip). Segments 2 and 3 keep the anchors of the whole element's
+// steps and their springs keep growing by mu_k 2e-6 m per step (the tilt moves their closest points
+// by < 1e-9 m); segment 0 is no longer held. (Renewing them, as for an element landing, would leave
+// them without spring force, as in the next test.)
+MT_TEST(whole_element_stick_memory_keeps_the_anchors_of_an_element_leaving_the_circle) {
+  ContactParameters p = pressedParameters();
+  p.radius = 100.0;
+  p.friction.stickMemory = beltsim::StickMemory::kWholeElement;
+  DraggedPair d;
+  MT_EXPECT(d.setUp(p));
+  for (int k = 0; k <= 4; ++k) {  // springs up to 1.6 N, within mu |f_n| of segments 2 and 3
+    const double u = 2e-6 * k;
+    d.stepTo(u, k >= 2 ? 1.5e-5 : 0.0);
+    MT_EXPECT(k >= 2 ? d.pair.history(0).gap > 0.0 : d.pair.history(0).gap <= 0.0);
+    MT_EXPECT(d.pair.history(0).heldByElement == (k == 1));  // held from the step after a whole start
+    for (int i = 1; i < 4; ++i) {
+      MT_EXPECT(d.pair.history(i).gap <= 0.0);
+      MT_EXPECT(d.pair.history(i).heldByElement == (k >= 1));
+    }
+    for (int i = 2; i < 4; ++i) {
+      MT_EXPECT(d.pair.history(i).state == StickSlip::kStick);
+      MT_EXPECT_NEAR(d.out[i].stickingDisplacement, -u, 1e-9);
     }
   }
 }

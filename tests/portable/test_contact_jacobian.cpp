@@ -214,7 +214,9 @@ MT_TEST(pure_normal_penetration_stiffness_and_damping_match_analytic_values) {
   circle.centre = Vector2(x0 + Ls + rho * Ls, -delta);
   Pair pair;
   MT_EXPECT(pair.setUp(p).ok());
-  pair.setHistory(1, beltsim::SegmentHistory{-1e-4, beltsim::StickSlip::kUndefined, 0.0});
+  beltsim::SegmentHistory flagged;
+  flagged.gap = -1e-4;
+  pair.setHistory(1, flagged);
   Matrix11 k, d;
   MT_EXPECT(pair.jacobian(q, Vector8::Zero(), L, circle, k, d) == beltsim::Status::kOk);
 

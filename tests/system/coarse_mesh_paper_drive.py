@@ -13,6 +13,9 @@ Cases (one behaviour each):
   whole_element_memory_24  24 elements with the arc gap, the Gauss axial rule and the whole-element
                            stick memory: all four within 1 %
   whole_element_memory_16  the same at 16 elements: all four within 2 %
+  creep_24                 the 24-element run's creep (v1 - v2)/v1 from the tail means of the span
+                           speeds against (F1 - F2)/EA: within 5 %, the paper's check
+                           (scripts/validate_paper.py; spec §9.6 check 3)
   per_segment_memory_24    24 elements with the paper's per-segment anchors: F2 more than 1 % high
                            (the bias the whole-element memory removes; shows the measure can fail)
 """
@@ -23,6 +26,7 @@ import subprocess
 import sys
 
 REFERENCE = {"omega_p2": 11.341, "drive_torque": 47.684, "span_force_tight": 665.16, "span_force_slack": 186.66}
+EA = 8000.0  # N, the scenario's belt.axial_stiffness
 COARSE = ["contact.segment_gap=arc", "belt.integration_scheme=b", "solver.step_size=1e-4"]
 
 
@@ -37,7 +41,8 @@ def tail_errors(beltsim, scenario, out, *overrides):
         raise AssertionError(f"beltsim failed ({p.returncode}): {p.stderr}")
     with open(os.path.join(out, "summary.json")) as f:
         tail = json.load(f)["tail_mean"]
-    return {k: tail[k] / v - 1.0 for k, v in REFERENCE.items()}
+    errors = {k: tail[k] / v - 1.0 for k, v in REFERENCE.items()}
+    return errors, tail
 
 
 def show(name, errors):
@@ -50,13 +55,20 @@ def main():
     failures = []
     for elements, bound in [(24, 0.01), (16, 0.02)]:
         name = f"whole_element_memory_{elements}"
-        e = tail_errors(beltsim, scenario, os.path.join(work, name), f"belt.elements={elements}",
-                        "friction.stick_memory=element")
+        e, tail = tail_errors(beltsim, scenario, os.path.join(work, name), f"belt.elements={elements}",
+                              "friction.stick_memory=element")
         show(name, e)
         worst = max(abs(x) for x in e.values())
         if not worst <= bound:
             failures.append(f"{name}: worst {100 * worst:.2f} % above {100 * bound:.0f} %")
-    e = tail_errors(beltsim, scenario, os.path.join(work, "per_segment_memory_24"), "belt.elements=24",
+        if elements == 24:
+            creep = (tail["span_speed_tight"] - tail["span_speed_slack"]) / tail["span_speed_tight"]
+            strain = (tail["span_force_tight"] - tail["span_force_slack"]) / EA
+            deviation = abs(creep - strain) / strain
+            print(f"creep_24: {creep:.4f} against (F1 - F2)/EA {strain:.4f}, {100 * deviation:.1f} %")
+            if not deviation <= 0.05:
+                failures.append(f"creep_24: {100 * deviation:.1f} % above 5 %")
+    e, _ = tail_errors(beltsim, scenario, os.path.join(work, "per_segment_memory_24"), "belt.elements=24",
                     "friction.stick_memory=segment")
     show("per_segment_memory_24", e)
     if not e["span_force_slack"] > 0.01:

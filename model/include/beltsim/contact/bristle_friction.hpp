@@ -24,6 +24,7 @@ inline bool isSlipping(StickSlip s) { return s == StickSlip::kSlipNegative || s 
 struct SegmentHistory {
   double gap = 0.1;                          // m, gap found by the last PNS; <= 0 means "in contact"
   StickSlip state = StickSlip::kUndefined;   // stick/slip state
+  bool heldByElement = false;                // kWholeElement: in contact since its element lay wholly on the circle
   double stickingPosition = 0.0;             // m, bristle anchor x_stick (unwrapped)
 };
 
@@ -35,13 +36,15 @@ enum class TangentialLaw : std::uint8_t {
 // Which sticking positions a segment keeps from step to step (bristle law; issue 33).
 //   kSegment: the paper's rule. A segment anchors where its first post-Newton step finds it in
 //     contact and keeps that anchor while it stays in contact and sticks.
-//   kWholeElement: a sticking segment keeps its anchor only while every segment of its element was
-//     in contact at the start of the step. Before that (the element still bending onto the circle,
-//     or already leaving it) each post-Newton step anchors it afresh where it finds it; a slipping
-//     segment keeps its anchor at the Coulomb force, as under kSegment. A coarse cubic
-//     element cannot bend onto a circle without its segments sliding on it; with the paper's rule
-//     the bristles remember those slides for the whole wrap, which unloads the wrapped belt and
-//     raises both span forces (about 2 N at 24 elements on the paper's drive, 0.1 N at 240).
+//   kWholeElement: a sticking segment keeps its anchor only once its element has lain wholly on the
+//     circle (every segment in contact at the start of a step) and while it has stayed in contact
+//     since (SegmentHistory::heldByElement). Before that (the element still bending onto the
+//     circle) each post-Newton step anchors it afresh where it finds it; an element leaving the
+//     circle at the end of a wrap, where the slip arc is, keeps its anchors. A slipping segment
+//     keeps its anchor at the Coulomb force, as under kSegment. A coarse cubic element cannot bend
+//     onto a circle without its segments sliding on it; with the paper's rule the bristles remember
+//     those slides for the whole wrap, which unloads the wrapped belt and raises both span forces
+//     (about 2 N at 24 elements on the paper's drive, 0.1 N at 240).
 enum class StickMemory : std::uint8_t { kSegment = 0, kWholeElement = 1 };
 
 struct FrictionParameters {

@@ -560,6 +560,7 @@ class ContactPair {
           if (i >= p_.segmentCount) break;
           current_[i].gap = surrogate;
           current_[i].state = StickSlip::kUndefined;
+          current_[i].heldByElement = false;
         }
         return Status::kOk;
       }
@@ -595,6 +596,7 @@ class ContactPair {
       } else {
         d.state = StickSlip::kUndefined;
       }
+      d.heldByElement = heldAfterStep(i, gap <= 0.0);
     }
     return degenerate ? Status::kDegenerateState : Status::kOk;
   }
@@ -718,6 +720,7 @@ class ContactPair {
     // The gap is the contact flag (<= 0: in contact): a kept state is stored at the nearest value.
     h.gap = contact ? (g < 0.0 ? g : 0.0) : (g > 0.0 ? g : kKeptOpenGap);
     h.state = StickSlip::kUndefined;
+    h.heldByElement = heldAfterStep(i, contact);
     if (!contact) return h;
     fn = normalForceLaw(p_, g, k.normalVelocity);
     if (!frictional()) return h;
@@ -738,20 +741,29 @@ class ContactPair {
   static constexpr double kKeptOpenGap = 1e-12;  // m
 
   // What the post-Newton step of segment i reads its anchor from: D0 (spec §11.19), or under
-  // StickMemory::kWholeElement, for a segment that stuck while some segment of its element was out
-  // of contact at the start of the step, D0 without its anchor, so that the step anchors the
-  // segment where it finds it. A slipping segment keeps its anchor at the Coulomb force.
+  // StickMemory::kWholeElement, for a segment that stuck but is not held by its element (see
+  // heldAfterStep), D0 without its anchor, so that the step anchors the segment where it finds it.
+  // A slipping segment keeps its anchor at the Coulomb force.
   SegmentHistory anchorSource(int i) const {
     SegmentHistory s = startOfStep_[i];
     if (p_.friction.stickMemory != StickMemory::kWholeElement || s.state != StickSlip::kStick) return s;
+    if (!s.heldByElement && !wholeElementAtStepStart()) s.state = StickSlip::kUndefined;
+    return s;
+  }
+  // StickMemory::kWholeElement: whether segment i keeps its anchors from the next step on. It is
+  // held from the step its element lay wholly on the circle (every segment in contact at the step's
+  // start) until it leaves contact: an element bending onto the circle renews its anchors, one
+  // leaving it (at the end of a wrap, where the slip arc is) keeps them.
+  bool heldAfterStep(int i, bool inContact) const {
+    if (p_.friction.stickMemory != StickMemory::kWholeElement || !inContact) return false;
+    return startOfStep_[i].heldByElement || wholeElementAtStepStart();
+  }
+  bool wholeElementAtStepStart() const {
     for (int j = 0; j < MaxSegments; ++j) {
       if (j >= p_.segmentCount) break;
-      if (startOfStep_[j].gap > 0.0) {
-        s.state = StickSlip::kUndefined;
-        break;
-      }
+      if (startOfStep_[j].gap > 0.0) return false;
     }
-    return s;
+    return true;
   }
 
   bool frictional() const {

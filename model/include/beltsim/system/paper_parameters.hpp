@@ -42,8 +42,8 @@ struct ContactPerArea {
   // Measure the gaps to r plus the penetration under the belt's pre-tension (-EA eps_ref), so
   // that the loaded belt's path has the length of a belt on r whatever the contact stiffness.
   bool penetrationCompensation = false;
-  // Bristle anchors (issue 33; bristle_friction.hpp): the paper's per segment, or kept only while
-  // the segment's whole element lies on the circle.
+  // Bristle anchors (issue 33; bristle_friction.hpp): the paper's per segment, or kept only from
+  // the step the segment's whole element lies on the circle until the segment leaves it.
   StickMemory stickMemory = StickMemory::kSegment;
 };
 
