@@ -146,6 +146,34 @@ CapstanCheck capstanCheck(const std::vector<ProfileRow>& profile, double mu, con
   return c;
 }
 
+// The capstan check on the tail window's mean force (WrapBins), with the tail means of the span
+// forces: in each bin with samples, the mean of F exp(-+mu phi) against F_start (the law's sign as
+// in capstanCheck). The slip arc: up to the last bin in [0, wrap angle] in which most samples
+// slipped.
+CapstanCheck capstanTailCheck(const WrapBins& wrap, int p, double mu, double startForce, double endForce) {
+  CapstanCheck c;
+  const double tight = std::max(startForce, endForce), slack = std::min(startForce, endForce);
+  const bool growing = endForce > startForce;
+  if (!(mu > 0.0 && slack > 0.0 && tight > slack) || p < 0 || p >= kMaxPulleys || wrap.bins[p].empty()) return c;
+  c.wrapAngle = std::log(tight / slack) / mu;
+  const std::vector<WrapBins::Bin>& bins = wrap.bins[p];
+  for (int k = 0; k < WrapBins::kCount; ++k) {
+    const double phi = WrapBins::centre(k);
+    if (phi >= 0.0 && phi <= c.wrapAngle && bins[k].count > 0 && 2 * bins[k].slipping > bins[k].count)
+      c.slipArcAngle = phi;
+  }
+  c.errorSlipArc = c.errorTheoretical = 0.0;
+  for (int k = 0; k < WrapBins::kCount; ++k) {
+    const double phi = WrapBins::centre(k);
+    if (phi < 0.0 || phi > c.wrapAngle || bins[k].count == 0) continue;
+    const double start = (growing ? bins[k].decaying : bins[k].growing) / static_cast<double>(bins[k].count);
+    const double error = std::fabs(start - startForce) / startForce;
+    c.errorTheoretical = std::max(c.errorTheoretical, error);
+    if (phi <= c.slipArcAngle) c.errorSlipArc = std::max(c.errorSlipArc, error);
+  }
+  return c;
+}
+
 // The capstan check over pulley p's own arc: the belt arrives there (in s) from span p-1 and
 // leaves on span p.
 CapstanCheck pulleyCapstanCheck(const RunInfo& info, const std::vector<ProfileRow>& profile, const TimeRow& last, int p,
@@ -311,6 +339,9 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
       capstanCheck(profile, sc.contactPerArea.frictionCoefficient,
                    arcAngle(endPathOk, endPath, 0, info.driverArcStart, info.driverRadius), last.spanForce[slack],
                    last.spanForce[tight], -1);
+  // P1 on the tail window: the span arriving on it (n - 1) and the one leaving (0), as above.
+  const CapstanCheck capstanTail = capstanTailCheck(info.tailBins, 0, sc.contactPerArea.frictionCoefficient,
+                                                    tail.spanForce[n - 1], tail.spanForce[0]);
   const SpanDirections directions = spanDirections(endPathOk, endPath, n);
   const double wrapAngle = capstan.wrapAngle;
   std::sort(stepMicros.begin(), stepMicros.end());
@@ -349,6 +380,11 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
         f << ", \"capstan\": {\"wrap_angle\": " << number(c.wrapAngle) << ", \"slip_arc_angle\": "
           << number(c.slipArcAngle) << ", \"max_rel_error\": " << number(c.errorSlipArc)
           << ", \"max_rel_error_full_wrap\": " << number(c.errorTheoretical) << "}";
+        const CapstanCheck m = capstanTailCheck(info.tailBins, p, sc.contactPerArea.frictionCoefficient,
+                                                tail.spanForce[(p + n - 1) % n], tail.spanForce[p]);
+        f << ", \"capstan_tail\": {\"wrap_angle\": " << number(m.wrapAngle) << ", \"slip_arc_angle\": "
+          << number(m.slipArcAngle) << ", \"max_rel_error\": " << number(m.errorSlipArc)
+          << ", \"max_rel_error_full_wrap\": " << number(m.errorTheoretical) << "}";
       }
       f << ", \"tail_mean\": {\"omega\": " << number(tail.omega[p]) << ", \"torque\": " << number(tail.torque[p])
         << ", \"belt_torque\": " << number(tail.beltTorque[p]) << "}}" << (p + 1 < n ? "," : "") << "\n";
@@ -380,6 +416,9 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     f << "  \"capstan_slip_arc_angle\": " << number(capstan.slipArcAngle) << ",\n";
     f << "  \"capstan_max_rel_error\": " << number(capstan.errorSlipArc) << ",\n";
     f << "  \"capstan_max_rel_error_full_wrap\": " << number(capstan.errorTheoretical) << ",\n";
+    f << "  \"capstan_tail_slip_arc_angle\": " << number(capstanTail.slipArcAngle) << ",\n";
+    f << "  \"capstan_tail_max_rel_error\": " << number(capstanTail.errorSlipArc) << ",\n";
+    f << "  \"capstan_tail_max_rel_error_full_wrap\": " << number(capstanTail.errorTheoretical) << ",\n";
     f << "  \"static_converged\": " << (info.staticConverged ? "true" : "false") << ",\n";
     f << "  \"static_residual\": " << number(info.staticResidual) << ",\n";
     // Node 0 (where the belt leaves pulley 1) has its x locked in the static solve (spec §8.3):

@@ -2,6 +2,7 @@
 // (gnuplot). Numbers are printed with %.10g so that two runs of the same scenario give
 // byte-identical files (wall-time fields aside).
 #pragma once
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -78,6 +79,36 @@ struct RunTotals {
   }
 };
 
+// The axial force on each pulley averaged over the tail window (the last 0.15 s, as the tail
+// means), in bins of the wrap angle phi (from where the belt arrives on the pulley, in s, in the
+// sense of its sweep; about the pulley's current centre). A bin keeps, over the samples of every
+// row in the window in contact with that pulley, the mean of F exp(-mu phi) and F exp(+mu phi):
+// the capstan law F = F_start exp(+-mu phi) makes one of them F_start all over the slip arc, so the
+// bin's width does not enter. And the fraction of its samples that slipped. Samples move with the
+// belt, so each bin sees every place within the elements passing it, which a single profile at the
+// end, with the element's pointwise force, does not.
+struct WrapBins {
+  static constexpr double kWidth = 0.02;  // rad
+  static constexpr int kCount = 320;      // phi in [-0.1, 6.3) rad
+  static constexpr double kLowest = -0.1;
+  struct Bin {
+    long count = 0, slipping = 0;
+    double decaying = 0.0, growing = 0.0;  // sums of F exp(-mu phi) and F exp(+mu phi), N
+  };
+  std::vector<Bin> bins[kMaxPulleys];
+  void add(int p, double phi, double force, bool slipping, double mu) {
+    const int k = static_cast<int>(std::floor((phi - kLowest) / kWidth));
+    if (p < 0 || p >= kMaxPulleys || k < 0 || k >= kCount) return;
+    if (bins[p].empty()) bins[p].resize(kCount);
+    Bin& b = bins[p][k];
+    ++b.count;
+    b.slipping += slipping ? 1 : 0;
+    b.decaying += force * std::exp(-mu * phi);
+    b.growing += force * std::exp(mu * phi);
+  }
+  static double centre(int k) { return kLowest + (k + 0.5) * kWidth; }
+};
+
 struct RunInfo {
   const Scenario* scenario = nullptr;
   int elements = 0;
@@ -94,6 +125,7 @@ struct RunInfo {
   double wallTime = 0.0;
   long long steps = 0;
   RunTotals totals;
+  WrapBins tailBins;  // filled over the tail window by the run
 };
 
 class OutputFiles {

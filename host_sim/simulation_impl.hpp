@@ -85,6 +85,32 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   std::vector<float> stepMicros;
   RunTotals totals;
   std::vector<TimeRow> rows;
+  // The tail window of the tail means (output_files.cpp, tailMeans: the last 0.15 s or 10 %):
+  // each row in it adds the belt's samples to the wrap-angle bins of the pulleys they touch.
+  const double tailStart = sc.endTime - std::min(0.15, 0.1 * sc.endTime) - 1e-12;
+  const double mu = contact.friction.frictionCoefficient;
+  auto addWrapSamples = [&](const Vector& qq, const Vector& vv) {
+    PathCircle now[NP];
+    for (int p = 0; p < pulleys; ++p) {
+      now[p] = circles[p];
+      now[p].centre = Vector2(qq(Drive::circleDof(p, 0)), qq(Drive::circleDof(p, 1)));
+    }
+    BeltPath<NP> current;
+    if (!buildBeltPath(now, pulleys, current).ok()) return;
+    const double twoPi = 2.0 * std::acos(-1.0);
+    for (int el = 0; el < NE; ++el) {
+      for (int i = 0; i < segments; ++i) {
+        BeltSample bs;
+        if (sampleBelt(*drive, qq, vv, el, i, bs) != Status::kOk || bs.circle < 0) continue;
+        const int p = bs.circle;
+        const Vector2 r = bs.position - now[p].centre;
+        const double direction = current.arcSweep[p] < 0.0 ? -1.0 : 1.0;
+        double phi = direction * (std::atan2(r(1), r(0)) - current.arcStartAngle[p]);
+        phi -= twoPi * std::floor((phi - WrapBins::kLowest) / twoPi);  // into [kLowest, kLowest + 2 pi)
+        info.tailBins.add(p, phi, bs.axialForce, bs.stickSlip == 1 || bs.stickSlip == -1, mu);
+      }
+    }
+  };
   auto sample = [&](double t, const IntervalHealth& health) {
     const Vector& qq = integrator->positions();
     const Vector& vv = integrator->velocities();
@@ -112,6 +138,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
     }
     row.health = health;
     rows.push_back(row);
+    if (t >= tailStart) addWrapSamples(qq, vv);
   };
   runSteps(sc, *integrator, *drive, sample, stepMicros, totals, options);
   const double wallTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
