@@ -648,14 +648,6 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
       if (!s.useSegmentNormals)
         fail(file, *stepping, "solver.stepping", "fixed_cost needs segment normals (contact.segment_normals = true)");
       if (!s.belt.closed) fail(file, *stepping, "solver.stepping", "fixed_cost runs closed belts only");
-      // Measured on the main job (30 elements, 2e-4 s): 2,536 of 12,250 steps flagged against 84.
-      if (s.contactPerArea.stickMemory == StickMemory::kWholeElement) {
-        const toml::table* f = top.subtable("friction");
-        const toml::node* at = f != nullptr && f->get("stick_memory") != nullptr ? f->get("stick_memory") : stepping;
-        fail(file, *at, "friction.stick_memory",
-             "\"element\" needs solver.stepping = \"reference\": the fixed-cost stepping's kept matrix holds the "
-             "bristle stiffness of anchors this rule renews at every iteration");
-      }
       if (s.integrator.refreshSteps > s.elements)
         fail(file, refresh != nullptr ? *refresh : *stepping, "solver.refresh_steps",
              "more refresh steps than elements (" + std::to_string(s.elements) + ")");

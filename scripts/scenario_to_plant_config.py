@@ -105,9 +105,6 @@ class Reader:
 SCENARIO_PENETRATION_COMPENSATION = False
 # [friction] stick_memory when a scenario does not give it (ContactPerArea, paper_parameters.hpp).
 SCENARIO_STICK_MEMORY = "segment"
-# The same words as host_sim/scenario.cpp.
-STICK_MEMORY_FIXED_COST = ("\"element\" needs solver.stepping = \"reference\": the fixed-cost stepping's kept matrix "
-                           "holds the bristle stiffness of anchors this rule renews at every iteration")
 MAX_PULLEYS = 8  # beltsim::kMaxPlantPulleys: the HIL frames' pulley slots
 KINDS = {"speed": "kSpeedDriven", "torque": "kTorqueDriven", "fixed_axis": "kFixedAxis", "fixed": "kFixed",
          "floating": "kFloating", "tensioner": "kTensionerArm"}
@@ -352,8 +349,6 @@ def generate(path, name, info=None):
     if solver.get("block_age_steps", 1) > 1 and solver.get("refresh_steps", 8) != 1:
         r.error("block_age_steps", "needs refresh_steps = 1 (the matrix rebuilt after every step)")
     if stepping == "fixed_cost":
-        if memory == "element":
-            friction_reader.error("stick_memory", STICK_MEMORY_FIXED_COST)
         set_("integrator.scheme", "StepScheme::kFixedCost")
         refresh = solver.get("refresh_steps", 8)
         if refresh > elements:

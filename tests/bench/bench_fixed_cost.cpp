@@ -78,9 +78,6 @@ int main(int argc, char** argv) {
   const bool fixed = argc > 2 && std::strcmp(argv[2], "fixed") == 0;
   PlantConfig c = pc ? fw::pcPlantConfig(MotorMode::kSpeed) : fw::microcontrollerPlantConfig(MotorMode::kSpeed);
   c.integrator.scheme = fixed ? StepScheme::kFixedCost : StepScheme::kReference;
-  // The fixed-cost stepping takes the paper's per-segment anchors (Plant::setUp refuses the
-  // whole-element stick memory with it).
-  if (fixed) c.contact.stickMemory = StickMemory::kSegment;
   for (int i = 3; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--set") != 0) continue;
     char key[64];

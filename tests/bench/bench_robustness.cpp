@@ -215,9 +215,6 @@ int main(int argc, char** argv) {
   const bool pc = std::strcmp(which, "pc") == 0;
   PlantConfig config = pc ? fw::pcPlantConfig(MotorMode::kSpeed) : fw::microcontrollerPlantConfig(MotorMode::kSpeed);
   config.integrator.scheme = fixed ? StepScheme::kFixedCost : StepScheme::kReference;
-  // The fixed-cost stepping takes the paper's per-segment anchors (Plant::setUp refuses the
-  // whole-element stick memory with it).
-  if (fixed) config.contact.stickMemory = StickMemory::kSegment;
   if (const char* v = std::getenv("BENCH_NEWTON")) config.integrator.fixedNewtonIterations = std::atoi(v);
   if (const char* v = std::getenv("BENCH_FROZEN")) config.integrator.frozenStateIterations = std::atoi(v);
   if (const char* v = std::getenv("BENCH_REFRESH")) config.integrator.refreshSteps = std::atoi(v);

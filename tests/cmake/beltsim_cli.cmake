@@ -106,11 +106,8 @@ if(MODE STREQUAL "bad_input")
   expect_failure("arc gap with point-wise normals"
                  "key 'contact.segment_gap': the arc gap is defined for segment normals only"
                  run "${SCENARIO}" --set contact.segment_normals=false --set contact.segment_gap=arc --out "${WORK}/out5k2")
-  # 5k''. The whole-element stick memory (issue 33) with what it does not support: the fixed-cost
-  # stepping (this file's), and the continuous friction law, which keeps no anchors.
-  expect_failure("whole-element stick memory with the fixed-cost stepping"
-                 "key 'friction.stick_memory': \"element\" needs solver.stepping = \"reference\""
-                 run "${SCENARIO}" --set friction.stick_memory=element --out "${WORK}/out5k3")
+  # 5k''. A stick memory (issue 33) with what it does not support: the continuous friction law,
+  # which keeps no anchors.
   expect_failure("stick memory with the continuous friction law"
                  "key 'friction.stick_memory': the continuous friction law keeps no sticking positions"
                  run "${SCENARIO}" --set solver.stepping=reference --set friction.law=continuous

@@ -69,10 +69,6 @@ def main():
         ("an aged rebuild of no steps",
          base.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nrefresh_steps = 1\nblock_age_steps = 0\n"),
          r":\d+: key 'solver.block_age_steps': out of range: 0 not in \[1, 64\]"),
-        ("the whole-element stick memory with the fixed-cost stepping",
-         base.replace("[friction]\n", "[friction]\nstick_memory = \"element\"\n")
-         .replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\n"),
-         r":\d+: key 'friction.stick_memory': \"element\" needs solver.stepping = \"reference\""),
         ("a stick memory of no known kind",
          base.replace("[friction]\n", "[friction]\nstick_memory = \"pulley\"\n"),
          r":\d+: key 'friction.stick_memory': 'pulley' is not one of: element, segment"),

@@ -585,18 +585,3 @@ TEST(TimingHistogram, QuantilesAreWithinOneBinAboveTheTrueValue) {
 }  // namespace
 }  // namespace beltsim::fw
 
-// The whole-element stick memory (issue 33) with the fixed-cost stepping is refused by the plant
-// itself, not only by the scenario readers: the PC configuration (which uses the memory) accepts its
-// own reference stepping and refuses the fixed-cost one by the parameter's name.
-namespace beltsim::fw {
-TEST(PlantLoop, WholeElementStickMemoryIsRefusedWithTheFixedCostStepping) {
-  PlantConfig config = pcPlantConfig(MotorMode::kSpeed);
-  ASSERT_EQ(config.contact.stickMemory, StickMemory::kWholeElement);
-  static BeltDrivePlant<kPcElements> plant;  // static: the model state
-  EXPECT_TRUE(plant.setUp(config).ok());
-  config.integrator.scheme = StepScheme::kFixedCost;
-  const ParameterError e = plant.setUp(config);
-  EXPECT_FALSE(e.ok());
-  EXPECT_STREQ(e.parameter, "stick_memory");
-}
-}  // namespace beltsim::fw

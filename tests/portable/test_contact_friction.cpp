@@ -403,6 +403,37 @@ MT_TEST(whole_element_stick_memory_renews_the_anchor_of_an_element_partly_off_th
   }
 }
 
+// The fixed-cost stepping decides states in every Newton iteration (evaluateDecided): there a
+// segment renewing its anchor (sticking at the start of the step, its element partly off the
+// circle, not held) is anchored where each iteration finds it, so it pulls with the velocity
+// penalty alone, and its kept matrix must take it so (decidedHistory: a contact without an anchor;
+// the signature's nibble 8 | 6). Segment 1 of the dragging test, anchored at u = 0, then evaluated
+// slid by 5e-6 m at rest: no tangential force, so no torque on the circle; under the paper's rule
+// the spring pulls with mu_k 5e-6 = 1 N, a torque of r 1 N.
+MT_TEST(whole_element_stick_memory_decided_force_of_a_renewing_segment_is_the_velocity_penalty_alone) {
+  for (int memory = 0; memory < 2; ++memory) {
+    ContactParameters p = pressedParameters();
+    p.friction.stickMemory = memory ? beltsim::StickMemory::kWholeElement : beltsim::StickMemory::kSegment;
+    DraggedPair d;
+    MT_EXPECT(d.setUp(p));
+    d.stepTo(0.0);  // segment 1 anchored at u = 0 (first contact)
+    d.pair.beginStep();
+    MT_EXPECT(d.pair.history(1).state == StickSlip::kStick);
+    const StickSlip decided = memory ? StickSlip::kUndefined : StickSlip::kStick;
+    MT_EXPECT(d.pair.decidedHistory(1).state == decided);
+    const unsigned nibble = static_cast<unsigned>((d.pair.jacobianSignature(false, true) >> 4) & 15u);
+    MT_EXPECT(nibble == (memory ? 8u + 6u : 8u));
+    beltsim::SegmentShapeTable<4> table;
+    table.build(0.04, 4);
+    beltsim::PairForces f;
+    MT_EXPECT(d.pair.evaluateDecided(horizontalElement(5e-6, d.radius, 1e-5), Vector8::Zero(), table, d.circle, f) ==
+              beltsim::Status::kOk);
+    MT_EXPECT(d.pair.history(1).state == StickSlip::kStick);  // decided: sticks
+    const double expected = memory ? 0.0 : -d.radius * -2e5 * 5e-6;  // circle LHS: -r f_t
+    MT_EXPECT_NEAR(f.circleTorque, expected, 1e-9);
+  }
+}
+
 // A slipping segment of an element partly off the circle keeps its anchor at the Coulomb force
 // under kWholeElement too: given a slip state (-1) with its anchor 2e-5 m ahead (a spring of 4 N
 // against the limit of 3 N), the step keeps slipping at mu |f_n| = 3 N.

@@ -367,6 +367,13 @@ class ContactPair {
   }
   const ContactParameters& parameters() const { return p_; }
   const SegmentHistory& history(int i) const { return current_[i]; }
+  // Segment i's history as the fixed-cost stepping's decided forces and kept matrix take it:
+  // D, with a segment renewing its anchor (renewsAnchor) as a contact without an anchor yet.
+  SegmentHistory decidedHistory(int i) const { return decidedView(i, current_[i]); }
+  // true (the fixed-cost stepping, BeltDrive::setAnchorlessRenewing): every Newton-phase force of
+  // the pair takes the decided view, also in the iterations with frozen states and the
+  // post-Newton pass, so that they match the kept matrix.
+  void setAnchorlessRenewing(bool anchorless) { anchorlessRenewing_ = anchorless; }
   const SegmentHistory& startOfStepHistory(int i) const { return startOfStep_[i]; }
   void setHistory(int i, const SegmentHistory& h) { current_[i] = h; }
 
@@ -407,14 +414,16 @@ class ContactPair {
   // give Jacobians that differ only through the coordinates (and the friction force's size).
   // undefinedSticks = true: a flagged segment without a state yet counts as sticking (the kept
   // matrix of the fixed-cost stepping enters a new contact with the stick tangent).
-  std::uint64_t jacobianSignature(bool undefinedSticks = false) const {
+  // decided = true: the states as the fixed-cost stepping's decided forces take them
+  // (decidedHistory).
+  std::uint64_t jacobianSignature(bool undefinedSticks = false, bool decided = false) const {
     static_assert(MaxSegments <= 16, "4 bits per segment in 64 bits");
     std::uint64_t signature = 0;
     for (int i = 0; i < MaxSegments; ++i) {
       if (i >= p_.segmentCount) break;
       const bool flagged = current_[i].gap <= 0.0;
-      StickSlip state = current_[i].state;
-      if (undefinedSticks && flagged && state == StickSlip::kUndefined) state = StickSlip::kStick;
+      StickSlip state = decided ? decidedView(i, current_[i]).state : current_[i].state;
+      if (undefinedSticks && flagged && current_[i].state == StickSlip::kUndefined) state = StickSlip::kStick;
       const std::uint64_t nibble = (flagged ? 8u : 0u) | (static_cast<std::uint64_t>(static_cast<std::uint8_t>(state)) & 7u);
       signature |= nibble << (4 * i);
     }
@@ -616,7 +625,8 @@ class ContactPair {
       out[i].state = current_[i].state;
       if (current_[i].gap > 0.0) continue;
       const double fn = normalForceLaw(p_, k.geometry.gap, k.normalVelocity);
-      const double ft = newtonTangentialForce(p_.friction, current_[i], fn, k.tangentialVelocity,
+      const SegmentHistory pulling = anchorlessRenewing_ ? decidedView(i, current_[i]) : current_[i];
+      const double ft = newtonTangentialForce(p_.friction, pulling, fn, k.tangentialVelocity,
                                               k.stickingCoordinate, wrapPeriod());
       out[i].normalForce = fn;
       out[i].tangentialForce = ft;
@@ -624,7 +634,7 @@ class ContactPair {
       out[i].tangentialStress = ft / area;
       if (current_[i].state == StickSlip::kStick && p_.friction.bristleStiffness != 0.0) {
         out[i].stickingDisplacement =
-            wrappedDifference(k.stickingCoordinate - current_[i].stickingPosition, wrapPeriod());
+            wrappedDifference(k.stickingCoordinate - pulling.stickingPosition, wrapPeriod());
       }
     }
     return Status::kOk;
@@ -650,7 +660,7 @@ class ContactPair {
     double torqueSum = 0.0;
     for (int i = 0; i < MaxSegments; ++i) {
       if (i >= p_.segmentCount) break;
-      SegmentHistory h = current_[i];
+      SegmentHistory h = anchorlessRenewing_ ? decidedView(i, current_[i]) : current_[i];
       SegmentKinematics k;
       double fn = 0.0;
       if (decided == nullptr) {
@@ -670,8 +680,10 @@ class ContactPair {
       }
       const SegmentGeometry& g = k.geometry;
       if (g.degenerate) out.degenerate = true;
-      const double ft = newtonTangentialForce(p_.friction, h, fn, k.tangentialVelocity, k.stickingCoordinate,
-                                              wrapPeriod());
+      // The fixed-cost stepping's decided forces: a renewing segment, anchored where each iteration
+      // finds it, pulls with the velocity penalty alone (decidedView), as its kept matrix has it.
+      const double ft = newtonTangentialForce(p_.friction, decided != nullptr ? decidedView(i, h) : h, fn,
+                                              k.tangentialVelocity, k.stickingCoordinate, wrapPeriod());
       ++out.activeSegments;
       if (p_.useSegmentNormals) {
         const Vector2 f = fn * g.normal + ft * g.tangent;
@@ -740,15 +752,29 @@ class ContactPair {
   }
   static constexpr double kKeptOpenGap = 1e-12;  // m
 
-  // What the post-Newton step of segment i reads its anchor from: D0 (spec §11.19), or under
-  // StickMemory::kWholeElement, for a segment that stuck but is not held by its element (see
-  // heldAfterStep), D0 without its anchor, so that the step anchors the segment where it finds it.
-  // A slipping segment keeps its anchor at the Coulomb force.
+  // What the post-Newton step of segment i reads its anchor from: D0 (spec §11.19), or, for a
+  // segment renewing its anchor (renewsAnchor), D0 without its anchor, so that the step anchors the
+  // segment where it finds it.
   SegmentHistory anchorSource(int i) const {
     SegmentHistory s = startOfStep_[i];
-    if (p_.friction.stickMemory != StickMemory::kWholeElement || s.state != StickSlip::kStick) return s;
-    if (!s.heldByElement && !wholeElementAtStepStart()) s.state = StickSlip::kUndefined;
+    if (renewsAnchor(i)) s.state = StickSlip::kUndefined;
     return s;
+  }
+  // StickMemory::kWholeElement: segment i renews its anchor in this step if it stuck at the start
+  // of the step, is not held (heldAfterStep) and its element was not wholly on the circle. Each
+  // post-Newton step anchors it where it finds it. The reference stepping's Newton phase reads the
+  // anchor the last post-Newton pass stored, as for any segment. The fixed-cost stepping decides
+  // states in every Newton iteration, so there the segment is anchored where each iteration finds
+  // it and pulls with the velocity penalty alone: its decided force, its kept matrix and that
+  // matrix's signature take it as a contact without an anchor yet (decidedView).
+  bool renewsAnchor(int i) const {
+    const SegmentHistory& s = startOfStep_[i];
+    return p_.friction.stickMemory == StickMemory::kWholeElement && s.state == StickSlip::kStick && s.gap <= 0.0 &&
+           !s.heldByElement && !wholeElementAtStepStart();
+  }
+  SegmentHistory decidedView(int i, SegmentHistory h) const {
+    if (h.state == StickSlip::kStick && renewsAnchor(i)) h.state = StickSlip::kUndefined;
+    return h;
   }
   // StickMemory::kWholeElement: whether segment i keeps its anchors from the next step on. It is
   // held from the step its element lay wholly on the circle (every segment in contact at the step's
@@ -792,6 +818,7 @@ class ContactPair {
   SegmentHistory current_[MaxSegments];      // D: read by Newton, written by the PNS only
   SegmentHistory startOfStep_[MaxSegments];  // D0: copy at the start of each step
   std::uint8_t decidedSwitches_[MaxSegments] = {};  // stick/slip switches of evaluateDecided this step
+  bool anchorlessRenewing_ = false;                 // setAnchorlessRenewing
 };
 
 }  // namespace beltsim

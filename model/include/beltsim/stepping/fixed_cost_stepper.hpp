@@ -82,6 +82,7 @@ class FixedCostStepper {
   Status prepare(System& system) {
     const IterationPoint<Vector> point{&q_, &v_, &a_, time_, &scheme_};
     system.setStiffenOnly(true);
+    system.setAnchorlessRenewing(true);
     system.setBlockAge(settings_.blockAgeSteps);
     system.beginRefresh();
     Status s = system.refreshSlice(point, 0, kElements);

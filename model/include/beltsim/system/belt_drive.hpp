@@ -303,6 +303,13 @@ class BeltDrive {
   // matrix until the refresh (safe, slower convergence there); a new contact enters with the
   // stick tangent.
   void setStiffenOnly(bool stiffen) { stiffenOnly_ = stiffen; }
+  // The fixed-cost stepping: a segment renewing its anchor under StickMemory::kWholeElement pulls
+  // with the velocity penalty alone in every Newton-phase force (ContactPair::decidedView), as its
+  // decided forces and the kept matrix take it.
+  void setAnchorlessRenewing(bool anchorless) {
+    for (int e = 0; e < NE; ++e)
+      for (int p = 0; p < NP; ++p) pair_[e][p].setAnchorlessRenewing(anchorless);
+  }
   int refactoredBlocks() const { return refactoredBlocks_; }
   // Border unknowns the active factorization eliminated (kBorder, or fewer with the kept
   // matrix's compact border: prescribedBorderMask).

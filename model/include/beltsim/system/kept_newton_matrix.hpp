@@ -262,16 +262,18 @@ int BeltDrive<NE, NP, NCS>::stiffeningColumns(std::uint64_t before, std::uint64_
 
 template <int NE, int NP, int NCS>
 std::uint64_t BeltDrive<NE, NP, NCS>::keptSignature(const Pair& pair) const {
-  return pair.jacobianSignature(stiffenOnly_);
+  return pair.jacobianSignature(stiffenOnly_, true);
 }
 
 template <int NE, int NP, int NCS>
 typename BeltDrive<NE, NP, NCS>::Pair BeltDrive<NE, NP, NCS>::keptPair(int e, int p) const {
   Pair kept = pair_[e][p];
+  for (int k = 0; k < NCS; ++k) kept.setHistory(k, pair_[e][p].decidedHistory(k));
   if (!stiffenOnly_) return kept;
   for (int k = 0; k < NCS; ++k) {
     SegmentHistory h = kept.history(k);
-    if (h.gap > 0.0 || h.state != StickSlip::kUndefined) continue;
+    // A new contact (no anchor in D) enters stiffened; a renewing segment keeps its decided view.
+    if (h.gap > 0.0 || pair_[e][p].history(k).state != StickSlip::kUndefined) continue;
     h.state = StickSlip::kStick;
     kept.setHistory(k, h);
   }

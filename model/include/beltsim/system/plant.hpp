@@ -138,11 +138,6 @@ class BeltDrivePlant {
       return ParameterError::invalid("segments_per_element");
     if (config.pulleyCount < 2 || config.pulleyCount > NP || !config.belt.closed)
       return ParameterError::invalid("pulley_count");  // a closed belt around 2..NP pulleys
-    // The whole-element stick memory renews anchors inside the fixed-cost step's iterations, whose
-    // kept matrix still holds their bristle stiffness (bristle_friction.hpp; the front-ends refuse
-    // the combination by key and line).
-    if (config.contact.stickMemory == StickMemory::kWholeElement && config.integrator.scheme == StepScheme::kFixedCost)
-      return ParameterError::invalid("stick_memory");
     for (int p = 0; p < config.pulleyCount; ++p) {
       CircleParameters& c = circle_[p];
       c = config.pulley[p];
