@@ -134,14 +134,15 @@ CapstanCheck capstanCheck(const std::vector<ProfileRow>& profile, double mu, con
       c.slipArcAngle = std::max(c.slipArcAngle, phi);
   }
   c.slipArcAngle = std::min(c.slipArcAngle, c.wrapAngle);
-  c.errorSlipArc = c.errorTheoretical = 0.0;
+  c.errorTheoretical = 0.0;
+  c.errorSlipArc = c.slipArcAngle > 0.0 ? 0.0 : -1.0;  // no slip arc: nothing to check (-1)
   for (const ProfileRow& row : profile) {
     const double phi = angle(row);
     if (phi < 0.0 || phi > c.wrapAngle || !counts(row)) continue;
     const double law = startForce * std::exp(sign * mu * phi);
     const double error = std::fabs(row.axialForce - law) / law;
     c.errorTheoretical = std::max(c.errorTheoretical, error);
-    if (phi <= c.slipArcAngle) c.errorSlipArc = std::max(c.errorSlipArc, error);
+    if (c.slipArcAngle > 0.0 && phi <= c.slipArcAngle) c.errorSlipArc = std::max(c.errorSlipArc, error);
   }
   return c;
 }
@@ -162,14 +163,15 @@ CapstanCheck capstanTailCheck(const WrapBins& wrap, int p, double mu, double sta
     if (phi >= 0.0 && phi <= c.wrapAngle && bins[k].count > 0 && 2 * bins[k].slipping > bins[k].count)
       c.slipArcAngle = phi;
   }
-  c.errorSlipArc = c.errorTheoretical = 0.0;
+  c.errorTheoretical = 0.0;
+  c.errorSlipArc = c.slipArcAngle > 0.0 ? 0.0 : -1.0;  // no slip arc: nothing to check (-1)
   for (int k = 0; k < WrapBins::kCount; ++k) {
     const double phi = WrapBins::centre(k);
     if (phi < 0.0 || phi > c.wrapAngle || bins[k].count == 0) continue;
     const double start = (growing ? bins[k].decaying : bins[k].growing) / static_cast<double>(bins[k].count);
     const double error = std::fabs(start - startForce) / startForce;
     c.errorTheoretical = std::max(c.errorTheoretical, error);
-    if (phi <= c.slipArcAngle) c.errorSlipArc = std::max(c.errorSlipArc, error);
+    if (c.slipArcAngle > 0.0 && phi <= c.slipArcAngle) c.errorSlipArc = std::max(c.errorSlipArc, error);
   }
   return c;
 }
@@ -416,6 +418,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     f << "  \"capstan_slip_arc_angle\": " << number(capstan.slipArcAngle) << ",\n";
     f << "  \"capstan_max_rel_error\": " << number(capstan.errorSlipArc) << ",\n";
     f << "  \"capstan_max_rel_error_full_wrap\": " << number(capstan.errorTheoretical) << ",\n";
+    f << "  \"capstan_tail_wrap_angle\": " << number(capstanTail.wrapAngle) << ",\n";
     f << "  \"capstan_tail_slip_arc_angle\": " << number(capstanTail.slipArcAngle) << ",\n";
     f << "  \"capstan_tail_max_rel_error\": " << number(capstanTail.errorSlipArc) << ",\n";
     f << "  \"capstan_tail_max_rel_error_full_wrap\": " << number(capstanTail.errorTheoretical) << ",\n";

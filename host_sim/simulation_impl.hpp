@@ -86,7 +86,9 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   RunTotals totals;
   std::vector<TimeRow> rows;
   // The tail window of the tail means (output_files.cpp, tailMeans: the last 0.15 s or 10 %):
-  // each row in it adds the belt's samples to the wrap-angle bins of the pulleys they touch.
+  // each row in it adds the belt's samples to the wrap-angle bins of the pulleys they touch. It is
+  // taken from the scenario's end time: a run that stops early (a fault) has fewer rows in it than
+  // tailMeans counts, or none (the capstan check then reports -1, nothing checked).
   const double tailStart = sc.endTime - std::min(0.15, 0.1 * sc.endTime) - 1e-12;
   const double mu = contact.friction.frictionCoefficient;
   auto addWrapSamples = [&](const Vector& qq, const Vector& vv) {

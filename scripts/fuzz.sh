@@ -27,7 +27,7 @@ mkdir -p "${build}/seeds/fuzz_frames" "${build}/seeds/fuzz_scenario" "${build}/s
 cp host_sim/scenarios/*.toml "${build}/seeds/fuzz_scenario/"
 # A scenario followed by --set overrides (after a NUL byte, one per line: see fuzz_scenario.cpp).
 { cat host_sim/scenarios/realtime_belt_drive.toml
-  printf '\0solver.step_size=1e-4\nbelt.elements=24\nfriction.law=continuous\noutput.plots=false'
+  printf '\0solver.step_size=1e-4\nbelt.elements=30\nfriction.stick_memory=segment\noutput.plots=false'
 } > "${build}/seeds/fuzz_scenario/realtime_with_overrides.bin"
 # Regressions (host_sim/scenario.cpp): a table header "[" and a line break tripped toml++'s
 # assert(); a non-ASCII character outside strings reached __builtin_unreachable() in toml++.

@@ -60,7 +60,7 @@ def main() -> int:
         failed += not ok
         print(f"{'PASS' if ok else 'FAIL'} capstan law over P1's slip arc{what} ({s[f'{key}_slip_arc_angle']:.3f} rad): "
               f"max rel. error {100 * error:.2f} % (limit 3 %; over the full wrap angle "
-              f"{s['capstan_wrap_angle']:.3f} rad: {100 * s[f'{key}_max_rel_error_full_wrap']:.2f} %)")
+              f"{s[f'{key}_wrap_angle']:.3f} rad: {100 * s[f'{key}_max_rel_error_full_wrap']:.2f} %)")
     print(f"steps {s['steps']}, non-converged {s['nonconverged_steps']} (Newton {s['newton_nonconverged_steps']}, "
           f"PNS {s['pns_nonconverged_steps']}), wall time {s['wall_time_s']:.1f} s, "
           f"step time median {s['step_time_us_median']:.0f} us, max {s['step_time_us_max']:.0f} us")

@@ -357,6 +357,7 @@ class ContactPair {
     const ParameterError e = validateContactParameters<MaxSegments>(parameters);
     if (!e.ok()) return e;
     p_ = parameters;
+    anchorlessRenewing_ = false;  // the reference stepping's view until a fixed-cost stepper prepares
     reset();
     return e;
   }
@@ -374,6 +375,7 @@ class ContactPair {
   // the pair takes the decided view, also in the iterations with frozen states and the
   // post-Newton pass, so that they match the kept matrix.
   void setAnchorlessRenewing(bool anchorless) { anchorlessRenewing_ = anchorless; }
+  bool anchorlessRenewing() const { return anchorlessRenewing_; }
   const SegmentHistory& startOfStepHistory(int i) const { return startOfStep_[i]; }
   void setHistory(int i, const SegmentHistory& h) { current_[i] = h; }
 

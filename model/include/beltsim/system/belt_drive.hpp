@@ -282,7 +282,9 @@ class BeltDrive {
           current[i] = pr.history(i);
           start[i] = pr.startOfStepHistory(i);
         }
-        pr.setUp(cp);  // resets the history: restore it below
+        const bool anchorless = pr.anchorlessRenewing();
+        pr.setUp(cp);  // resets the history and the stepping's view: restore them below
+        pr.setAnchorlessRenewing(anchorless);
         for (int i = 0; i < NCS; ++i) pr.setHistory(i, start[i]);
         pr.beginStep();
         for (int i = 0; i < NCS; ++i) pr.setHistory(i, current[i]);
