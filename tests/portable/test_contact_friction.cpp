@@ -329,18 +329,25 @@ MT_TEST(contact_pair_crossing_atan2_branch_cut_has_no_force_jump_sliding_or_roll
   }
 }
 
+namespace {
+// The dragging test's parameters on a circle of radius 100 m, under StickMemory::kWholeElement.
+ContactParameters wholeElementOnFlatCircle() {
+  ContactParameters p = pressedParameters();
+  p.radius = 100.0;
+  p.friction.stickMemory = beltsim::StickMemory::kWholeElement;
+  return p;
+}
+}  // namespace
+
 // StickMemory (issue 33; bristle_friction.hpp): under kWholeElement a sticking segment keeps its
-// anchor only while every segment of its element was in contact at the start of the step. The
-// element of the dragging test above, pressed 1e-5 m into a circle of radius 100 m, has all four
+// anchor once its whole element has lain on the circle at the start of a step, until it leaves
+// contact. The element of the dragging test above, pressed 1e-5 m into a circle of radius 100 m, has all four
 // segments in contact (the circle falls away by at most 0.027^2 / 200 = 3.6e-6 m under it): dragged
 // by 2e-6 m per step, every segment keeps its anchor and its spring grows by mu_k 2e-6 m per step,
 // as under the paper's rule.
 MT_TEST(whole_element_stick_memory_keeps_the_anchors_of_an_element_wholly_in_contact) {
-  ContactParameters p = pressedParameters();
-  p.radius = 100.0;
-  p.friction.stickMemory = beltsim::StickMemory::kWholeElement;
   DraggedPair d;
-  MT_EXPECT(d.setUp(p));
+  MT_EXPECT(d.setUp(wholeElementOnFlatCircle()));
   for (int k = 0; k <= 3; ++k) {
     const double u = 2e-6 * k;
     d.stepTo(u);
@@ -361,11 +368,8 @@ MT_TEST(whole_element_stick_memory_keeps_the_anchors_of_an_element_wholly_in_con
 // by < 1e-9 m); segment 0 is no longer held. (Renewing them, as for an element landing, would leave
 // them without spring force, as in the next test.)
 MT_TEST(whole_element_stick_memory_keeps_the_anchors_of_an_element_leaving_the_circle) {
-  ContactParameters p = pressedParameters();
-  p.radius = 100.0;
-  p.friction.stickMemory = beltsim::StickMemory::kWholeElement;
   DraggedPair d;
-  MT_EXPECT(d.setUp(p));
+  MT_EXPECT(d.setUp(wholeElementOnFlatCircle()));
   for (int k = 0; k <= 4; ++k) {  // springs up to 1.6 N, within mu |f_n| of segments 2 and 3
     const double u = 2e-6 * k;
     d.stepTo(u, k >= 2 ? 1.5e-5 : 0.0);
