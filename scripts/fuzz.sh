@@ -52,6 +52,10 @@ printf '\x00\x00\x00\x17\x02\x00\x00\x00\x03\x00\x00\x08\x00\x00\x84\x04\xfc\xa9
 # was converted to int64 before its range check (undefined behaviour, found by CI's fuzz smoke).
 printf '\x00\x00\x00\x17\x02\x00\x00\x00\x03\x00\x00\x08\x00\x00\x84\x04\xfc\xa9\xf1\xff\xff\xff\x2d\xd2\x4d\x62\x60\x3f\x01\x01\x00\x00\x00\x00\x00\x00\x1d' \
   > "${build}/seeds/fuzz_fmu/huge_negative_step.bin"
+# Regression (tests/fuzz/fuzz_fmu.cpp): at a start time of -1e9 s the FMU's time after a step is
+# right to an ulp (1.2e-7 s); the harness compared it with an absolute 1e-9 s (found by CI).
+printf '\x00\x00\x00\x17\x02\x00\x10\x2b\x22\x03\x00\x00\x08\x00\x22\xff\xff\xff\xff\xff\xff\xff\xff\x84\x03\x00\x00\x08\x00\x00\x09\x00\x00\x00\x08\x00\x04\x0c\x00\x01\x10' \
+  > "${build}/seeds/fuzz_fmu/far_negative_start_time.bin"
 
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:print_summary=1:quarantine_size_mb=64"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:print_summary=1"
