@@ -617,6 +617,7 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.boolean("update_changed_contacts_only", s.integrator.updateChangedContactsOnly);
     r.boolean("reuse_jacobian", s.integrator.reuseJacobian);
     r.number("contractivity_limit", s.integrator.contractivityLimit, 0.0, 1.0, true);
+    r.boolean("compact_border", s.integrator.compactBorder);
     // Stepping: the paper's Newton / post-Newton loops, or the fixed-cost scheme of the real-time
     // configurations (model/include/beltsim/stepping/fixed_cost_stepper.hpp, README "Firmware").
     const toml::node* stepping = r.find("stepping");

@@ -318,6 +318,7 @@ def generate(path, name, info=None):
                              ("update_changed_contacts_only", "updateChangedContactsOnly", "bool"),
                              ("reuse_jacobian", "reuseJacobian", "bool"),
                              ("contractivity_limit", "contractivityLimit", "number"),
+                             ("compact_border", "compactBorder", "bool"),
                              ("fixed_newton_iterations", "fixedNewtonIterations", "int"),
                              ("frozen_state_iterations", "frozenStateIterations", "int"),
                              ("refresh_steps", "refreshSteps", "int"), ("switch_columns", "switchColumnsPerStep", "int"),

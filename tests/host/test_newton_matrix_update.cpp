@@ -130,3 +130,56 @@ TEST(NewtonMatrixUpdate, MatricesReusedAcrossStepsAgreeWithFullBuildsToTheNewton
 }
 
 }  // namespace
+
+namespace {
+
+// The reference stepping's compact border (IntegratorSettings::compactBorder, the PC
+// configuration): the prescribed border unknowns (both centres fixed, P1 speed-driven: 5 of the
+// 10) are solved apart instead of eliminated. The same matrix, so the same solution to rounding.
+TEST(ReferenceCompactBorder, SolvesLikeTheWholeBorderWithFivePrescribedUnknownsLeftOut) {
+  static Drive whole, compact;
+  whole = runningPlant().drive();
+  compact = runningPlant().drive();
+  compact.setCompactBorder(true);
+  const Point point = pointOf(runningPlant());
+  ASSERT_EQ(whole.factorize(point.at(0.2)), Status::kOk);
+  ASSERT_EQ(compact.factorize(point.at(0.2)), Status::kOk);
+  EXPECT_EQ(whole.eliminatedBorderWidth(), Drive::kBorder);
+  EXPECT_EQ(compact.eliminatedBorderWidth(), Drive::kBorder - 5);
+  const Vector a = solveWith(compact), b = solveWith(whole);
+  EXPECT_LT((a - b).norm(), 1e-12 * b.norm());
+}
+
+// A run with it agrees with the whole border's to rounding (1e-9 relative, the bound the
+// reference mode's results keep when only the order of operations changes), and its static
+// equilibrium, which always eliminates the whole border, is the same bit for bit, also when the
+// plant is started again after a run.
+TEST(ReferenceCompactBorder, ARunAgreesWithTheWholeBorderToRoundingFromTheSameStaticState) {
+  static Plant whole, compact;
+  PlantConfig config = smallDriveConfig(true, true);
+  ASSERT_TRUE(whole.setUp(config).ok());
+  config.integrator.compactBorder = true;
+  ASSERT_TRUE(compact.setUp(config).ok());
+  ASSERT_TRUE(whole.start().converged);
+  ASSERT_TRUE(compact.start().converged);
+  const Vector& q0 = whole.integrator().positions();
+  const Vector& q1 = compact.integrator().positions();
+  for (int i = 0; i < Drive::kSize; ++i) ASSERT_EQ(q0(i), q1(i)) << "unknown " << i;
+  EXPECT_EQ(compact.drive().eliminatedBorderWidth(), Drive::kBorder);  // the static solve's
+  for (int k = 1; k <= 300; ++k) {
+    const PlantOutput a = whole.step(rampCommand(k));
+    const PlantOutput b = compact.step(rampCommand(k));
+    ASSERT_EQ(b.fault, PlantFault::kNone);
+    EXPECT_NEAR(b.speed[1], a.speed[1], 1e-9 * (1.0 + std::fabs(a.speed[1]))) << "step " << k;
+    EXPECT_NEAR(b.torque[0], a.torque[0], 1e-9 * (1.0 + std::fabs(a.torque[0]))) << "step " << k;
+    for (int s = 0; s < 2; ++s)
+      EXPECT_NEAR(b.spanForce[s], a.spanForce[s], 1e-9 * std::fabs(a.spanForce[s])) << "step " << k;
+  }
+  EXPECT_EQ(compact.drive().eliminatedBorderWidth(), Drive::kBorder - 5);
+  // Started again (an FMU reset), the static equilibrium is again the whole border's, bit for bit.
+  ASSERT_TRUE(whole.start().converged);
+  ASSERT_TRUE(compact.start().converged);
+  for (int i = 0; i < Drive::kSize; ++i) ASSERT_EQ(q0(i), q1(i)) << "unknown " << i << " after a restart";
+}
+
+}  // namespace

@@ -15,6 +15,7 @@ class TimeStepper {
 
   ParameterError setUp(const IntegratorSettings& settings, double stepSize) {
     scheme_ = settings.scheme;
+    compactBorder_ = settings.compactBorder;
     return fixedCost() ? fixed_.setUp(settings, stepSize) : reference_.setUp(settings, stepSize);
   }
   void initialize(const Vector& q, const Vector& v, const Vector& a, double time) {
@@ -24,8 +25,13 @@ class TimeStepper {
       reference_.initialize(q, v, a, time);
     }
   }
-  // Start-up work before the first step (the fixed-cost scheme's first matrix build).
-  Status prepare(System& system) { return fixedCost() ? fixed_.prepare(system) : Status::kOk; }
+  // Start-up work before the first step (the fixed-cost scheme's first matrix build; the
+  // reference scheme's choice of border elimination).
+  Status prepare(System& system) {
+    if (fixedCost()) return fixed_.prepare(system);
+    system.setCompactBorder(compactBorder_);
+    return Status::kOk;
+  }
   StepStatistics step(System& system) { return fixedCost() ? fixed_.step(system) : reference_.step(system); }
 
   bool fixedCost() const { return scheme_ == StepScheme::kFixedCost; }
@@ -38,6 +44,7 @@ class TimeStepper {
 
  private:
   StepScheme scheme_ = StepScheme::kReference;
+  bool compactBorder_ = false;
   GeneralizedAlpha<System> reference_;
   FixedCostStepper<System> fixed_;
 };

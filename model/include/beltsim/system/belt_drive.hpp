@@ -121,6 +121,7 @@ class BeltDrive {
     if (circleCount < (belt.closed ? 1 : 0) || circleCount > NP) return ParameterError::invalid("circle.count");
     circleCount_ = circleCount;
     memo_.valid = false;
+    compactBorder_ = false;  // a drive set up again starts with the reference's whole border
     belt_ = belt;
     belt_.element.length = elementLength;
     ParameterError e = element_.setUp(belt_.element);
@@ -305,6 +306,11 @@ class BeltDrive {
   // matrix until the refresh (safe, slower convergence there); a new contact enters with the
   // stick tangent.
   void setStiffenOnly(bool stiffen) { stiffenOnly_ = stiffen; }
+  // The reference stepping's Newton matrix (factorize): false (the paper's validation), the whole
+  // border is eliminated; true (IntegratorSettings::compactBorder, the PC configuration), the
+  // prescribed border unknowns are left out of the elimination as in the kept matrix
+  // (bordered_block_tridiagonal.hpp, compact border): the same matrix in fewer operations.
+  void setCompactBorder(bool compact) { compactBorder_ = compact; }
   // The fixed-cost stepping: a segment renewing its anchor under StickMemory::kWholeElement pulls
   // with the velocity penalty alone in every Newton-phase force (ContactPair::decidedView), as its
   // decided forces and the kept matrix take it.
@@ -500,7 +506,12 @@ class BeltDrive {
     heldBlocksActive_ = false;
     updates_.clear();
     matrix_.target().setZero();
-    matrix_.target().setInactiveBorder(0);  // the reference eliminates the whole border
+    // The reference eliminates the whole border unless the configuration asks for the compact
+    // one (setCompactBorder: the prescribed border unknowns solved apart, fewer operations, the
+    // same matrix; results agree to rounding, not bit for bit). The static equilibrium always
+    // eliminates the whole border, so a plant started again starts from the same bits.
+    const bool compact = compactBorder_ && mode_ != Mode::kStatic;
+    matrix_.target().setInactiveBorder(compact ? prescribedBorderMask() : 0u);
     for (int e = 0; e < NE; ++e) matrix_.addElementMatrix(e, nextNode(e), elementBlock_[e]);
     for (int p = 0; p < NP; ++p) {
       for (int e = 0; e < NE && p < circleCount_; ++e)
@@ -1067,6 +1078,7 @@ class BeltDrive {
   Mode mode_ = Mode::kDynamic;
   bool decideInNewton_ = false;
   bool stiffenOnly_ = false;
+  bool compactBorder_ = false;
   double loadFactor_ = 1.0;
   double stabilizer_ = 0.0;
   Vector staticPrevious_ = Vector::Zero();
