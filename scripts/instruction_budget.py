@@ -16,7 +16,9 @@
              per tick from callgrind (--toggle-collect on PlantLoop::tick and a dump after every tick:
              mean, median, p99 and the worst tick, exact); for the microcontroller image also the
              double-precision divides and square roots of its worst tick (divsd, sqrtsd: the
-             Cortex-M7's VDIV.F64 and VSQRT.F64 of the same sources, about 30 cycles each there).
+             Cortex-M7's VDIV.F64 and VSQRT.F64 of the same sources, about 30 cycles each there);
+             and where the worst tick goes: calls and instructions of its residuals, matrix work,
+             solves and post-Newton passes.
   --primitives  per call of the step's building blocks (callgrind, x86-64, both configurations):
              residual, Newton-matrix build, block factorization, solve, post-Newton pass, and for
              a fixed-cost build the switch columns and refresh slices; and the least a step can
@@ -204,10 +206,42 @@ def callgrind_per_tick(exe, ticks, workdir, count_divides):
     counts = [c for _, c in per_tick]
     median, p99, worst, at = exact_quantiles(counts)
     divides = roots = None
+    worst_dump = os.path.join(dump_dir, 'out.%d' % per_tick[at - 1][0])
     if count_divides:
-        divides, roots = divides_and_square_roots(os.path.join(dump_dir, 'out.%d' % per_tick[at - 1][0]))
+        divides, roots = divides_and_square_roots(worst_dump)
+    parts = worst_tick_parts(call_costs(worst_dump))
     shutil.rmtree(dump_dir, ignore_errors=True)
-    return sum(counts) / len(counts), median, p99, worst, at, divides, roots
+    return sum(counts) / len(counts), median, p99, worst, at, divides, roots, parts
+
+
+# Where the worst tick goes: the step's building blocks by their demangled names (any element and
+# pulley count), each with its calls in that tick and its inclusive instructions. The block
+# eliminations are part of the matrix work listed with them (assembly, rebuild slice, re-factorization).
+WORST_TICK_PARTS = (
+    ('residuals', r'^beltsim::BeltDrive<[^>]*>::residual\('),
+    ('Newton-matrix assemblies and factorizations', r'^beltsim::BeltDrive<[^>]*>::assembleAndFactorize\('),
+    ('block eliminations (within the matrix work)', r'^beltsim::Status beltsim::BorderedBlockTridiagonal<[^>]*>::eliminateBlocks<'),
+    ('contact-pair block builds', r'^beltsim::BeltDrive<[^>]*>::buildPairBlocks\('),
+    ('solves', r'^beltsim::BeltDrive<[^>]*>::solve\('),
+    ('post-Newton passes', r'^beltsim::BeltDrive<[^>]*>::postNewtonStep\('),
+    ('fixed-cost rebuild slices', r'^beltsim::BeltDrive<[^>]*>::refreshSlice\('),
+    ('partial re-factorizations', r'^beltsim::BeltDrive<[^>]*>::refactorSwitchedPairs\('),
+    ('switch columns', r'^beltsim::BeltDrive<[^>]*>::updateSwitches\('),
+)
+
+
+def worst_tick_parts(costs):
+    """[(label, calls, instructions)] of WORST_TICK_PARTS found in a tick's call costs."""
+    parts = []
+    for label, pattern in WORST_TICK_PARTS:
+        calls = instructions = 0
+        for name, (n, ir) in costs.items():
+            if re.match(pattern, name):
+                calls += n
+                instructions += ir
+        if calls:
+            parts.append((label, calls, instructions))
+    return parts
 
 
 def call_costs(path):
@@ -231,7 +265,7 @@ def call_costs(path):
         elif calls is not None:
             total = totals.setdefault(callee, [0, 0])
             total[0] += calls
-            total[1] += int(line.split()[1])  # positions: line, then Ir
+            total[1] += int(line.split()[-1])  # positions (line, or address and line), then Ir
             calls = None
     return {names[k]: v for k, v in totals.items()}
 
@@ -337,7 +371,9 @@ def main():
                          'max %d (tick %d)' % c[:5])
                 if c[5] is not None:
                     line += (', in which %d double-precision divides and %d square roots (about 30 cycles each '
-                             'on the Cortex-M7, one instruction to QEMU -icount)' % c[5:])
+                             'on the Cortex-M7, one instruction to QEMU -icount)' % c[5:7])
+                if c[7]:
+                    line += '; the worst tick: ' + ', '.join('%s %d calls %d' % part for part in c[7])
         print(line)
     return 0
 
