@@ -172,8 +172,8 @@ def divides_and_square_roots(dump):
 def callgrind_per_tick(exe, ticks, workdir, count_divides):
     """x86-64 instructions of every PlantLoop::tick (callgrind collects only inside the tick and dumps
     after each call): (mean, median, p99, max, tick of the max, divides and square roots executed in
-    that tick or None without count_divides: instruction-level dumps, some 400 KB a tick), or None if
-    callgrind wrote no dumps."""
+    that tick or None without count_divides: instruction-level dumps, some 400 KB a tick, and where
+    that tick goes: worst_tick_parts), or None if callgrind wrote no dumps."""
     symbols = run(['nm', '-C', exe], workdir)
     tick = None
     for line in symbols.splitlines():
@@ -216,7 +216,8 @@ def callgrind_per_tick(exe, ticks, workdir, count_divides):
 
 # Where the worst tick goes: the step's building blocks by their demangled names (any element and
 # pulley count), each with its calls in that tick and its inclusive instructions. The block
-# eliminations are part of the matrix work listed with them (assembly, rebuild slice, re-factorization).
+# eliminations are part of the matrix work listed with them (assembly, rebuild slice, re-factorization);
+# the element blocks of a whole rebuild are inlined into the step and fall into its rest.
 WORST_TICK_PARTS = (
     ('residuals', r'^beltsim::BeltDrive<[^>]*>::residual\('),
     ('Newton-matrix assemblies and factorizations', r'^beltsim::BeltDrive<[^>]*>::assembleAndFactorize\('),
@@ -373,7 +374,7 @@ def main():
                     line += (', in which %d double-precision divides and %d square roots (about 30 cycles each '
                              'on the Cortex-M7, one instruction to QEMU -icount)' % c[5:7])
                 if c[7]:
-                    line += '; the worst tick: ' + ', '.join('%s %d calls %d' % part for part in c[7])
+                    line += '; the worst tick: ' + ', '.join('%s: %d calls, %d instructions' % part for part in c[7])
         print(line)
     return 0
 
