@@ -183,3 +183,44 @@ TEST(BlockSolver, ACompactBorderSolvesTheWholeMatrix) {
   solver.corner()(7, 0) = 0.1;
   EXPECT_EQ(solver.factorize(), beltsim::Status::kInvalidParameter);
 }
+
+// The reference stepping's update where contact pairs changed (BeltDrive::assembleAndFactorize
+// with kept chain blocks): refactorizeFrom(first, true) starts the Schur complement from the
+// corner, as factorize() does, so after entries of blocks first.. and of the corner change it
+// gives factorize()'s solution of the changed matrix bit for bit, with the whole border and with
+// a compact one; a border mask other than the one the kept elimination used is refused.
+TEST(BlockSolver, RefactorizingFromABlockWithTheCompleteCornerEqualsFactorize) {
+  constexpr int N = 23, W = 10, first = 12;
+  using Solver = beltsim::BorderedBlockTridiagonal<N, 4, W>;
+  using Vector = Eigen::Matrix<double, Solver::kSize, 1>;
+  static Solver partial, whole;
+  for (const std::uint32_t mask : {0u, (1u << 4) | (1u << 5) | (1u << 7)}) {
+    std::mt19937 rng(13 + mask);
+    fillRandom(partial, rng);
+    prescribeBorderRows(partial, {4, 5, 7});
+    partial.setInactiveBorder(mask);
+    ASSERT_EQ(partial.factorize(), beltsim::Status::kOk);
+    // What a contact pair of the element between nodes first+1 and first+2 changes.
+    for (int k : {first, first + 1}) {
+      partial.diagonal(k)(1, 0) -= 0.8;
+      partial.columnBorder(k)(2, 6) += 0.3;
+      partial.rowBorder(k)(8, 1) -= 0.25;
+    }
+    partial.upper(first)(0, 2) += 0.5;
+    partial.corner()(6, 6) += 1.5;
+    partial.corner()(8, 6) -= 0.4;
+    whole = partial;
+    ASSERT_EQ(partial.refactorizeFrom(first, true), beltsim::Status::kOk);
+    ASSERT_EQ(whole.factorize(), beltsim::Status::kOk);
+    Vector b, x, reference;
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int i = 0; i < Solver::kSize; ++i) b(i) = u(rng);
+    ASSERT_EQ(partial.solve(b, x), beltsim::Status::kOk);
+    ASSERT_EQ(whole.solve(b, reference), beltsim::Status::kOk);
+    for (int i = 0; i < Solver::kSize; ++i) EXPECT_EQ(x(i), reference(i)) << "mask " << mask << " entry " << i;
+    const Eigen::VectorXd exact = denseOf(whole).partialPivLu().solve(Eigen::VectorXd(b));
+    EXPECT_LT((Eigen::VectorXd(x) - exact).norm() / exact.norm(), 1e-12);
+    partial.setInactiveBorder(mask ^ (1u << 4));
+    EXPECT_EQ(partial.refactorizeFrom(first, true), beltsim::Status::kInvalidParameter);
+  }
+}

@@ -86,6 +86,41 @@ TEST(NewtonMatrixUpdate, AChangedStickSlipStateIsReEvaluatedLikeAFullBuild) {
   EXPECT_GT(change, 0.0);
 }
 
+// The update keeps the elimination of the chain blocks before the first one a changed pair
+// touches (BeltDrive::keptChainBlocks) and still gives the full build's solution bit for bit, with
+// the whole border and with the compact one: a sticking segment of an element in the second half
+// of the belt switched to slip.
+TEST(NewtonMatrixUpdate, AnUpdateKeepsTheChainBeforeTheChangedPairAndTheFullBuildsBits) {
+  static Drive partial, reference;
+  for (const bool compact : {false, true}) {
+    partial = runningPlant().drive();
+    partial.setCompactBorder(compact);
+    const Point point = pointOf(runningPlant());
+    int element = -1, circle = 0, segment = 0;
+    for (int e = kNE / 2; e < kNE - 1 && element < 0; ++e)
+      for (int p = 0; p < Drive::kCircles && element < 0; ++p)
+        for (int i = 0; i < Plant::kSegments && element < 0; ++i) {
+          const SegmentHistory& h = partial.pair(e, p).history(i);
+          if (h.gap <= 0.0 && h.state == StickSlip::kStick) element = e, circle = p, segment = i;
+        }
+    ASSERT_GE(element, 0) << "the ramp should leave sticking contacts in the second half";
+    ASSERT_EQ(partial.factorize(point.at(0.2)), Status::kOk);
+    EXPECT_EQ(partial.keptChainBlocks(), 0);  // a full build eliminates the whole chain
+    SegmentHistory h = partial.pair(element, circle).history(segment);
+    h.state = StickSlip::kSlipPositive;
+    partial.pair(element, circle).setHistory(segment, h);
+    bool built = false;
+    ASSERT_EQ(partial.factorize(point.at(0.2), MatrixUpdate::kChangedContacts, built), Status::kOk);
+    EXPECT_TRUE(built);
+    EXPECT_EQ(partial.keptChainBlocks(), element - 1) << "node " << element << " is chain block " << element - 1;
+    const Vector updated = solveWith(partial);
+    reference = partial;
+    ASSERT_EQ(reference.factorize(point.at(0.2)), Status::kOk);
+    const Vector full = solveWith(reference);
+    for (int k = 0; k < Drive::kSize; ++k) EXPECT_EQ(full(k), updated(k)) << "compact " << compact << " unknown " << k;
+  }
+}
+
 // Runs 0.3 s of the ramp with full builds and with `options`, both at relative Newton tolerance
 // 1e-8: speeds, drive torque and span forces must agree to 1e-6 relative, far better than the
 // model's own accuracy and a hundred times the differences measured (1e-8). Returns the matrix

@@ -139,11 +139,25 @@ class BorderedBlockTridiagonal {
   // blocks before it keep their elimination. Their share of the Schur complement is summed again in the original order, so
   // the result equals a whole factorization in pieces (beginFactorization(false)) of the same
   // entries bit for bit. Needs a complete earlier factorization (or elimination up to `first`).
-  Status refactorizeFrom(int first) {
+  //
+  // With cornerComplete the Schur complement starts from the corner as factorize() starts it, and
+  // the result equals factorize() of the same entries bit for bit: the blocks before `first` give
+  // the same F~_k Y_k, subtracted in the same order. The border left out of the elimination must
+  // be the one the earlier factorization latched (setInactiveBorder with the same mask).
+  Status refactorizeFrom(int first, bool cornerComplete = false) {
     if (first < 0 || first > nextBlock_) return Status::kInvalidParameter;
+    if (cornerComplete && pendingInactive_ != latchedInactive()) return Status::kInvalidParameter;
     factored_ = false;
-    cornerInSchur_ = false;
+    cornerInSchur_ = cornerComplete;
     schur_.setZero();
+    if (cornerComplete) {
+      if (compact()) {
+        for (int j = 0; j < activeCount_; ++j)
+          for (int i = 0; i < activeCount_; ++i) schur_(i, j) = corner_(active_[i], active_[j]);
+      } else {
+        schur_ = corner_;
+      }
+    }
     for (int k = 0; k < first; ++k) {
       if (compact()) {
         subtractProductN<B>(fTilde_[k].data(), W, y_[k].data(), schur_.data(), W, activeCount_, activeCount_);
@@ -206,6 +220,13 @@ class BorderedBlockTridiagonal {
         active_[activeCount_++] = b;
       }
     }
+  }
+
+  // The mask of the border unknowns the last beginFactorization left out of the elimination.
+  std::uint32_t latchedInactive() const {
+    std::uint32_t mask = 0;
+    for (int m = 0; m < inactiveCount_; ++m) mask |= 1u << inactive_[m];
+    return mask;
   }
 
   // Whether every inactive border row of chain block k is zero (the compact border's contract).

@@ -322,6 +322,8 @@ class BeltDrive {
   // Border unknowns the active factorization eliminated (kBorder, or fewer with the kept
   // matrix's compact border: prescribedBorderMask).
   int eliminatedBorderWidth() const { return matrix_.active().eliminatedBorderWidth(); }
+  // Chain blocks whose elimination the last reference-stepping build kept (0: eliminated whole).
+  int keptChainBlocks() const { return keptChainBlocks_; }
   // Starts the aged rebuild afresh (the next rebuild evaluates every block): the same inputs give
   // the same bits after any reset.
   void setBlockAge(int steps) {
@@ -435,16 +437,20 @@ class BeltDrive {
                       blockFactors_[1] != factors[1] || blockFactors_[2] != factors[2];
     // The factorization of the last build stays valid if no contact pair changed since.
     if (!full && factorized_ && !anyPairChangedSinceBuild()) return Status::kOk;
+    // An update of the last factorization's blocks where pairs changed: the chain blocks before
+    // the first one a changed pair touches keep their entries and their elimination.
+    const bool keepsChain = !full && factorized_;
     built = true;
     blocksValid_ = false;
     factorized_ = false;
     agedBlocksValid_ = false;  // the fixed-cost refresh's kept blocks are overwritten below
     Status s = full ? buildElementBlocks(point, factors) : Status::kOk;
-    if (s == Status::kOk) s = buildPairBlocks(point, factors, full);
+    int firstChanged = 0;
+    if (s == Status::kOk) s = buildPairBlocks(point, factors, full, firstChanged);
     if (s != Status::kOk) return s;
     for (int k = 0; k < 3; ++k) blockFactors_[k] = factors[k];
     blocksValid_ = !isStatic;
-    s = assembleAndFactorize(point, factors);
+    s = assembleAndFactorize(point, factors, keepsChain ? firstChanged : 0);
     factorized_ = s == Status::kOk && !isStatic;
     return s;
   }
@@ -472,15 +478,20 @@ class BeltDrive {
   }
 
   // The blocks of the pairs whose Jacobian signature changed since their last build (all: `full`).
-  Status buildPairBlocks(const IterationPoint<Vector>& point, const double (&factors)[3], bool full) {
+  // firstChanged: the first chain block whose entries a rebuilt pair touches (NE: none).
+  Status buildPairBlocks(const IterationPoint<Vector>& point, const double (&factors)[3], bool full,
+                         int& firstChanged) {
     const Vector& q = *point.q;
     const Vector& v = *point.v;
+    firstChanged = NE;
     for (int p = 0; p < circleCount_; ++p) {
       const CircleState cs = circleState(q, v, p);
       for (int e = 0; e < NE; ++e) {
         const std::uint64_t signature = pair_[e][p].jacobianSignature();
         if (!full && signature == pairSignature_[e][p]) continue;
         pairSignature_[e][p] = signature;
+        // Its block enters, leaves or changes (the signature holds the flags anyFlagged reads).
+        if (NewtonMatrix::firstChainBlock(e) < firstChanged) firstChanged = NewtonMatrix::firstChainBlock(e);
         if (!pair_[e][p].anyFlagged()) continue;  // its block is never read
         Matrix11& m = pairBlock_[e][p];
         if (segmentNormalPath(pair_[e][p], shapeTable())) {
@@ -501,7 +512,12 @@ class BeltDrive {
   }
 
   // The Newton matrix from the kept blocks, the circles and the prescribed rows, factorized in place.
-  Status assembleAndFactorize(const IterationPoint<Vector>& point, const double (&factors)[3]) {
+  // keptChainBlocks > 0: the storage holds the factorization of a matrix whose chain blocks before
+  // keptChainBlocks had the entries assembled now (the same blocks added in the same order); their
+  // elimination is kept and the rest redone from there, the same bits as a whole factorization
+  // (BorderedBlockTridiagonal::refactorizeFrom with the complete corner). The corner is always
+  // assembled anew: the circles' entries and the pairs' coupling to the border may change.
+  Status assembleAndFactorize(const IterationPoint<Vector>& point, const double (&factors)[3], int keptChainBlocks = 0) {
     matrix_.assembleInPlace();
     heldBlocksActive_ = false;
     updates_.clear();
@@ -520,6 +536,8 @@ class BeltDrive {
     }
     applyPrescribedMatrixRows();
     scale_ = factors[1];
+    keptChainBlocks_ = keptChainBlocks;
+    if (keptChainBlocks > 0) return matrix_.target().refactorizeFrom(keptChainBlocks, true);
     return matrix_.target().factorize();
   }
 
@@ -1065,6 +1083,7 @@ class BeltDrive {
   int refreshedElements_ = 0;
   bool blocksValid_ = false;
   bool factorized_ = false;  // the solver holds the factorization of exactly these blocks
+  int keptChainBlocks_ = 0;  // chain blocks whose elimination the last reference build kept
   double scale_ = 1.0;
   double reaction_[NP] = {};
   double staticLockReaction_ = 0.0;
