@@ -23,9 +23,9 @@ using Plant = SmallPlant;
 using Drive = SmallDrive;
 using Vector = SmallVector;
 
-// Finds a flagged segment in stick; returns false if there is none.
-bool findStickingSegment(const Drive& drive, int& element, int& circle, int& segment) {
-  for (int e = 0; e < kNE; ++e)
+// Finds a flagged segment in stick of an element from firstElement on; returns false if there is none.
+bool findStickingSegment(const Drive& drive, int& element, int& circle, int& segment, int firstElement = 0) {
+  for (int e = firstElement; e < kNE; ++e)
     for (int p = 0; p < Drive::kCircles; ++p)
       for (int i = 0; i < Plant::kSegments; ++i) {
         const SegmentHistory& h = drive.pair(e, p).history(i);
@@ -97,13 +97,8 @@ TEST(NewtonMatrixUpdate, AnUpdateKeepsTheChainBeforeTheChangedPairAndTheFullBuil
     partial.setCompactBorder(compact);
     const Point point = pointOf(runningPlant());
     int element = -1, circle = 0, segment = 0;
-    for (int e = kNE / 2; e < kNE - 1 && element < 0; ++e)
-      for (int p = 0; p < Drive::kCircles && element < 0; ++p)
-        for (int i = 0; i < Plant::kSegments && element < 0; ++i) {
-          const SegmentHistory& h = partial.pair(e, p).history(i);
-          if (h.gap <= 0.0 && h.state == StickSlip::kStick) element = e, circle = p, segment = i;
-        }
-    ASSERT_GE(element, 0) << "the ramp should leave sticking contacts in the second half";
+    ASSERT_TRUE(findStickingSegment(partial, element, circle, segment, kNE / 2))
+        << "the ramp should leave sticking contacts in the second half";
     ASSERT_EQ(partial.factorize(point.at(0.2)), Status::kOk);
     EXPECT_EQ(partial.keptChainBlocks(), 0);  // a full build eliminates the whole chain
     SegmentHistory h = partial.pair(element, circle).history(segment);
@@ -119,6 +114,28 @@ TEST(NewtonMatrixUpdate, AnUpdateKeepsTheChainBeforeTheChangedPairAndTheFullBuil
     const Vector full = solveWith(reference);
     for (int k = 0; k < Drive::kSize; ++k) EXPECT_EQ(full(k), updated(k)) << "compact " << compact << " unknown " << k;
   }
+}
+
+// Switching the compact border between builds (BeltDrive::setCompactBorder) makes the next
+// update a whole factorization with the new border instead of keeping an elimination made with
+// the other one (which the solver would refuse).
+TEST(NewtonMatrixUpdate, AChangedBorderMakesTheNextUpdateAWholeFactorization) {
+  static Drive drive;
+  drive = runningPlant().drive();
+  const Point point = pointOf(runningPlant());
+  int e = 0, p = 0, i = 0;
+  ASSERT_TRUE(findStickingSegment(drive, e, p, i, kNE / 2));  // an update would keep chain blocks
+  ASSERT_EQ(drive.factorize(point.at(0.2)), Status::kOk);
+  EXPECT_EQ(drive.eliminatedBorderWidth(), Drive::kBorder);
+  drive.setCompactBorder(true);
+  SegmentHistory h = drive.pair(e, p).history(i);
+  h.state = StickSlip::kSlipPositive;
+  drive.pair(e, p).setHistory(i, h);
+  bool built = false;
+  ASSERT_EQ(drive.factorize(point.at(0.2), MatrixUpdate::kChangedContacts, built), Status::kOk);
+  EXPECT_TRUE(built);
+  EXPECT_EQ(drive.keptChainBlocks(), 0);
+  EXPECT_EQ(drive.eliminatedBorderWidth(), Drive::kBorder - 5);
 }
 
 // Runs 0.3 s of the ramp with full builds and with `options`, both at relative Newton tolerance

@@ -310,7 +310,12 @@ class BeltDrive {
   // border is eliminated; true (IntegratorSettings::compactBorder, the PC configuration), the
   // prescribed border unknowns are left out of the elimination as in the kept matrix
   // (bordered_block_tridiagonal.hpp, compact border): the same matrix in fewer operations.
-  void setCompactBorder(bool compact) { compactBorder_ = compact; }
+  // A change takes effect at the next build, which is then a whole one (an update that keeps part
+  // of the chain's elimination needs the border that elimination used).
+  void setCompactBorder(bool compact) {
+    if (compact != compactBorder_) factorized_ = false;
+    compactBorder_ = compact;
+  }
   // The fixed-cost stepping: a segment renewing its anchor under StickMemory::kWholeElement pulls
   // with the velocity penalty alone in every Newton-phase force (ContactPair::decidedView), as its
   // decided forces and the kept matrix take it.
