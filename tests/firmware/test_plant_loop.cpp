@@ -534,6 +534,25 @@ ScriptedRun runScriptedStimulus(const PlantConfig& config) {
   return m;
 }
 
+// What a tolerance test prints of its two runs (reference: the tight tolerances).
+void printCounts(const ScriptedRun& reference, const ScriptedRun& fast) {
+  std::printf("flagged steps %d -> %d, Newton iterations %d -> %d, post-Newton passes %d -> %d\n",
+              reference.flaggedSteps, fast.flaggedSteps, reference.newtonIterations, fast.newtonIterations,
+              reference.pnsPasses, fast.pnsPasses);
+}
+
+// The tail means of omega_P2, the motor torque and both span forces agree within `limit` relative.
+void expectTailMeansWithin(const ScriptedRun& fast, const ScriptedRun& reference, double limit) {
+  const auto relative = [](double a, double b) { return std::fabs(a / b - 1.0); };
+  std::printf("relative differences: omega_P2 %.1e, torque %.1e, F1 %.1e, F2 %.1e\n",
+              relative(fast.omegaP2, reference.omegaP2), relative(fast.motorTorque, reference.motorTorque),
+              relative(fast.tightForce, reference.tightForce), relative(fast.slackForce, reference.slackForce));
+  EXPECT_LT(relative(fast.omegaP2, reference.omegaP2), limit);
+  EXPECT_LT(relative(fast.motorTorque, reference.motorTorque), limit);
+  EXPECT_LT(relative(fast.tightForce, reference.tightForce), limit);
+  EXPECT_LT(relative(fast.slackForce, reference.slackForce), limit);
+}
+
 // Measured: flagged steps 31 -> 3, Newton iterations 6872 -> 2049, post-Newton passes 1956 -> 1304,
 // states within 1.3e-4 relative.
 // The tolerances of the reference stepping (the paper's scheme), whichever stepping the file selects.
@@ -546,20 +565,11 @@ TEST(MicrocontrollerConfiguration, ItsTolerancesFlagFewerStepsAndKeepTheState) {
   tight.integrator.absoluteTolerance = 1e-7;
   const ScriptedRun reference = runScriptedStimulus(tight);
   const ScriptedRun fast = runScriptedStimulus(chosen);
-  std::printf("flagged steps %d -> %d, Newton iterations %d -> %d, post-Newton passes %d -> %d\n",
-              reference.flaggedSteps, fast.flaggedSteps, reference.newtonIterations, fast.newtonIterations,
-              reference.pnsPasses, fast.pnsPasses);
+  printCounts(reference, fast);
   EXPECT_LE(5 * fast.flaggedSteps, reference.flaggedSteps);
   EXPECT_LE(2 * fast.newtonIterations, reference.newtonIterations);
   EXPECT_LE(10 * fast.pnsPasses, 8 * reference.pnsPasses);
-  const auto relative = [](double a, double b) { return std::fabs(a / b - 1.0); };
-  std::printf("relative differences: omega_P2 %.1e, torque %.1e, F1 %.1e, F2 %.1e\n",
-              relative(fast.omegaP2, reference.omegaP2), relative(fast.motorTorque, reference.motorTorque),
-              relative(fast.tightForce, reference.tightForce), relative(fast.slackForce, reference.slackForce));
-  EXPECT_LT(relative(fast.omegaP2, reference.omegaP2), 1e-3);
-  EXPECT_LT(relative(fast.motorTorque, reference.motorTorque), 1e-3);
-  EXPECT_LT(relative(fast.tightForce, reference.tightForce), 1e-3);
-  EXPECT_LT(relative(fast.slackForce, reference.slackForce), 1e-3);
+  expectTailMeansWithin(fast, reference, 1e-3);
 }
 
 // The PC configuration's Newton tolerance (firmware/configs/pc.toml): a Newton solve stops when
@@ -577,19 +587,10 @@ TEST(PcConfiguration, ItsNewtonToleranceSavesIterationsAndKeepsTheState) {
   tight.integrator.absoluteTolerance = 1e-7;
   const ScriptedRun reference = runScriptedStimulus<kPcElements>(tight);
   const ScriptedRun fast = runScriptedStimulus<kPcElements>(chosen);
-  std::printf("flagged steps %d -> %d, Newton iterations %d -> %d, post-Newton passes %d -> %d\n",
-              reference.flaggedSteps, fast.flaggedSteps, reference.newtonIterations, fast.newtonIterations,
-              reference.pnsPasses, fast.pnsPasses);
+  printCounts(reference, fast);
   EXPECT_LE(100 * fast.newtonIterations, 45 * reference.newtonIterations);
   EXPECT_LE(100 * fast.flaggedSteps, static_cast<int>(std::lround(1.0 / chosen.stepSize)));
-  const auto relative = [](double a, double b) { return std::fabs(a / b - 1.0); };
-  std::printf("relative differences: omega_P2 %.1e, torque %.1e, F1 %.1e, F2 %.1e\n",
-              relative(fast.omegaP2, reference.omegaP2), relative(fast.motorTorque, reference.motorTorque),
-              relative(fast.tightForce, reference.tightForce), relative(fast.slackForce, reference.slackForce));
-  EXPECT_LT(relative(fast.omegaP2, reference.omegaP2), 1e-3);
-  EXPECT_LT(relative(fast.motorTorque, reference.motorTorque), 1e-3);
-  EXPECT_LT(relative(fast.tightForce, reference.tightForce), 1e-3);
-  EXPECT_LT(relative(fast.slackForce, reference.slackForce), 1e-3);
+  expectTailMeansWithin(fast, reference, 1e-3);
 }
 
 TEST(TimingHistogram, QuantilesAreWithinOneBinAboveTheTrueValue) {

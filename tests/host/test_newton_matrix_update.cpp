@@ -39,6 +39,17 @@ bool findStickingSegment(const Drive& drive, int& element, int& circle, int& seg
   return false;
 }
 
+// What a post-Newton step does to one segment (stick -> slip), then the update of the matrix
+// where contacts changed, which must rebuild something.
+void slipAndUpdate(Drive& drive, const Point& point, int e, int p, int i) {
+  SegmentHistory h = drive.pair(e, p).history(i);
+  h.state = StickSlip::kSlipPositive;
+  drive.pair(e, p).setHistory(i, h);
+  bool built = false;
+  ASSERT_EQ(drive.factorize(point.at(0.2), MatrixUpdate::kChangedContacts, built), Status::kOk);
+  EXPECT_TRUE(built);
+}
+
 TEST(NewtonMatrixUpdate, WithNothingChangedTheUpdateKeepsTheLastFactorization) {
   static Drive drive;
   drive = runningPlant().drive();
@@ -66,13 +77,7 @@ TEST(NewtonMatrixUpdate, AChangedStickSlipStateIsReEvaluatedLikeAFullBuild) {
   ASSERT_TRUE(findStickingSegment(partial, e, p, i)) << "the ramp should leave sticking contacts";
   ASSERT_EQ(partial.factorize(point.at(0.2)), Status::kOk);
   const Vector before = solveWith(partial);
-  // What a post-Newton step does to one segment: stick -> slip.
-  SegmentHistory h = partial.pair(e, p).history(i);
-  h.state = StickSlip::kSlipPositive;
-  partial.pair(e, p).setHistory(i, h);
-  bool built = false;
-  ASSERT_EQ(partial.factorize(point.at(0.2), MatrixUpdate::kChangedContacts, built), Status::kOk);
-  EXPECT_TRUE(built);
+  ASSERT_NO_FATAL_FAILURE(slipAndUpdate(partial, point, e, p, i));
   const Vector updated = solveWith(partial);
   reference = partial;
   ASSERT_EQ(reference.factorize(point.at(0.2)), Status::kOk);
@@ -101,12 +106,7 @@ TEST(NewtonMatrixUpdate, AnUpdateKeepsTheChainBeforeTheChangedPairAndTheFullBuil
         << "the ramp should leave sticking contacts in the second half";
     ASSERT_EQ(partial.factorize(point.at(0.2)), Status::kOk);
     EXPECT_EQ(partial.keptChainBlocks(), 0);  // a full build eliminates the whole chain
-    SegmentHistory h = partial.pair(element, circle).history(segment);
-    h.state = StickSlip::kSlipPositive;
-    partial.pair(element, circle).setHistory(segment, h);
-    bool built = false;
-    ASSERT_EQ(partial.factorize(point.at(0.2), MatrixUpdate::kChangedContacts, built), Status::kOk);
-    EXPECT_TRUE(built);
+    ASSERT_NO_FATAL_FAILURE(slipAndUpdate(partial, point, element, circle, segment));
     EXPECT_EQ(partial.keptChainBlocks(), element - 1) << "node " << element << " is chain block " << element - 1;
     const Vector updated = solveWith(partial);
     reference = partial;
@@ -128,12 +128,7 @@ TEST(NewtonMatrixUpdate, AChangedBorderMakesTheNextUpdateAWholeFactorization) {
   ASSERT_EQ(drive.factorize(point.at(0.2)), Status::kOk);
   EXPECT_EQ(drive.eliminatedBorderWidth(), Drive::kBorder);
   drive.setCompactBorder(true);
-  SegmentHistory h = drive.pair(e, p).history(i);
-  h.state = StickSlip::kSlipPositive;
-  drive.pair(e, p).setHistory(i, h);
-  bool built = false;
-  ASSERT_EQ(drive.factorize(point.at(0.2), MatrixUpdate::kChangedContacts, built), Status::kOk);
-  EXPECT_TRUE(built);
+  ASSERT_NO_FATAL_FAILURE(slipAndUpdate(drive, point, e, p, i));
   EXPECT_EQ(drive.keptChainBlocks(), 0);
   EXPECT_EQ(drive.eliminatedBorderWidth(), Drive::kBorder - 5);
 }
