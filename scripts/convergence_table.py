@@ -12,6 +12,9 @@ F1 and F2 as tail means too with --tail-forces), the largest deviation, flagged 
 capstan check over P1's slip arc and the creep (v1 - v2)/v1 against (F1 - F2)/EA (the paper's
 check, limit 5 %) and against the steady-state relation of mass-flux conservation,
 (F1 - F2)/EA / (1 + eps_ref + F1/EA) (spec §9.6 check 3; eps_ref the belt's reference strain).
+--ripple adds the ripple of the drive torque, F1, F2 and the tight span's speed: the standard
+deviation of each time series over the last 0.65 s (1.8-2.45 s on the paper's drive, after the
+load ramp has settled), in per cent of its mean (timeseries.csv, every sample).
 """
 import argparse
 import concurrent.futures
@@ -32,7 +35,34 @@ def run(beltsim, scenario, work, elements, step, sets, tag=""):
     if not os.path.exists(summary):
         return None
     with open(summary) as f:
-        return json.load(f)
+        result = json.load(f)
+    result["ripple"] = ripple(out)
+    return result
+
+
+RIPPLE_WINDOW = 0.65  # s before the end
+RIPPLE_COLUMNS = ("torque_p1", "span_force_0", "span_force_1", "span_speed_0")
+
+
+def ripple(out):
+    """Standard deviation over |mean| of RIPPLE_COLUMNS over the last RIPPLE_WINDOW s, or None."""
+    path = os.path.join(out, "timeseries.csv")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+        rows = [dict(zip(header, map(float, line.split(",")))) for line in f if line.strip()]
+    if not rows:
+        return None
+    start = rows[-1]["time"] - RIPPLE_WINDOW - 1e-9
+    window = [r for r in rows if r["time"] >= start]
+    values = []
+    for column in RIPPLE_COLUMNS:
+        series = [r[column] for r in window]
+        mean = sum(series) / len(series)
+        deviation = (sum((v - mean) ** 2 for v in series) / len(series)) ** 0.5
+        values.append(deviation / abs(mean) if mean != 0.0 else float("nan"))
+    return values
 
 
 def main():
@@ -48,6 +78,8 @@ def main():
     p.add_argument("--set", action="append", default=[], dest="sets")
     p.add_argument("--reference-set", action="append", default=None, dest="reference_sets")
     p.add_argument("--tail-forces", action="store_true", help="F1, F2 as tail means (default: at the end)")
+    p.add_argument("--ripple", action="store_true",
+                   help="columns with the ripple of the drive torque, F1, F2 and the tight span's speed")
     p.add_argument("--axial-stiffness", type=float, default=None,
                    help="EA of the creep column [N] (default: the scenario's belt.axial_stiffness)")
     a = p.parse_args()
@@ -88,24 +120,29 @@ def main():
     rv = values(ref)
     print(f"Reference: {a.reference_elements} elements, step {a.reference_step:g} s: "
           f"omega_P2 {rv[0]:.5f} rad/s, drive torque {rv[1]:.3f} N m, F1 {rv[2]:.2f} N, F2 {rv[3]:.2f} N\n")
+    extra = " ripple of τ, F1, F2, v1 |" if a.ripple else ""
     print("| elements | step [s] | omega_P2 [rad/s] | drive torque [N m] | F1 [N] | F2 [N] | max dev. | "
-          "flagged steps | wall s per sim. s | capstan (slip arc) | capstan (tail) | creep vs strain / consistent |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "flagged steps | wall s per sim. s | capstan (slip arc) | capstan (tail) | creep vs strain / consistent |"
+          + extra)
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if a.ripple else ""))
+    blank = " |" if a.ripple else ""
     for n, h in grid:
         s = results.get((n, h))
         if s is None or s.get("faulted"):
-            print(f"| {n} | {h:g} | failed | | | | | | | | | |")
+            print(f"| {n} | {h:g} | failed | | | | | | | | | |{blank}")
             continue
         # A run whose Newton solves hit their bound in more than 1 % of the steps has left the
         # regime where the step resolves the contact dynamics (the belt slips off): unstable.
         if s["newton_nonconverged_steps"] > 0.01 * s["steps"]:
-            print(f"| {n} | {h:g} | unstable | | | | | {s['newton_nonconverged_steps']} of {s['steps']} (Newton) | | | | |")
+            print(f"| {n} | {h:g} | unstable | | | | | {s['newton_nonconverged_steps']} of {s['steps']} (Newton) | | | | |"
+                  f"{blank}")
             continue
         v = values(s)
         dev = max(abs(x - r) / abs(r) for x, r in zip(v, rv))
         print(f"| {n} | {h:g} | {v[0]:.4f} | {v[1]:.3f} | {v[2]:.2f} | {v[3]:.2f} | {100 * dev:.2f} % | "
               f"{s['nonconverged_steps']} of {s['steps']} | {s['wall_time_s'] / s['end_time']:.2f} | "
-              f"{100 * s['capstan_max_rel_error']:.2f} % | {100 * s['capstan_tail_max_rel_error']:.2f} % | {creep(s)} |")
+              f"{100 * s['capstan_max_rel_error']:.2f} % | {100 * s['capstan_tail_max_rel_error']:.2f} % | {creep(s)} |"
+              + (" " + " / ".join(f"{100 * x:.2f}" for x in s["ripple"]) + " % |" if a.ripple and s["ripple"] else blank))
 
 
 if __name__ == "__main__":
