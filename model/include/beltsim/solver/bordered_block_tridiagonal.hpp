@@ -40,8 +40,11 @@ class BorderedBlockTridiagonal {
   static_assert(W <= 32, "the compact border's mask has 32 bits");
 
   // --- matrix entries (assembly) -------------------------------------------------------------
-  void setZero() {
-    for (int k = 0; k < NumBlocks; ++k) {
+  void setZero() { setZeroFrom(0); }
+  // Zeroes the entries of chain blocks first.. (their diagonal, lower, upper and border blocks) and
+  // the corner; the blocks before `first` keep theirs (an update that assembles only from there).
+  void setZeroFrom(int first) {
+    for (int k = first < 0 ? 0 : first; k < NumBlocks; ++k) {
       diagonal_[k].setZero();
       lower_[k].setZero();
       upper_[k].setZero();

@@ -522,11 +522,13 @@ class BeltDrive {
   // elimination is kept and the rest redone from there, the same bits as a whole factorization
   // (BorderedBlockTridiagonal::refactorizeFrom with the complete corner). The corner is always
   // assembled anew: the circles' entries and the pairs' coupling to the border may change.
+  // The kept chain blocks keep their entries too: only the rest and the corner are assembled.
   Status assembleAndFactorize(const IterationPoint<Vector>& point, const double (&factors)[3], int keptChainBlocks = 0) {
     matrix_.assembleInPlace();
     heldBlocksActive_ = false;
     updates_.clear();
-    matrix_.target().setZero();
+    matrix_.target().setZeroFrom(keptChainBlocks);
+    matrix_.keepChainBlocksBefore(keptChainBlocks);
     // The reference eliminates the whole border unless the configuration asks for the compact
     // one (setCompactBorder: the prescribed border unknowns solved apart, fewer operations, the
     // same matrix; results agree to rounding, not bit for bit). The static equilibrium always
@@ -540,6 +542,7 @@ class BeltDrive {
       circleMatrix(p, *point.q, *point.v, factors[0], factors[1], factors[2]);
     }
     applyPrescribedMatrixRows();
+    matrix_.keepChainBlocksBefore(0);
     scale_ = factors[1];
     keptChainBlocks_ = keptChainBlocks;
     if (keptChainBlocks > 0) return matrix_.target().refactorizeFrom(keptChainBlocks, true);

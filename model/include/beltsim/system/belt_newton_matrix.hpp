@@ -63,6 +63,13 @@ class BeltNewtonMatrix {
   }
 
   // ---- assembly into target() ----------------------------------------------------------------
+  // An update that keeps the chain blocks before `first` as they are (their entries and their
+  // elimination; BorderedBlockTridiagonal::setZeroFrom, refactorizeFrom) assembles only into the
+  // rest: every add below skips the entries of chain block k < first (its diagonal, lower, upper,
+  // column border, and the border rows over its columns); the corner is always assembled. The adds
+  // that remain come in the order of a whole assembly, so every entry gets its bits. 0: all.
+  void keepChainBlocksBefore(int first) { kept_ = first; }
+
   // Adds value at (row dof, column dof).
   void addEntry(int row, int col, double value) {
     const int sr = solverIndex(row), sc = solverIndex(col);
@@ -70,11 +77,12 @@ class BeltNewtonMatrix {
     if (sr >= border) {
       if (sc >= border) {
         target().corner()(sr - border, sc - border) += value;
-      } else {
+      } else if (sc / 4 >= kept_) {
         target().rowBorder(sc / 4)(sr - border, sc % 4) += value;
       }
       return;
     }
+    if (sr / 4 < kept_) return;
     if (sc >= border) {
       target().columnBorder(sr / 4)(sr % 4, sc - border) += value;
       return;
@@ -120,7 +128,7 @@ class BeltNewtonMatrix {
           if (node == 0) {
             target().corner()(i, circleBorder + l) += m(4 * r + i, 8 + l);
             target().corner()(circleBorder + l, i) += m(8 + l, 4 * r + i);
-          } else {
+          } else if (node - 1 >= kept_) {
             target().columnBorder(node - 1)(i, circleBorder + l) += m(4 * r + i, 8 + l);
             target().rowBorder(node - 1)(circleBorder + l, i) += m(8 + l, 4 * r + i);
           }
@@ -130,16 +138,18 @@ class BeltNewtonMatrix {
       for (int k = 0; k < 3; ++k) target().corner()(circleBorder + k, circleBorder + l) += m(8 + k, 8 + l);
   }
 
-  // Zeroes row dof (a prescribed coordinate's row before its own entry is set).
+  // Zeroes row dof (a prescribed coordinate's row before its own entry is set); the entries of
+  // kept chain blocks are left as they are (they hold the cleared row already).
   void clearRow(int dof) {
     const int sr = solverIndex(dof);
     const int border = NE * 4;
     if (sr >= border) {
       target().corner().row(sr - border).setZero();
-      for (int k = 0; k < NE; ++k) target().rowBorder(k).row(sr - border).setZero();
+      for (int k = kept_; k < NE; ++k) target().rowBorder(k).row(sr - border).setZero();
       return;
     }
     const int b = sr / 4, l = sr % 4;
+    if (b < kept_) return;
     target().diagonal(b).row(l).setZero();
     target().lower(b).row(l).setZero();
     target().upper(b).row(l).setZero();
@@ -147,13 +157,15 @@ class BeltNewtonMatrix {
   }
 
  private:
-  // The 4 x 4 block of (rowNode, colNode) in target(), or null outside the band.
+  // The 4 x 4 block of (rowNode, colNode) in target(), or null outside the band or in a kept
+  // chain block (keepChainBlocksBefore).
   double* nodeBlock(int rowNode, int colNode, int& stride) {
     if (rowNode == 0) {
       stride = kBorder;
       if (colNode == 0) return target().corner().data();
-      return target().rowBorder(colNode - 1).data();
+      return colNode - 1 >= kept_ ? target().rowBorder(colNode - 1).data() : nullptr;
     }
+    if (rowNode - 1 < kept_) return nullptr;
     stride = 4;
     if (colNode == 0) return target().columnBorder(rowNode - 1).data();
     const int br = rowNode - 1, bc = colNode - 1;
@@ -166,6 +178,7 @@ class BeltNewtonMatrix {
   Solver solvers_[2];
   int active_ = 0;
   int build_ = 0;
+  int kept_ = 0;  // keepChainBlocksBefore
 };
 
 }  // namespace beltsim
