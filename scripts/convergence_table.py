@@ -20,6 +20,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import statistics
 import subprocess
 import tomllib
 
@@ -59,9 +60,8 @@ def ripple(out):
     values = []
     for column in RIPPLE_COLUMNS:
         series = [r[column] for r in window]
-        mean = sum(series) / len(series)
-        deviation = (sum((v - mean) ** 2 for v in series) / len(series)) ** 0.5
-        values.append(deviation / abs(mean) if mean != 0.0 else float("nan"))
+        mean = statistics.fmean(series)
+        values.append(statistics.pstdev(series) / abs(mean) if mean != 0.0 else float("nan"))
     return values
 
 

@@ -51,6 +51,7 @@ Usage: pulley_laws.py capstan|hub|ripple BELTSIM SCENARIO OUTDIR   (OUTDIR is re
 import json
 import math
 import shutil
+import statistics
 import subprocess
 import sys
 import tomllib
@@ -76,13 +77,18 @@ def run(beltsim, scenario, out, *sets):
     return summary
 
 
+def timeseries(out):
+    """The rows of OUTDIR/timeseries.csv as dicts of floats, keyed by the header's names."""
+    with open(f"{out}/timeseries.csv") as f:
+        header = f.readline().strip().split(",")
+        return [dict(zip(header, map(float, line.strip().split(",")))) for line in f if line.strip()]
+
+
 def check_row_health(out, summary):
     """Every timeseries.csv row carries what the steps since the previous row accepted (issue 15):
     the flagged steps of all rows add up to the summary's non-converged steps, and the rows'
     largest residual and post-Newton error are the run's (summary.json), finite, not negative."""
-    with open(f"{out}/timeseries.csv") as f:
-        header = f.readline().strip().split(",")
-        rows = [dict(zip(header, line.strip().split(","))) for line in f if line.strip()]
+    rows = timeseries(out)
     flagged = sum(int(r["flagged_steps"]) for r in rows)
     residual = [float(r["max_residual_norm"]) for r in rows]
     pns = [float(r["max_pns_error"]) for r in rows]
@@ -138,9 +144,7 @@ def hub(beltsim, scenario, out):
     n = len(pulleys)
     # Forces of the static state itself: the t = 0 row of timeseries.csv (after the first dynamic
     # step the bristles take over what the static lock of node 0 held, and the hubs move).
-    with open(f"{out}/timeseries.csv") as f:
-        header = f.readline().strip().split(",")
-        first = dict(zip(header, (float(v) for v in f.readline().strip().split(","))))
+    first = timeseries(out)[0]
     hub_force = [[first[f"hub_force_x_p{k + 1}"], first[f"hub_force_y_p{k + 1}"]] for k in range(n)]
     span_force = [first[f"span_force_{k}"] for k in range(n)]
     lock = s["static_lock_force"]  # on the belt where it leaves pulley 1: part of pulley 1's free body
@@ -183,18 +187,14 @@ def hub(beltsim, scenario, out):
 
 def ripple(beltsim, scenario, out):
     s = run(beltsim, scenario, out, f"solver.end_time={RIPPLE_WINDOW[1]!r}")
-    with open(f"{out}/timeseries.csv") as f:
-        header = f.readline().strip().split(",")
-        rows = [dict(zip(header, (float(v) for v in line.strip().split(",")))) for line in f if line.strip()]
-    window = [r for r in rows if RIPPLE_WINDOW[0] <= r["time"] <= RIPPLE_WINDOW[1] + 1e-9]
+    window = [r for r in timeseries(out) if RIPPLE_WINDOW[0] <= r["time"] <= RIPPLE_WINDOW[1] + 1e-9]
     if len(window) < 100:
         print(f"FAIL only {len(window)} rows in {RIPPLE_WINDOW[0]}-{RIPPLE_WINDOW[1]} s")
         return 1
     failed = checked = 0
     for k, p in enumerate(s["pulleys"]):
         speeds = [r[f"omega_p{k + 1}"] for r in window]
-        mean = sum(speeds) / len(speeds)
-        deviation = math.sqrt(sum((v - mean) ** 2 for v in speeds) / len(speeds))
+        mean, deviation = statistics.fmean(speeds), statistics.pstdev(speeds)
         line = (f"{p['name']} ({p['kind']}): speed {mean:.4f} rad/s, standard deviation {deviation:.5f} rad/s = "
                 f"{100 * deviation / abs(mean):.3f} % of the mean (limit {100 * RIPPLE_LIMIT:.1f} %)")
         if p["kind"] == "speed":
