@@ -527,8 +527,7 @@ class BeltDrive {
     matrix_.assembleInPlace();
     heldBlocksActive_ = false;
     updates_.clear();
-    matrix_.target().setZeroFrom(keptChainBlocks);
-    matrix_.keepChainBlocksBefore(keptChainBlocks);
+    matrix_.beginAssembly(keptChainBlocks);
     // The reference eliminates the whole border unless the configuration asks for the compact
     // one (setCompactBorder: the prescribed border unknowns solved apart, fewer operations, the
     // same matrix; results agree to rounding, not bit for bit). The static equilibrium always
@@ -542,7 +541,7 @@ class BeltDrive {
       circleMatrix(p, *point.q, *point.v, factors[0], factors[1], factors[2]);
     }
     applyPrescribedMatrixRows();
-    matrix_.keepChainBlocksBefore(0);
+    matrix_.finishAssembly();
     scale_ = factors[1];
     keptChainBlocks_ = keptChainBlocks;
     if (keptChainBlocks > 0) return matrix_.target().refactorizeFrom(keptChainBlocks, true);
@@ -575,7 +574,7 @@ class BeltDrive {
     matrix_.assembleInPlace();
     heldBlocksActive_ = false;
     updates_.clear();
-    matrix_.target().setZero();
+    matrix_.beginAssembly();
     matrix_.target().setInactiveBorder(0);
     for (int e = 0; e < NE; ++e) {
       Matrix8 m = Matrix8::Zero();
@@ -584,6 +583,7 @@ class BeltDrive {
     }
     for (int p = 0; p < NP; ++p) circleMatrix(p, *point.q, *point.v, 1.0, 0.0, 0.0);
     applyPrescribedMatrixRows();
+    matrix_.finishAssembly();
     s = matrix_.target().factorize();
     if (s != Status::kOk) return s;
     scale_ = 1.0;

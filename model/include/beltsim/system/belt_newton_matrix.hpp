@@ -63,12 +63,19 @@ class BeltNewtonMatrix {
   }
 
   // ---- assembly into target() ----------------------------------------------------------------
-  // An update that keeps the chain blocks before `first` as they are (their entries and their
-  // elimination; BorderedBlockTridiagonal::setZeroFrom, refactorizeFrom) assembles only into the
-  // rest: every add below skips the entries of chain block k < first (its diagonal, lower, upper,
-  // column border, and the border rows over its columns); the corner is always assembled. The adds
-  // that remain come in the order of a whole assembly, so every entry gets its bits. 0: all.
-  void keepChainBlocksBefore(int first) { kept_ = first; }
+  // An assembly into target() starts with beginAssembly(first), which zeroes the entries from
+  // chain block `first` on and the corner; an update that keeps the chain
+  // blocks before `first` as they are (their entries and their elimination:
+  // BorderedBlockTridiagonal::refactorizeFrom) assembles only into the rest: every add below skips
+  // the entries of chain block k < first (its diagonal, lower, upper, column border, and the border
+  // rows over its columns); the corner is always assembled. The adds that remain come in the order
+  // of a whole assembly, so every entry gets its bits. 0: a whole assembly. finishAssembly() ends
+  // the skipping (a later add, such as a switch's change, reaches every block again).
+  void beginAssembly(int first = 0) {
+    target().setZeroFrom(first);
+    kept_ = first;
+  }
+  void finishAssembly() { kept_ = 0; }
 
   // Adds value at (row dof, column dof).
   void addEntry(int row, int col, double value) {
@@ -158,7 +165,7 @@ class BeltNewtonMatrix {
 
  private:
   // The 4 x 4 block of (rowNode, colNode) in target(), or null outside the band or in a kept
-  // chain block (keepChainBlocksBefore).
+  // chain block (beginAssembly).
   double* nodeBlock(int rowNode, int colNode, int& stride) {
     if (rowNode == 0) {
       stride = kBorder;
@@ -178,7 +185,7 @@ class BeltNewtonMatrix {
   Solver solvers_[2];
   int active_ = 0;
   int build_ = 0;
-  int kept_ = 0;  // keepChainBlocksBefore
+  int kept_ = 0;  // chain blocks the running assembly skips (beginAssembly)
 };
 
 }  // namespace beltsim

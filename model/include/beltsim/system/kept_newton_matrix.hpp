@@ -19,7 +19,7 @@ namespace beltsim {
 template <int NE, int NP, int NCS>
 void BeltDrive<NE, NP, NCS>::beginRefresh() {
   matrix_.assembleInShadow();
-  matrix_.target().setZero();
+  matrix_.beginAssembly();
   matrix_.target().setInactiveBorder(prescribedBorderMask());
   matrix_.target().beginFactorization(false);
   refreshedElements_ = 0;
