@@ -59,6 +59,43 @@ TailMeans tailMeans(const std::vector<TimeRow>& rows) {
   return m;
 }
 
+// Population standard deviations over the same tail window, about the window's means: the ripple
+// a coarse mesh puts on the steady state (elements passing the pulleys; docs/validation_and_
+// convergence.md, "Ripple of coarse meshes"), which the means average out.
+struct TailDeviations {
+  double omega[kMaxPulleys] = {}, torque[kMaxPulleys] = {};
+  double spanForce[kMaxPulleys] = {}, spanSpeed[kMaxPulleys] = {};
+};
+
+TailDeviations tailDeviations(const std::vector<TimeRow>& rows, const TailMeans& m) {
+  TailDeviations d;
+  if (rows.empty()) return d;
+  const double end = rows.back().time;
+  int n = 0;
+  for (const TimeRow& r : rows) {
+    if (r.time < end - m.window - 1e-12) continue;
+    for (int k = 0; k < kMaxPulleys; ++k) {
+      d.omega[k] += (r.omega[k] - m.omega[k]) * (r.omega[k] - m.omega[k]);
+      d.torque[k] += (r.torque[k] - m.torque[k]) * (r.torque[k] - m.torque[k]);
+      d.spanForce[k] += (r.spanForce[k] - m.spanForce[k]) * (r.spanForce[k] - m.spanForce[k]);
+      d.spanSpeed[k] += (r.spanSpeed[k] - m.spanSpeed[k]) * (r.spanSpeed[k] - m.spanSpeed[k]);
+    }
+    ++n;
+  }
+  if (n > 0) {
+    for (int k = 0; k < kMaxPulleys; ++k) {
+      d.omega[k] = std::sqrt(d.omega[k] / n);
+      d.torque[k] = std::sqrt(d.torque[k] / n);
+      d.spanForce[k] = std::sqrt(d.spanForce[k] / n);
+      d.spanSpeed[k] = std::sqrt(d.spanSpeed[k] / n);
+    }
+  }
+  return d;
+}
+
+// Standard deviation over the magnitude of the mean (0 where the mean is 0).
+double relativeRipple(double deviation, double mean) { return mean != 0.0 ? deviation / std::fabs(mean) : 0.0; }
+
 // The drawn belt path at the end-time centres (floating pulleys and tensioners move away from the
 // path drawn at the start): spans' directions and where the belt arrives on each pulley.
 bool endTimePath(const Scenario& sc, const TimeRow& last, int n, BeltPath<kMaxPulleys>& path) {
@@ -335,6 +372,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
   }
   const PulleyArcs arcs = pulleyArcs(info, profile);
   const TailMeans tail = tailMeans(rows);
+  const TailDeviations spread = tailDeviations(rows, tail);
   BeltPath<kMaxPulleys> endPath;
   const bool endPathOk = endTimePath(sc, last, n, endPath);
   const CapstanCheck capstan =
@@ -389,7 +427,9 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
           << ", \"max_rel_error_full_wrap\": " << number(m.errorTheoretical) << "}";
       }
       f << ", \"tail_mean\": {\"omega\": " << number(tail.omega[p]) << ", \"torque\": " << number(tail.torque[p])
-        << ", \"belt_torque\": " << number(tail.beltTorque[p]) << "}}" << (p + 1 < n ? "," : "") << "\n";
+        << ", \"belt_torque\": " << number(tail.beltTorque[p]) << "}, \"tail_std\": {\"omega\": "
+        << number(spread.omega[p]) << ", \"torque\": " << number(spread.torque[p]) << "}}" << (p + 1 < n ? "," : "")
+        << "\n";
     }
     f << "  ],\n";
     f << "  \"spans\": [\n";
@@ -398,7 +438,9 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
         << ", \"force\": " << number(last.spanForce[k]) << ", \"speed\": " << number(last.spanSpeed[k]);
       if (directions.ok)
         f << ", \"direction\": [" << number(directions.direction[k](0)) << ", " << number(directions.direction[k](1)) << "]";
-      f << ", \"tail_mean_force\": " << number(tail.spanForce[k]) << "}" << (k + 1 < n ? "," : "") << "\n";
+      f << ", \"tail_mean_force\": " << number(tail.spanForce[k]) << ", \"tail_std_force\": "
+        << number(spread.spanForce[k]) << ", \"tail_std_speed\": " << number(spread.spanSpeed[k]) << "}"
+        << (k + 1 < n ? "," : "") << "\n";
     }
     f << "  ],\n";
     f << "  \"drive_torque\": " << number(std::fabs(last.torque[0])) << ",\n";
@@ -414,6 +456,13 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
       << ", \"span_force_tight\": " << number(tail.spanForce[tight]) << ", \"span_force_slack\": "
       << number(tail.spanForce[slack]) << ", \"span_speed_tight\": " << number(tail.spanSpeed[tight])
       << ", \"span_speed_slack\": " << number(tail.spanSpeed[slack]) << "},\n";
+    f << "  \"tail_ripple\": {\"omega_p2\": " << number(relativeRipple(spread.omega[1], tail.omega[1]))
+      << ", \"drive_torque\": " << number(relativeRipple(spread.torque[0], tail.torque[0]))
+      << ", \"span_force_tight\": " << number(relativeRipple(spread.spanForce[tight], tail.spanForce[tight]))
+      << ", \"span_force_slack\": " << number(relativeRipple(spread.spanForce[slack], tail.spanForce[slack]))
+      << ", \"span_speed_tight\": " << number(relativeRipple(spread.spanSpeed[tight], tail.spanSpeed[tight]))
+      << ", \"span_speed_slack\": " << number(relativeRipple(spread.spanSpeed[slack], tail.spanSpeed[slack]))
+      << "},\n";
     f << "  \"capstan_wrap_angle\": " << number(wrapAngle) << ",\n";
     f << "  \"capstan_slip_arc_angle\": " << number(capstan.slipArcAngle) << ",\n";
     f << "  \"capstan_max_rel_error\": " << number(capstan.errorSlipArc) << ",\n";
