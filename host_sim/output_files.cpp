@@ -22,75 +22,60 @@ std::string number(double value) {
   return buffer;
 }
 
+// Means over the last 0.15 s (the paper's Table 4 averages over about that window), or over
+// the last 10 % of a shorter run, and the population standard deviations about them over the same
+// rows: the ripple a coarse mesh puts on the steady state (elements passing the pulleys;
+// docs/validation_and_convergence.md, "Ripple of coarse meshes"), which the means average out.
 struct TailMeans {
   double omega[kMaxPulleys] = {}, torque[kMaxPulleys] = {}, beltTorque[kMaxPulleys] = {};
   double spanForce[kMaxPulleys] = {}, spanSpeed[kMaxPulleys] = {};
+  double omegaStd[kMaxPulleys] = {}, torqueStd[kMaxPulleys] = {};
+  double spanForceStd[kMaxPulleys] = {}, spanSpeedStd[kMaxPulleys] = {};
   double window = 0.0;
 };
 
-// Means over the last 0.15 s (the paper's Table 4 averages over about that window), or over
-// the last 10 % of a shorter run.
 TailMeans tailMeans(const std::vector<TimeRow>& rows) {
   TailMeans m;
   if (rows.empty()) return m;
   const double end = rows.back().time;
   m.window = std::min(0.15, 0.1 * end);
-  int n = 0;
-  for (const TimeRow& r : rows) {
-    if (r.time < end - m.window - 1e-12) continue;
+  std::vector<const TimeRow*> tail;
+  for (const TimeRow& r : rows)
+    if (r.time >= end - m.window - 1e-12) tail.push_back(&r);
+  if (tail.empty()) return m;
+  const double n = static_cast<double>(tail.size());
+  for (const TimeRow* r : tail) {
     for (int k = 0; k < kMaxPulleys; ++k) {
-      m.omega[k] += r.omega[k];
-      m.torque[k] += r.torque[k];
-      m.beltTorque[k] += r.beltTorque[k];
-      m.spanForce[k] += r.spanForce[k];
-      m.spanSpeed[k] += r.spanSpeed[k];
+      m.omega[k] += r->omega[k];
+      m.torque[k] += r->torque[k];
+      m.beltTorque[k] += r->beltTorque[k];
+      m.spanForce[k] += r->spanForce[k];
+      m.spanSpeed[k] += r->spanSpeed[k];
     }
-    ++n;
   }
-  if (n > 0) {
+  for (int k = 0; k < kMaxPulleys; ++k) {
+    m.omega[k] /= n;
+    m.torque[k] /= n;
+    m.beltTorque[k] /= n;
+    m.spanForce[k] /= n;
+    m.spanSpeed[k] /= n;
+  }
+  auto square = [](double x) { return x * x; };
+  for (const TimeRow* r : tail) {
     for (int k = 0; k < kMaxPulleys; ++k) {
-      m.omega[k] /= n;
-      m.torque[k] /= n;
-      m.beltTorque[k] /= n;
-      m.spanForce[k] /= n;
-      m.spanSpeed[k] /= n;
+      m.omegaStd[k] += square(r->omega[k] - m.omega[k]);
+      m.torqueStd[k] += square(r->torque[k] - m.torque[k]);
+      m.spanForceStd[k] += square(r->spanForce[k] - m.spanForce[k]);
+      m.spanSpeedStd[k] += square(r->spanSpeed[k] - m.spanSpeed[k]);
     }
+  }
+  for (int k = 0; k < kMaxPulleys; ++k) {
+    m.omegaStd[k] = std::sqrt(m.omegaStd[k] / n);
+    m.torqueStd[k] = std::sqrt(m.torqueStd[k] / n);
+    m.spanForceStd[k] = std::sqrt(m.spanForceStd[k] / n);
+    m.spanSpeedStd[k] = std::sqrt(m.spanSpeedStd[k] / n);
   }
   return m;
-}
-
-// Population standard deviations over the same tail window, about the window's means: the ripple
-// a coarse mesh puts on the steady state (elements passing the pulleys; docs/validation_and_
-// convergence.md, "Ripple of coarse meshes"), which the means average out.
-struct TailDeviations {
-  double omega[kMaxPulleys] = {}, torque[kMaxPulleys] = {};
-  double spanForce[kMaxPulleys] = {}, spanSpeed[kMaxPulleys] = {};
-};
-
-TailDeviations tailDeviations(const std::vector<TimeRow>& rows, const TailMeans& m) {
-  TailDeviations d;
-  if (rows.empty()) return d;
-  const double end = rows.back().time;
-  int n = 0;
-  for (const TimeRow& r : rows) {
-    if (r.time < end - m.window - 1e-12) continue;
-    for (int k = 0; k < kMaxPulleys; ++k) {
-      d.omega[k] += (r.omega[k] - m.omega[k]) * (r.omega[k] - m.omega[k]);
-      d.torque[k] += (r.torque[k] - m.torque[k]) * (r.torque[k] - m.torque[k]);
-      d.spanForce[k] += (r.spanForce[k] - m.spanForce[k]) * (r.spanForce[k] - m.spanForce[k]);
-      d.spanSpeed[k] += (r.spanSpeed[k] - m.spanSpeed[k]) * (r.spanSpeed[k] - m.spanSpeed[k]);
-    }
-    ++n;
-  }
-  if (n > 0) {
-    for (int k = 0; k < kMaxPulleys; ++k) {
-      d.omega[k] = std::sqrt(d.omega[k] / n);
-      d.torque[k] = std::sqrt(d.torque[k] / n);
-      d.spanForce[k] = std::sqrt(d.spanForce[k] / n);
-      d.spanSpeed[k] = std::sqrt(d.spanSpeed[k] / n);
-    }
-  }
-  return d;
 }
 
 // Standard deviation over the magnitude of the mean (0 where the mean is 0).
@@ -372,7 +357,6 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
   }
   const PulleyArcs arcs = pulleyArcs(info, profile);
   const TailMeans tail = tailMeans(rows);
-  const TailDeviations spread = tailDeviations(rows, tail);
   BeltPath<kMaxPulleys> endPath;
   const bool endPathOk = endTimePath(sc, last, n, endPath);
   const CapstanCheck capstan =
@@ -428,7 +412,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
       }
       f << ", \"tail_mean\": {\"omega\": " << number(tail.omega[p]) << ", \"torque\": " << number(tail.torque[p])
         << ", \"belt_torque\": " << number(tail.beltTorque[p]) << "}, \"tail_std\": {\"omega\": "
-        << number(spread.omega[p]) << ", \"torque\": " << number(spread.torque[p]) << "}}" << (p + 1 < n ? "," : "")
+        << number(tail.omegaStd[p]) << ", \"torque\": " << number(tail.torqueStd[p]) << "}}" << (p + 1 < n ? "," : "")
         << "\n";
     }
     f << "  ],\n";
@@ -439,7 +423,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
       if (directions.ok)
         f << ", \"direction\": [" << number(directions.direction[k](0)) << ", " << number(directions.direction[k](1)) << "]";
       f << ", \"tail_mean_force\": " << number(tail.spanForce[k]) << ", \"tail_std_force\": "
-        << number(spread.spanForce[k]) << ", \"tail_std_speed\": " << number(spread.spanSpeed[k]) << "}"
+        << number(tail.spanForceStd[k]) << ", \"tail_std_speed\": " << number(tail.spanSpeedStd[k]) << "}"
         << (k + 1 < n ? "," : "") << "\n";
     }
     f << "  ],\n";
@@ -456,12 +440,12 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
       << ", \"span_force_tight\": " << number(tail.spanForce[tight]) << ", \"span_force_slack\": "
       << number(tail.spanForce[slack]) << ", \"span_speed_tight\": " << number(tail.spanSpeed[tight])
       << ", \"span_speed_slack\": " << number(tail.spanSpeed[slack]) << "},\n";
-    f << "  \"tail_ripple\": {\"omega_p2\": " << number(relativeRipple(spread.omega[1], tail.omega[1]))
-      << ", \"drive_torque\": " << number(relativeRipple(spread.torque[0], tail.torque[0]))
-      << ", \"span_force_tight\": " << number(relativeRipple(spread.spanForce[tight], tail.spanForce[tight]))
-      << ", \"span_force_slack\": " << number(relativeRipple(spread.spanForce[slack], tail.spanForce[slack]))
-      << ", \"span_speed_tight\": " << number(relativeRipple(spread.spanSpeed[tight], tail.spanSpeed[tight]))
-      << ", \"span_speed_slack\": " << number(relativeRipple(spread.spanSpeed[slack], tail.spanSpeed[slack]))
+    f << "  \"tail_ripple\": {\"omega_p2\": " << number(relativeRipple(tail.omegaStd[1], tail.omega[1]))
+      << ", \"drive_torque\": " << number(relativeRipple(tail.torqueStd[0], tail.torque[0]))
+      << ", \"span_force_tight\": " << number(relativeRipple(tail.spanForceStd[tight], tail.spanForce[tight]))
+      << ", \"span_force_slack\": " << number(relativeRipple(tail.spanForceStd[slack], tail.spanForce[slack]))
+      << ", \"span_speed_tight\": " << number(relativeRipple(tail.spanSpeedStd[tight], tail.spanSpeed[tight]))
+      << ", \"span_speed_slack\": " << number(relativeRipple(tail.spanSpeedStd[slack], tail.spanSpeed[slack]))
       << "},\n";
     f << "  \"capstan_wrap_angle\": " << number(wrapAngle) << ",\n";
     f << "  \"capstan_slip_arc_angle\": " << number(capstan.slipArcAngle) << ",\n";
