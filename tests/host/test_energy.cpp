@@ -23,12 +23,8 @@ using namespace beltsim;
 // velocity penalty 0), pulley dampers, the arm's damper, friction torque and radial damping.
 // Gravity is off: the circles' masses carry no weight in the model, and a gravity potential has
 // an arbitrary datum that would change the relative measure at will.
-// "Friction off" means mu = 0 AND bristle stiffness = velocity penalty = 0: with mu = 0 alone and
-// the paper's mu_k, mu_v, a segment that enters contact has bristle displacement 0, so the PNS
-// keeps it sticking for that step (sgn(0) keeps stick, spec §11.20, bristle_friction.hpp) and its
-// velocity penalty (time constant m_seg / mu_v ~ 3e-5 s, shorter than the step) stops its sliding
-// on the pulley: a tangential inelastic impact at every contact entry. Measured with this drive at
-// 1e-4 s: 0.98 J lost in 0.5 s (94 % of the largest kinetic energy), 0.91 J at 5e-5 s.
+// "Friction off" means mu = 0 AND bristle stiffness = velocity penalty = 0, so that no tangential
+// force law is evaluated at all.
 constexpr int kNE = 60, kNP = 3, kNCS = 4;
 using Drive = BeltDrive<kNE, kNP, kNCS>;
 using Vector = Drive::Vector;

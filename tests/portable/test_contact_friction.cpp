@@ -174,6 +174,29 @@ MT_TEST(without_bristle_stiffness_slip_sign_comes_from_tangential_velocity) {
   MT_EXPECT_NEAR(beltsim::newtonTangentialForce(p, d, -10.0, 0.04, 99.0, 0.0), -5.0, 0.0);
 }
 
+// A segment anchored in this very pass (a new contact) has no bristle deflection, so the sign of
+// the deflection cannot say which way it slips. When its velocity penalty alone exceeds mu |f_n|
+// it slips in the direction of that force, at mu |f_n|, with the anchor pre-tensioned (issue 49;
+// bristle_friction.hpp). The paper's sgn(0) = 0 kept it sticking for the step with the whole
+// penalty force: 20 N against the limit of 5 N here.
+MT_TEST(a_new_contact_whose_velocity_penalty_exceeds_the_coulomb_limit_slips_in_its_direction) {
+  FrictionParameters p;
+  p.frictionCoefficient = 0.5;  // limit 5 N at f_n = -10 N
+  p.bristleStiffness = 1e5;
+  p.velocityPenalty = 100.0;
+  SegmentHistory d0;  // no contact yet: state undefined
+  SegmentHistory d = d0;
+  beltsim::TangentialPnsResult r = beltsim::pnsTangential(p, d, d0, -10.0, -0.2, 0.3, 0.0);  // -20 N
+  MT_EXPECT(r.state == StickSlip::kSlipNegative);
+  MT_EXPECT_NEAR(r.stickingPosition, 0.3 + 5.0 / 1e5, 1e-15);  // spring pre-tensioned to -5 N
+  MT_EXPECT_NEAR(r.error, 15.0, 1e-12);
+  d.state = r.state;
+  d.stickingPosition = r.stickingPosition;
+  MT_EXPECT_NEAR(beltsim::newtonTangentialForce(p, d, -10.0, -0.2, 0.3, 0.0), -5.0, 0.0);
+  r = beltsim::pnsTangential(p, d0, d0, -10.0, 0.04, 0.3, 0.0);  // 4 N: sticks where it is found
+  MT_EXPECT(r.state == StickSlip::kStick && r.stickingPosition == 0.3);
+}
+
 // Seed 004 eq. (10) (LHS sign): f_t = mu |f_n| sgn(v_t) (1 - exp(-|v_t| / v0)); no switching.
 MT_TEST(continuous_law_follows_seed_004_eq_10) {
   FrictionParameters p;
@@ -225,12 +248,15 @@ struct DraggedPair {
     radius = p.radius;
     return pair.setUp(p).ok();
   }
-  void stepTo(double u, double lift = 0.0) {
+  // speed: the element's velocity along x (m/s), 0 for a quasi-static drag.
+  void stepTo(double u, double lift = 0.0, double speed = 0.0) {
     const double L = 0.04, pen = 1e-5;
     pair.beginStep();
     const Vector8 q = horizontalElement(u, radius, pen, lift);
-    pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
-    pair.outputs(q, Vector8::Zero(), L, circle, out);
+    Vector8 qDot = Vector8::Zero();
+    qDot(0) = qDot(4) = speed;
+    pair.postNewtonStep(q, qDot, L, circle, error);
+    pair.outputs(q, qDot, L, circle, out);
   }
 };
 
@@ -436,6 +462,28 @@ MT_TEST(whole_element_stick_memory_fixed_cost_force_of_a_renewing_segment_is_the
       beltsim::PairForces f;
       MT_EXPECT(d.pair.evaluateNewton(slid, Vector8::Zero(), 0.04, d.circle, f) == beltsim::Status::kOk);
       MT_EXPECT_NEAR(f.circleTorque, memory && anchorless ? 0.0 : spring, 1e-9);
+    }
+  }
+}
+
+// A belt sliding over a pulley slides at the Coulomb force in every segment, whatever the stick
+// memory (issue 49: the capstan law in gross slip). Segment 1 of the dragging test, sliding at
+// 0.1 m/s with a velocity penalty of 100 N s/m (10 N against the limit of 3 N), 1e-5 m per step:
+// it slips from its first contact on at -3 N. Under kWholeElement its element is partly off the
+// circle, so its anchor is renewed every step; with the paper's sgn(0) = 0 such a segment never
+// slipped and pulled with the whole penalty force, -10 N, step after step.
+MT_TEST(a_segment_sliding_over_the_circle_slips_at_the_coulomb_force_under_either_stick_memory) {
+  for (int memory = 0; memory < 2; ++memory) {
+    ContactParameters p = pressedParameters();
+    p.friction.velocityPenalty = 100.0;
+    p.friction.stickMemory = memory ? beltsim::StickMemory::kWholeElement : beltsim::StickMemory::kSegment;
+    DraggedPair d;
+    MT_EXPECT(d.setUp(p));
+    for (int k = 0; k <= 4; ++k) {
+      d.stepTo(1e-5 * k, 0.0, 0.1);
+      MT_EXPECT(d.pair.history(1).gap <= 0.0);
+      MT_EXPECT(d.pair.history(1).state == StickSlip::kSlipNegative);
+      MT_EXPECT_REL(d.out[1].tangentialForce, -3.0, 1e-6);
     }
   }
 }

@@ -121,9 +121,14 @@ inline TangentialPnsResult pnsTangential(const FrictionParameters& p, const Segm
   const double excess = absOf(linearForce) - maximumForce;
   TangentialPnsResult result{StickSlip::kStick, anchor, 0.0};
   if (excess > 0) {
-    // Slip: sgn(0) = 0 keeps "stick" (spec §11.20). The new anchor pre-tensions the spring to
-    // exactly the Coulomb force, so a later stick starts from the slip force without a jump.
-    const double direction = signOf(delta);
+    // Slip in the direction of the bristle's deflection (the paper's rule). A segment without a
+    // deflection, anchored in this very pass (a new contact, or a renewed anchor under
+    // StickMemory::kWholeElement), slips in the direction of its force, the velocity penalty: the
+    // paper takes sgn(0) = 0 and keeps it sticking for the step whatever the force (spec §11.20),
+    // so a renewed anchor never slipped and a belt sliding over a pulley carried more than the
+    // capstan law allows (issue 49). The new anchor pre-tensions the spring to exactly the
+    // Coulomb force, so a later stick starts from the slip force without a jump.
+    const double direction = delta != 0.0 ? signOf(delta) : signOf(linearForce);
     result.state = static_cast<StickSlip>(static_cast<int>(direction));
     result.stickingPosition = xc;
     if (p.bristleStiffness != 0.0) result.stickingPosition = xc - direction * maximumForce / p.bristleStiffness;
