@@ -488,6 +488,28 @@ MT_TEST(a_segment_sliding_over_the_circle_slips_at_the_coulomb_force_under_eithe
   }
 }
 
+// The post-Newton error of a segment that lands on the circle and slips at once is the force the
+// landing adds, mu |f_n| (with e_n = k_c |g - g_old| for the contact), not the excess of its
+// velocity penalty over the limit: the Newton phase applied no tangential force to a segment that
+// was not in contact. Segment 1 of the sliding test above, stored as open by 1e-9 m, lands 1e-5 m
+// deep (f_n = -10 N) at 0.1 m/s: e_n = 1e6 (1e-5 + 1e-9) = 10.001 N, e_t = 3 N (the excess would
+// be 10 - 3 = 7 N). In gross slip every segment landing on the driving pulley had such an excess,
+// which flagged the fixed-cost stepping's steps by the hundred (issue 49).
+MT_TEST(a_segment_landing_in_slip_counts_the_force_it_adds_in_the_post_newton_error) {
+  ContactParameters p = pressedParameters();
+  p.friction.velocityPenalty = 100.0;
+  DraggedPair d;
+  MT_EXPECT(d.setUp(p));
+  d.stepTo(0.0, 0.0, 0.1);
+  SegmentHistory open = d.pair.history(1);
+  open.gap = 1e-9;
+  open.state = StickSlip::kUndefined;
+  d.pair.setHistory(1, open);
+  d.stepTo(1e-5, 0.0, 0.1);
+  MT_EXPECT(d.pair.history(1).state == StickSlip::kSlipNegative);
+  MT_EXPECT_NEAR(d.error, 1e6 * (1e-5 + 1e-9) + 3.0, 1e-6);
+}
+
 // A slipping segment of an element partly off the circle keeps its anchor at the Coulomb force
 // under kWholeElement too: given a slip state (-1) with its anchor 2e-5 m ahead (a spring of 4 N
 // against the limit of 3 N), the step keeps slipping at mu |f_n| = 3 N.
