@@ -53,8 +53,8 @@ mesh_ripple SCENARIO (host_sim/scenarios/paper_belt_drive.toml with the correcti
   tail window) equals what timeseries.csv gives over the same rows, to 1e-6 relative; and from 24
   to 60 elements the drive torque's and the tight span speed's ripple fall below half (a
   discretization artefact shrinks under refinement; docs/validation_and_convergence.md, "Ripple of
-  coarse meshes"). Measured: drive torque 2.19 % -> 0.53 %, tight span speed 4.58 % -> 0.53 %
-  (the slack span's speed 2.36 % -> 1.63 %, its force 1.36 % -> 0.72 %: printed, not asserted).
+  coarse meshes"). Measured: drive torque 1.89 % -> 0.43 %, tight span speed 4.96 % -> 0.53 %
+  (the slack span's speed 1.24 % -> 1.25 %, its force 0.58 % -> 0.53 %: printed, not asserted).
 
 Usage: pulley_laws.py capstan|hub|ripple|mesh_ripple BELTSIM SCENARIO OUTDIR   (OUTDIR is removed first)
 """
