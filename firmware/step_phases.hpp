@@ -1,7 +1,7 @@
 // The profiling images' side of model/include/beltsim/stepping/step_phase.hpp (compiled only
 // with BELTSIM_STEP_PHASES): the clock read at each phase boundary of a fixed-cost step, summed
 // per phase over the run and kept per phase for the slowest step. On the board under QEMU
-// -icount shift=1 the clock counts instructions (2 ns each, read to one SysTick count = 40 ns);
+// -icount shift=1 the clock counts instructions (2 ns each, read to one timer count = 40 ns);
 // each boundary's own clock read (about 20 instructions) falls into the phase that begins.
 // Defines beltsim::stepPhase: included by main.cpp, and only there.
 #pragma once

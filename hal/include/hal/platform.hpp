@@ -3,7 +3,7 @@
 // under qemu-system-arm). The application never touches hardware; the model never includes this.
 //
 //   start-up    init, floating-point control register, console, exit
-//   clock       monotonic nanoseconds (SysTick-derived on the board: with QEMU -icount shift=S one
+//   clock       monotonic nanoseconds (a free-running APB timer on the board: with QEMU -icount shift=S one
 //               instruction is 2^S ns of virtual time, so the clock counts instructions)
 //   tick        periodic tick at the model rate (SysTick interrupt / absolute-time sleeps)
 //   plant I/O   raw bytes of input and output frames (CMSDK UART0 / file descriptors)
@@ -36,7 +36,8 @@ void consoleWrite(const char* text);  // zero-terminated
 [[noreturn]] void exitProgram(int status);
 
 // ---- clock ------------------------------------------------------------------------------------------
-// Monotonic time in nanoseconds since init() (board: resolution one SysTick count, 40 ns).
+// Monotonic time in nanoseconds since init(), never stepping back (board: resolution one timer
+// count, 40 ns; tests/support/clock_probe.cpp).
 std::uint64_t monotonicNanoseconds();
 
 // ---- periodic tick -------------------------------------------------------------------------------
