@@ -23,12 +23,14 @@ function(beltsim_add_firmware_test name compare)
   if(compare STREQUAL "COMPARE_BITS")
     set(_bits ${BELTSIM_BITCHECK_DIR}/${BELTSIM_BITCHECK_TAG}/${name}.txt)
     set(BELTSIM_PORTABLE_TESTS ${BELTSIM_PORTABLE_TESTS} ${name} CACHE INTERNAL "")
+    set(_golden ${BELTSIM_GOLDEN_ARGS})
   else()
     set(_bits ${CMAKE_CURRENT_BINARY_DIR}/${name}_bits.txt)
+    set(_golden "")
   endif()
   add_test(NAME ${name}
            COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}> "-DEMULATOR=${_fw_emulator}"
-                   -DBITS_FILE=${_bits} -DTIMEOUT_S=${BELTSIM_TEST_TIMEOUT}
+                   -DBITS_FILE=${_bits} -DTIMEOUT_S=${BELTSIM_TEST_TIMEOUT} ${_golden}
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/run_capture_bits.cmake)
   math(EXPR _ctest_timeout "${BELTSIM_TEST_TIMEOUT} + 30")
   set_tests_properties(${name} PROPERTIES TIMEOUT ${_ctest_timeout} LABELS firmware)

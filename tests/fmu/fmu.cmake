@@ -19,7 +19,7 @@ function(beltsim_fmu_trace exe source fmu_id config test compare)
   add_test(NAME ${test}
            COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> "-DEMULATOR=${_emulator}"
                    -DBITS_FILE=${BELTSIM_BITCHECK_DIR}/${BELTSIM_BITCHECK_TAG}/${test}.txt
-                   -DTIMEOUT_S=${timeout}
+                   -DTIMEOUT_S=${timeout} ${BELTSIM_GOLDEN_ARGS}
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/run_capture_bits.cmake)
   set_tests_properties(${test} PROPERTIES TIMEOUT ${ctest_timeout} LABELS fmu)
   if(NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_CXX_FLAGS MATCHES "sanitize")
