@@ -26,6 +26,10 @@ struct FirmwareOptions {
   // quantiles instead of histogram bins; null (no memory) in the product.
   std::uint32_t* stepLog;
   std::uint32_t stepLogSize;
+  // Lockstep: the longest wait for the controller's next frame (ms of the HAL's clock) before the
+  // run ends in the safe state "controller silent" (0: no limit). Under QEMU -icount the clock
+  // counts the polling loop's instructions, so the limit is far above any controller's reply.
+  std::uint32_t lockstepTimeoutMilliseconds;
 };
 
 extern const FirmwareOptions kFirmwareOptions;

@@ -164,10 +164,25 @@ int main() {
       else g_loop.countUndecodableFrame();
     } else if (opt.lockstep) {
       // Virtual time: wait for the controller's next frame; the wait is the controller's, so the
-      // watchdog is fed while it lasts.
+      // watchdog is fed while it lasts, up to the lockstep limit: a controller silent for longer
+      // ends the run in the safe state, reported like a silent controller in real time.
+      const std::uint64_t waitStart = hal::monotonicNanoseconds();
+      const std::uint64_t limit = std::uint64_t{opt.lockstepTimeoutMilliseconds} * 1000000u;
+      bool silent = false;
       while (!g_commands.pop(wire)) {
         pullPlantBytes();
         hal::watchdogFeed();
+        if (limit != 0 && hal::monotonicNanoseconds() - waitStart > limit) {
+          silent = true;
+          break;
+        }
+      }
+      if (silent) {
+        g_loop.controllerSilent();
+        line.text("lockstep: no command frame for ").u64(opt.lockstepTimeoutMilliseconds)
+            .text(" ms before tick ").u64(tick).text(": safe state (controller silent)");
+        print(line);
+        break;
       }
       receiveFrame(wire);
     } else {

@@ -147,6 +147,10 @@ class PlantLoop {
 
   // One tick with the command received since the previous tick (or the held one).
   // `ticksElapsed`: tick periods since the previous tick (> 1: overrun, for `cause`).
+  // Lockstep: the controller sent no frame within the wait limit (firmware/main.cpp). The same
+  // fault as a real-time command held beyond maxHeldTicks.
+  void controllerSilent() { enterSafeState(FaultCode::kControllerSilent); }
+
   // Never inlined, so that a profiler can count one tick (instruction_budget.py's callgrind
   // toggle) at -O3 as well; one call per tick.
   [[gnu::noinline]] const OutputFrame& tick(std::uint32_t ticksElapsed, OverrunCause cause = OverrunCause::kWakeUp) {

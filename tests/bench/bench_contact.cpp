@@ -107,7 +107,10 @@ void BM_EvaluateNewton(benchmark::State& state) {
   WrappedPair& w = wrapped();
   beltsim::PairForces forces;
   for (auto _ : state) {
-    w.pair().evaluateNewton(w.q(), w.qDot(), w.length(), w.circle(), forces);
+    if (w.pair().evaluateNewton(w.q(), w.qDot(), w.length(), w.circle(), forces) != beltsim::Status::kOk) {
+      state.SkipWithError("the wrapped pair reported a status other than kOk");
+      break;
+    }
     benchmark::DoNotOptimize(forces);
   }
   perSegment(state, kSegments);
@@ -118,7 +121,10 @@ void BM_PostNewtonStep(benchmark::State& state) {
   WrappedPair& w = wrapped();
   double error = 0.0;
   for (auto _ : state) {
-    w.pair().postNewtonStep(w.q(), w.qDot(), w.length(), w.circle(), error);
+    if (w.pair().postNewtonStep(w.q(), w.qDot(), w.length(), w.circle(), error) != beltsim::Status::kOk) {
+      state.SkipWithError("the wrapped pair reported a status other than kOk");
+      break;
+    }
     benchmark::DoNotOptimize(error);
   }
   perSegment(state, kSegments);
@@ -129,7 +135,10 @@ void BM_Jacobian(benchmark::State& state) {
   WrappedPair& w = wrapped();
   Pair::Matrix11 stiffness, damping;
   for (auto _ : state) {
-    w.pair().jacobian(w.q(), w.qDot(), w.length(), w.circle(), stiffness, damping);
+    if (w.pair().jacobian(w.q(), w.qDot(), w.length(), w.circle(), stiffness, damping) != beltsim::Status::kOk) {
+      state.SkipWithError("the wrapped pair reported a status other than kOk");
+      break;
+    }
     benchmark::DoNotOptimize(stiffness);
     benchmark::DoNotOptimize(damping);
   }

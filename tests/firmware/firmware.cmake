@@ -57,6 +57,14 @@ beltsim_add_firmware_test(firmware_overrun_is_counted LOCAL
                           BELTSIM_FW_TICKS=20 BELTSIM_FW_TICK_NS=20000000 BELTSIM_FW_DELAY_TICK=10
                           BELTSIM_FW_DELAY_NS=50000000 BELTSIM_FW_OVERRUN_SAFE=0)
 
+# A controller that falls silent in lockstep: no command frame ever arrives (no plant input), so
+# after the 200 ms wait limit the run must end in the safe state "controller silent" (fault 6);
+# an unbounded wait would hang until the test's timeout.
+beltsim_add_firmware_test(firmware_lockstep_silent_controller_enters_safe_state LOCAL
+                          BELTSIM_FW_TICKS=20 BELTSIM_FW_SCRIPTED=0 BELTSIM_FW_LOCKSTEP=1
+                          BELTSIM_FW_LOCKSTEP_TIMEOUT_MS=200 BELTSIM_FW_EXPECT_FAULT=6)
+set_tests_properties(firmware_lockstep_silent_controller_enters_safe_state PROPERTIES TIMEOUT 60)
+
 # Run-to-run determinism on Linux targets: two runs, byte-identical trace files.
 if(NOT BELTSIM_BARE_METAL)
   add_test(NAME firmware_runs_are_identical

@@ -53,8 +53,9 @@ struct PaperDrive {
 
   double axialForceAt(const Drive::Vector& x, int e) const {
     AncfCable2DSection<double> s;
-    drive.element().section(drive.gatherElement(x, e), Eigen::Matrix<double, 8, 1>::Zero(),
-                            0.5 * drive.belt().element.length, s);
+    EXPECT_EQ(drive.element().section(drive.gatherElement(x, e), Eigen::Matrix<double, 8, 1>::Zero(),
+                                      0.5 * drive.belt().element.length, s),
+              Status::kOk);
     return s.axialForce;
   }
 };
@@ -162,10 +163,10 @@ TEST(BeltDrive, ResidualMemoAndHandedOverKinematicsKeepTheFullEvaluationsBits) {
   withMemo.beginStep();
   full.beginStep();
   ASSERT_EQ(withMemo.residual(point, before), Status::kOk);
-  full.setFriction(p.friction);  // forgets the memo, keeps the histories
+  ASSERT_TRUE(full.setFriction(p.friction).ok());  // forgets the memo, keeps the histories
   double errorWithMemo = 0.0, errorFull = 0.0;
-  withMemo.postNewtonStep(point, errorWithMemo);
-  full.postNewtonStep(point, errorFull);
+  ASSERT_EQ(withMemo.postNewtonStep(point, errorWithMemo), Status::kOk);
+  ASSERT_EQ(full.postNewtonStep(point, errorFull), Status::kOk);
   EXPECT_EQ(std::memcmp(&errorWithMemo, &errorFull, sizeof(double)), 0);
   int changedPairs = 0;
   for (int e = 0; e < kNE; ++e)
@@ -185,9 +186,31 @@ TEST(BeltDrive, ResidualMemoAndHandedOverKinematicsKeepTheFullEvaluationsBits) {
           break;
         }
   EXPECT_GT(changedPairs, 0);  // the post-Newton step changed states: the memo had work to skip
-  full.setFriction(p.friction);
+  ASSERT_TRUE(full.setFriction(p.friction).ok());
   ASSERT_EQ(withMemo.residual(point, reused), Status::kOk);
   ASSERT_EQ(full.residual(point, reference), Status::kOk);
   EXPECT_TRUE(sameBits(reused, reference));
   EXPECT_FALSE(sameBits(reused, before));
+}
+
+// Friction parameters a pair refuses (a negative coefficient) are reported by name and change
+// nothing: the residual at the static state keeps its bits (issue 50; before, setFriction
+// ignored the pairs' set-up result, so a caller was not told that the friction stayed as it was).
+TEST(BeltDrive, FrictionItCannotSetIsReportedAndChangesNothing) {
+  static PaperDrive p;
+  const StaticResult r = solveStaticEquilibrium(p.drive, p.q, StaticSettings{}, p.friction);
+  ASSERT_EQ(r.status, Status::kOk);
+  const Drive::Vector v = Drive::Vector::Zero(), a = Drive::Vector::Zero();
+  const SchemeCoefficients sc = SchemeCoefficients::make(paperIntegrator(), 5e-5);
+  const IterationPoint<Drive::Vector> point{&p.q, &v, &a, 0.0, &sc};
+  Drive::Vector before, after;
+  ASSERT_EQ(p.drive.residual(point, before), Status::kOk);
+  FrictionParameters wrong = p.friction;
+  wrong.frictionCoefficient = -0.1;
+  const ParameterError e = p.drive.setFriction(wrong);
+  EXPECT_EQ(e.status, Status::kInvalidParameter);
+  EXPECT_STREQ(e.parameter, "frictionCoefficient");
+  EXPECT_EQ(p.drive.pair(0, 0).parameters().friction.frictionCoefficient, p.friction.frictionCoefficient);
+  ASSERT_EQ(p.drive.residual(point, after), Status::kOk);
+  EXPECT_EQ(std::memcmp(before.data(), after.data(), sizeof(double) * Drive::kSize), 0);
 }

@@ -63,7 +63,7 @@ void straightCable(const OpenCable& drive, OpenCable::Vector& q) {
 
 AncfCable2DSection<double> openSection(const OpenCable& drive, const OpenCable::Vector& q, int e, double x) {
   AncfCable2DSection<double> s;
-  drive.element().section(drive.gatherElement(q, e), Vector8d::Zero(), x, s);
+  EXPECT_EQ(drive.element().section(drive.gatherElement(q, e), Vector8d::Zero(), x, s), Status::kOk);
   return s;
 }
 

@@ -135,21 +135,21 @@ Measurement solveCase(int segments) {
 
   const Eigen::Matrix<double, 8, 1> zero8 = Eigen::Matrix<double, 8, 1>::Zero();
   AncfCable2DSection<double> s;
-  drive.element().section(drive.gatherElement(q, NE / 2), zero8, 0.0, s);
+  EXPECT_EQ(drive.element().section(drive.gatherElement(q, NE / 2), zero8, 0.0, s), Status::kOk);
   m.midForce = s.axialForce;
 
   const typename Drive::Vector zero = Drive::Vector::Zero();
   const CircleState cs = drive.circleState(q, zero, 0);
   for (int k = 0; k < NE; ++k) {
     PairForces f;
-    drive.pair(k, 0).evaluateNewton(drive.gatherElement(q, k), zero8, elementLength, cs, f);
+    EXPECT_EQ(drive.pair(k, 0).evaluateNewton(drive.gatherElement(q, k), zero8, elementLength, cs, f), Status::kOk);
     m.contactForceY -= f.circleForce(1);  // LHS -> physical force on the circle
   }
   // Pins: the beam pulls each support along its end tangent with the axial force (the bending
   // shear force is O(EI) and negligible); their vertical reactions carry the contact force.
   AncfCable2DSection<double> a, b;
-  drive.element().section(drive.gatherElement(q, 0), zero8, 0.0, a);
-  drive.element().section(drive.gatherElement(q, NE - 1), zero8, elementLength, b);
+  EXPECT_EQ(drive.element().section(drive.gatherElement(q, 0), zero8, 0.0, a), Status::kOk);
+  EXPECT_EQ(drive.element().section(drive.gatherElement(q, NE - 1), zero8, elementLength, b), Status::kOk);
   m.pinVertical = a.axialForce * a.slope(1) / a.slope.norm() - b.axialForce * b.slope(1) / b.slope.norm();
   return m;
 }

@@ -96,7 +96,9 @@ BalanceResult checkBalance(const RandomState& s) {
   if (pair.evaluateNewton(s.q, s.qDot, s.length, s.circle, f) != beltsim::Status::kOk) return BalanceResult{1, 1, 1, 0, -1, 0};
   if (pair.outputs(s.q, s.qDot, s.length, s.circle, out) != beltsim::Status::kOk) return BalanceResult{1, 1, 1, 0, -1, 0};
   beltsim::SegmentPoints<4> points;
-  beltsim::computeSegmentPoints(s.q, s.qDot, s.length, s.parameters.segmentCount, s.parameters.offset, points);
+  if (beltsim::computeSegmentPoints(s.q, s.qDot, s.length, s.parameters.segmentCount, s.parameters.offset, points) !=
+      beltsim::Status::kOk)
+    return BalanceResult{1, 1, 1, 0, -1, 0};
   // Expected moment arm of each flagged segment (see the derivation at the top).
   double forceScale = 0.0, expectedMoment = 0.0, expectedLeverDifference = 0.0;
   const double r = s.parameters.radius;
@@ -199,7 +201,7 @@ MT_TEST(circle_torque_balances_point_force_moment_up_to_gap_times_tangential_for
                                                    Vector2(0.5 * L, p.radius + g), Vector2(1, 0));
   beltsim::CircleState circle;
   beltsim::SegmentPoints<4> points;
-  beltsim::computeSegmentPoints(q, Vector8::Zero(), L, 1, 0.0, points);
+  MT_EXPECT(beltsim::computeSegmentPoints(q, Vector8::Zero(), L, 1, 0.0, points) == beltsim::Status::kOk);
   const beltsim::SegmentKinematics k = beltsim::segmentKinematics(p, points, 0, L, circle);
   beltsim::SegmentHistory sticking;
   sticking.gap = g;

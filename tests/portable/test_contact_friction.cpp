@@ -13,6 +13,7 @@ using beltsim::ContactPair;
 using beltsim::ContactParameters;
 using beltsim::FrictionParameters;
 using beltsim::SegmentHistory;
+using beltsim::Status;
 using beltsim::StickSlip;
 using beltsim::Vector2;
 using beltsim::Vector8;
@@ -248,15 +249,16 @@ struct DraggedPair {
     radius = p.radius;
     return pair.setUp(p).ok();
   }
-  // speed: the element's velocity along x (m/s), 0 for a quasi-static drag.
-  void stepTo(double u, double lift = 0.0, double speed = 0.0) {
+  // speed: the element's velocity along x (m/s), 0 for a quasi-static drag. False if the pair
+  // reported anything but kOk.
+  [[nodiscard]] bool stepTo(double u, double lift = 0.0, double speed = 0.0) {
     const double L = 0.04, pen = 1e-5;
     pair.beginStep();
     const Vector8 q = horizontalElement(u, radius, pen, lift);
     Vector8 qDot = Vector8::Zero();
     qDot(0) = qDot(4) = speed;
-    pair.postNewtonStep(q, qDot, L, circle, error);
-    pair.outputs(q, qDot, L, circle, out);
+    return pair.postNewtonStep(q, qDot, L, circle, error) == Status::kOk &&
+           pair.outputs(q, qDot, L, circle, out) == Status::kOk;
   }
 };
 
@@ -272,7 +274,7 @@ MT_TEST(contact_pair_dragged_segment_sticks_then_slips_at_mu_fn_with_pretensione
   ContactPair<4>& pair = d.pair;
   const beltsim::SegmentOutput(&out)[4] = d.out;
   const double& error = d.error;
-  const auto stepTo = [&](double u) { d.stepTo(u); };
+  const auto stepTo = [&](double u) { MT_EXPECT(d.stepTo(u)); };
   stepTo(0.0);
   MT_EXPECT(pair.history(1).state == StickSlip::kStick);  // segment 1 holds x = 0
   MT_EXPECT(pair.history(0).gap > 0 && pair.history(2).gap > 0 && pair.history(3).gap > 0);
@@ -337,8 +339,8 @@ MT_TEST(contact_pair_crossing_atan2_branch_cut_has_no_force_jump_sliding_or_roll
       const Vector8 q = elementAtAngle(theta, p.radius, pen);
       circle.angle = rolling ? theta - theta0 : 0.0;
       pair.beginStep();
-      pair.postNewtonStep(q, Vector8::Zero(), L, circle, error);
-      pair.outputs(q, Vector8::Zero(), L, circle, out);
+      MT_EXPECT(pair.postNewtonStep(q, Vector8::Zero(), L, circle, error) == Status::kOk);
+      MT_EXPECT(pair.outputs(q, Vector8::Zero(), L, circle, out) == Status::kOk);
       MT_EXPECT(pair.history(1).state == StickSlip::kStick);
       // Turning the element counter-clockwise by d theta moves its material over the circle along
       // +t (t = n^perp is counter-clockwise), so x_cur grows by r d theta: f_t = +mu_k r (theta - theta0).
@@ -347,7 +349,7 @@ MT_TEST(contact_pair_crossing_atan2_branch_cut_has_no_force_jump_sliding_or_roll
       if (k > 0 && !rolling) MT_EXPECT_NEAR(out[1].tangentialForce - previous, 100.0 * p.radius * 0.0005, 1e-10);
       previous = out[1].tangentialForce;
       beltsim::SegmentPoints<4> points;
-      beltsim::computeSegmentPoints(q, Vector8::Zero(), L, 4, 0.0, points);
+      MT_EXPECT(beltsim::computeSegmentPoints(q, Vector8::Zero(), L, 4, 0.0, points) == Status::kOk);
       const beltsim::SegmentGeometry g = beltsim::segmentGeometry(points.position[1], points.position[2], circle.centre, p.radius);
       if (beltsim::detmath::atan2(g.normal(1), g.normal(0)) < 0) ++crossed;
     }
@@ -376,7 +378,7 @@ MT_TEST(whole_element_stick_memory_keeps_the_anchors_of_an_element_wholly_in_con
   MT_EXPECT(d.setUp(wholeElementOnFlatCircle()));
   for (int k = 0; k <= 3; ++k) {
     const double u = 2e-6 * k;
-    d.stepTo(u);
+    MT_EXPECT(d.stepTo(u));
     for (int i = 0; i < 4; ++i) {
       MT_EXPECT(d.pair.history(i).gap <= 0.0);
       MT_EXPECT(d.pair.history(i).state == StickSlip::kStick);
@@ -398,7 +400,7 @@ MT_TEST(whole_element_stick_memory_keeps_the_anchors_of_an_element_leaving_the_c
   MT_EXPECT(d.setUp(wholeElementOnFlatCircle()));
   for (int k = 0; k <= 4; ++k) {  // springs up to 1.6 N, within mu |f_n| of segments 2 and 3
     const double u = 2e-6 * k;
-    d.stepTo(u, k >= 2 ? 1.5e-5 : 0.0);
+    MT_EXPECT(d.stepTo(u, k >= 2 ? 1.5e-5 : 0.0));
     MT_EXPECT(k >= 2 ? d.pair.history(0).gap > 0.0 : d.pair.history(0).gap <= 0.0);
     MT_EXPECT(d.pair.history(0).heldByElement == (k == 1));  // held from the step after a whole start
     for (int i = 1; i < 4; ++i) {
@@ -424,7 +426,7 @@ MT_TEST(whole_element_stick_memory_renews_the_anchor_of_an_element_partly_off_th
     MT_EXPECT(d.setUp(p));
     for (int k = 0; k <= 7; ++k) {
       const double u = 2e-6 * k;
-      d.stepTo(u);
+      MT_EXPECT(d.stepTo(u));
       MT_EXPECT(d.pair.history(0).gap > 0.0 && d.pair.history(1).gap <= 0.0);
       MT_EXPECT(d.pair.history(1).state == StickSlip::kStick);
       const double expected = memory ? 0.0 : -2e5 * u;
@@ -448,7 +450,7 @@ MT_TEST(whole_element_stick_memory_fixed_cost_force_of_a_renewing_segment_is_the
     p.friction.stickMemory = memory ? beltsim::StickMemory::kWholeElement : beltsim::StickMemory::kSegment;
     DraggedPair d;
     MT_EXPECT(d.setUp(p));
-    d.stepTo(0.0);  // segment 1 anchored at u = 0 (first contact)
+    MT_EXPECT(d.stepTo(0.0));  // segment 1 anchored at u = 0 (first contact)
     d.pair.beginStep();
     MT_EXPECT(d.pair.history(1).state == StickSlip::kStick);
     const StickSlip decided = memory ? StickSlip::kUndefined : StickSlip::kStick;
@@ -480,7 +482,7 @@ MT_TEST(a_segment_sliding_over_the_circle_slips_at_the_coulomb_force_under_eithe
     DraggedPair d;
     MT_EXPECT(d.setUp(p));
     for (int k = 0; k <= 4; ++k) {
-      d.stepTo(1e-5 * k, 0.0, 0.1);
+      MT_EXPECT(d.stepTo(1e-5 * k, 0.0, 0.1));
       MT_EXPECT(d.pair.history(1).gap <= 0.0);
       MT_EXPECT(d.pair.history(1).state == StickSlip::kSlipNegative);
       MT_EXPECT_REL(d.out[1].tangentialForce, -3.0, 1e-6);
@@ -500,12 +502,12 @@ MT_TEST(a_segment_landing_in_slip_counts_the_force_it_adds_in_the_post_newton_er
   p.friction.velocityPenalty = 100.0;
   DraggedPair d;
   MT_EXPECT(d.setUp(p));
-  d.stepTo(0.0, 0.0, 0.1);
+  MT_EXPECT(d.stepTo(0.0, 0.0, 0.1));
   SegmentHistory open = d.pair.history(1);
   open.gap = 1e-9;
   open.state = StickSlip::kUndefined;
   d.pair.setHistory(1, open);
-  d.stepTo(1e-5, 0.0, 0.1);
+  MT_EXPECT(d.stepTo(1e-5, 0.0, 0.1));
   MT_EXPECT(d.pair.history(1).state == StickSlip::kSlipNegative);
   MT_EXPECT_NEAR(d.error, 1e6 * (1e-5 + 1e-9) + 3.0, 1e-6);
 }
@@ -518,12 +520,12 @@ MT_TEST(whole_element_stick_memory_leaves_a_slipping_segment_at_the_coulomb_forc
   p.friction.stickMemory = beltsim::StickMemory::kWholeElement;
   DraggedPair d;
   MT_EXPECT(d.setUp(p));
-  d.stepTo(0.0);  // anchors segment 1 at x_cur
+  MT_EXPECT(d.stepTo(0.0));  // anchors segment 1 at x_cur
   SegmentHistory h = d.pair.history(1);
   h.state = StickSlip::kSlipNegative;
   h.stickingPosition += 2e-5;  // x_cur - anchor = -2e-5 m: f_t = -4 N before the limit
   d.pair.setHistory(1, h);
-  d.stepTo(0.0);
+  MT_EXPECT(d.stepTo(0.0));
   MT_EXPECT(d.pair.history(1).state == StickSlip::kSlipNegative);
   MT_EXPECT_REL(d.out[1].tangentialForce, -3.0, 1e-6);
 }

@@ -45,8 +45,9 @@ struct PointData {
   Vector2 slopeRate = Vector2::Zero();  // r_dot'
 };
 
-inline void pointData(const Vector8& q, const Vector8& qDot, double length, double x, double offset, PointData& pd) {
-  markerPoint(q, length, x, pd.m);
+inline Status pointData(const Vector8& q, const Vector8& qDot, double length, double x, double offset, PointData& pd) {
+  const Status marker = markerPoint(q, length, x, pd.m);  // kDegenerateState where |r'| = 0
+  if (marker != Status::kOk) return marker;
   pd.slopeNorm = std::sqrt(pd.m.slopeSquared);
   pd.normalHat = leftNormal(pd.m.tangent);
   pd.slopeRate = HermiteShape<double>::interpolate(pd.m.shape.ds, qDot);
@@ -65,6 +66,7 @@ inline void pointData(const Vector8& q, const Vector8& qDot, double length, doub
                                          l2);
     pd.velocityByQ = dVdSlope * sPrime;
   }
+  return Status::kOk;
 }
 
 // d(J^T F)/dq at fixed F, the offset's geometric stiffness (8 x 8):
@@ -95,8 +97,8 @@ Status contactPairJacobianGeneral(const ContactPair<MaxSegments>& pair, const Ve
   PointData points[MaxSegments + 1];
   for (int k = 0; k <= MaxSegments; ++k) {
     if (k > n) break;
-    pointData(q, qDot, length, length * k / n, p.offset, points[k]);
-    if (!(points[k].m.slopeSquared > 1e-24)) return Status::kDegenerateState;
+    const Status s = pointData(q, qDot, length, length * k / n, p.offset, points[k]);
+    if (s != Status::kOk) return s;
   }
   SegmentPoints<MaxSegments> sp;
   const Status ps = computeSegmentPoints(q, qDot, length, n, p.offset, sp);

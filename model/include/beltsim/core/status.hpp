@@ -1,12 +1,14 @@
 // Status codes of the model's building blocks. No exceptions anywhere in model/: every set-up
 // and evaluation returns one of these, and a caller that gets anything but kOk must not use the
-// result. Parameter errors name the parameter (see parameterName()).
+// result. Parameter errors name the parameter (see parameterName()). Both types are
+// [[nodiscard]] and the build treats a discarded one as an error (-Werror=unused-result): a
+// caller that means to ignore one says so with a cast to void and a comment why.
 #pragma once
 #include <cstdint>
 
 namespace beltsim {
 
-enum class Status : std::uint8_t {
+enum class [[nodiscard]] Status : std::uint8_t {
   kOk = 0,
   // Set-up: a parameter is non-physical or not finite. Which one is in ParameterError::parameter.
   kInvalidParameter,
@@ -17,7 +19,7 @@ enum class Status : std::uint8_t {
 };
 
 // A set-up result that names the offending parameter (a string literal, never freed).
-struct ParameterError {
+struct [[nodiscard]] ParameterError {
   Status status = Status::kOk;
   const char* parameter = "";
 

@@ -121,7 +121,7 @@ class FixedCostStepper {
     // 3. The post-Newton pass commits the states at the accepted point.
     stepPhase(StepPhase::kPostNewton);
     double error = 0.0;
-    if (s == Status::kOk && system.postNewtonStep(point, error) == Status::kNonFiniteValue) s = Status::kNonFiniteValue;
+    if (s == Status::kOk) s = system.postNewtonStep(point, error);  // non-finite or degenerate: a fault
     if (s != Status::kOk) {
       system.rejectStep();
       return restore(stats, s, q0, v0, a0, aBar0);

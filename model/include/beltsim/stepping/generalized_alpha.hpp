@@ -298,7 +298,7 @@ class GeneralizedAlpha {
       double error = 0.0;
       const IterationPoint<Vector> point{&q_, &v_, &a_, tNext, &scheme_};
       const Status pns = system.postNewtonStep(point, error);
-      if (pns == Status::kNonFiniteValue) {
+      if (pns != Status::kOk) {  // non-finite, or a degenerate segment (|r'| = 0): a fault
         q_ = q0; v_ = v0; a_ = a0; aBar_ = aBar0;
         stats.status = pns;
         stats.flags |= kStepFault;

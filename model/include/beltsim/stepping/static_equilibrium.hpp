@@ -55,7 +55,12 @@ StaticResult solveStaticEquilibrium(Drive& drive, typename Drive::Vector& q, con
   staticFriction.frictionCoefficient = 0.0;
   staticFriction.bristleStiffness = settings.staticBristleStiffness;
   staticFriction.law = TangentialLaw::kBristle;
-  drive.setFriction(staticFriction);
+  const ParameterError friction = drive.setFriction(staticFriction);
+  if (!friction.ok()) {
+    result.status = friction.status;
+    result.converged = false;
+    return result;
+  }
   drive.setMode(Drive::Mode::kStatic);
   // Flag the contacts of the initial geometry before the first Newton (spec §8.4). Without it the
   // first solve runs without contact, the pre-tensioned belt contracts into the pulleys against
@@ -96,7 +101,7 @@ StaticResult solveStaticEquilibrium(Drive& drive, typename Drive::Vector& q, con
       if (!converged) result.converged = false;
       double error = 0.0;
       s = drive.postNewtonStep(point, error);
-      if (s == Status::kNonFiniteValue) { result.status = s; return false; }
+      if (s != Status::kOk) { result.status = s; return false; }  // non-finite or degenerate
       if (error <= pnsTolerance) break;
     }
     previous = q;
@@ -127,7 +132,11 @@ StaticResult solveStaticEquilibrium(Drive& drive, typename Drive::Vector& q, con
   if (s != Status::kOk) result.status = s;
   if (!(result.residualNorm <= settings.equilibriumTolerance)) result.converged = false;
   drive.setMode(Drive::Mode::kDynamic);
-  drive.setFriction(dynamicFriction);
+  const ParameterError restored = drive.setFriction(dynamicFriction);
+  if (!restored.ok()) {
+    result.status = restored.status;
+    result.converged = false;
+  }
   drive.initializeContactHistory(q, zero);
   return result;
 }

@@ -270,8 +270,16 @@ class BeltDrive {
   // Viscous damper of circle p (N m s/rad), used from the next residual on.
   void setRotationalDamping(int p, double damping) { circle_[p].rotationalDamping = damping; }
 
-  // Friction parameters of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal).
-  void setFriction(const FrictionParameters& friction) {
+  // Friction parameters of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal). Invalid
+  // parameters are reported and change nothing: checked on the first pair before any is touched
+  // (the pairs differ only in their circle's radius, which the friction does not meet).
+  ParameterError setFriction(const FrictionParameters& friction) {
+    if (circleCount_ > 0) {
+      ContactParameters check = pair_[0][0].parameters();
+      check.friction = friction;
+      const ParameterError e = validateContactParameters<NCS>(check);
+      if (!e.ok()) return e;
+    }
     memo_.valid = false;
     for (int k = 0; k < NE; ++k)
       for (int p = 0; p < circleCount_; ++p) {
@@ -284,12 +292,14 @@ class BeltDrive {
           start[i] = pr.startOfStepHistory(i);
         }
         const bool anchorless = pr.anchorlessRenewing();
-        pr.setUp(cp);  // resets the history and the stepping's view: restore them below
+        const ParameterError e = pr.setUp(cp);  // resets the history and the stepping's view: restored below
+        if (!e.ok()) return e;  // not reached: checked above
         pr.setAnchorlessRenewing(anchorless);
         for (int i = 0; i < NCS; ++i) pr.setHistory(i, start[i]);
         pr.beginStep();
         for (int i = 0; i < NCS; ++i) pr.setHistory(i, current[i]);
       }
+    return ParameterError::success();
   }
 
   // ---- System interface (GeneralizedAlpha) ------------------------------------------------------

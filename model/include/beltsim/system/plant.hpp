@@ -215,9 +215,12 @@ class BeltDrivePlant {
   // (PC configuration) is not rebuilt for it: the residual decides the converged state.
   ParameterError setFrictionCoefficient(double mu) {
     if (!(isFinite(mu) && mu >= 0.0)) return ParameterError::invalid("friction_coefficient");
-    friction_.frictionCoefficient = mu;
+    FrictionParameters changed = friction_;
+    changed.frictionCoefficient = mu;
+    const ParameterError e = drive_.setFriction(changed);  // nothing changed if it fails
+    if (!e.ok()) return e;
+    friction_ = changed;
     config_.contact.frictionCoefficient = mu;
-    drive_.setFriction(friction_);
     return ParameterError{};
   }
   // Pulley 2's damper (the load of the paper's drive).
