@@ -3,7 +3,7 @@
 // kind) over t = 0.05..0.35 s, then the first load-torque input after it steps to 25 N m at
 // t = 0.45 s; every other input stays 0; a few bad frames in between that the loop must
 // reject without effect on the model (each is followed by a valid frame one tick later).
-// A second script plays the paper's scenario (seed 000 Sect. 4.3, tests/support/paper_scenario.hpp)
+// A second script plays the paper's scenario (paper [P] Sect. 4.3, tests/support/paper_scenario.hpp)
 // for the instruction budget over its 2.45 s.
 #pragma once
 #include <cstddef>

@@ -3,7 +3,7 @@
 // build the output frame. No hardware here: main.cpp drives it with the HAL's tick, clock and
 // I/O, and tests drive it directly.
 //
-// Policies (documented in README "Firmware loop"):
+// Policies (documented in docs/firmware.md, *One tick*):
 // - A command frame with a NaN/Inf value, a value outside PlantLimits, another pulley count or
 //   input kinds than the plant's, or a stale sequence number is rejected before the model step: the last valid command is held and
 //   the rejection counted in every following output frame. The model never sees it.

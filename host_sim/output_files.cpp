@@ -124,7 +124,7 @@ ArcAngle arcAngle(bool pathOk, const BeltPath<kMaxPulleys>& path, int p, double 
 }
 
 // Largest relative deviation of the axial force over a pulley's slip arc from the capstan law
-// F(phi) = F_start exp(+-mu phi) (spec §9.6 check 4; Euler-Eytelwein), phi the wrap angle from the
+// F(phi) = F_start exp(+-mu phi) (docs/model.md §9.6 check 4; Euler-Eytelwein), phi the wrap angle from the
 // start s0 of the pulley's contact arc (ArcAngle), F_start the force of the span arriving there and
 // F_end that of the span leaving the arc's other end; the sign makes F run from F_start towards
 // F_end, and the arc over which the law reaches F_end is ln(F_tight / F_slack) / mu. The belt runs
@@ -457,7 +457,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     f << "  \"capstan_tail_max_rel_error_full_wrap\": " << number(capstanTail.errorTheoretical) << ",\n";
     f << "  \"static_converged\": " << (info.staticConverged ? "true" : "false") << ",\n";
     f << "  \"static_residual\": " << number(info.staticResidual) << ",\n";
-    // Node 0 (where the belt leaves pulley 1) has its x locked in the static solve (spec §8.3):
+    // Node 0 (where the belt leaves pulley 1) has its x locked in the static solve (docs/model.md §8.3):
     // the force that lock applies to the belt, part of the static free body around pulley 1.
     f << "  \"static_lock_force\": [" << number(info.staticLockForce) << ", 0],\n";
     f << "  \"steps\": " << info.steps << ",\n";

@@ -19,7 +19,7 @@ namespace beltsim::host {
 
 constexpr int kMaxSegments = 8;  // contact.segments_per_element may be 1..8 at run time
 
-// Per-segment contact values from the per-area values (spec §9.1: c_F = b L / n_cs) and the
+// Per-segment contact values from the per-area values (docs/model.md §9.1: c_F = b L / n_cs) and the
 // scenario's contact and friction options.
 inline ContactParameters contactParametersOf(const Scenario& sc, double elementLength) {
   ContactParameters contact = contactFromPerArea(sc.contactPerArea, sc.belt, elementLength, sc.segmentsPerElement);
@@ -31,7 +31,7 @@ inline ContactParameters contactParametersOf(const Scenario& sc, double elementL
   return contact;
 }
 
-// The static equilibrium (spec §8.3-8.4) from q. A solve that fails or does not converge says so
+// The static equilibrium (docs/model.md §8.3-8.4) from q. A solve that fails or does not converge says so
 // with its residual and returns false: the run stops before anything is written.
 template <typename Drive>
 bool staticStart(const Scenario& sc, Drive& drive, typename Drive::Vector& q, const FrictionParameters& friction,

@@ -619,7 +619,8 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.number("contractivity_limit", s.integrator.contractivityLimit, 0.0, 1.0, true);
     r.boolean("compact_border", s.integrator.compactBorder);
     // Stepping: the paper's Newton / post-Newton loops, or the fixed-cost scheme of the real-time
-    // configurations (model/include/beltsim/stepping/fixed_cost_stepper.hpp, README "Firmware").
+    // configurations (model/include/beltsim/stepping/fixed_cost_stepper.hpp, docs/firmware.md,
+    // *Fixed-cost stepping*).
     const toml::node* stepping = r.find("stepping");
     const bool fixedCost = r.text("stepping", "reference", {"reference", "fixed_cost"}) == "fixed_cost";
     s.integrator.scheme = fixedCost ? StepScheme::kFixedCost : StepScheme::kReference;
@@ -691,7 +692,7 @@ ParseResult parseScenario(const std::string& file, const std::vector<std::string
   ParseResult result;
   Scenario s;
   s.file = file;
-  // Defaults of the paper's belt (spec §9.1); a scenario file states what it changes.
+  // Defaults of the paper's belt (docs/model.md §9.1); a scenario file states what it changes.
   s.belt = paperBelt();
   s.integrator.newmark = true;
   s.integrator.maxNewtonIterations = 8;

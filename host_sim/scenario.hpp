@@ -39,11 +39,12 @@ struct Scenario {
   // Per-area values of [contact] (stiffness_per_area, damping_per_area) and [friction]
   // (coefficient, bristle_stiffness_per_area, velocity_penalty_damping_ratio), kept in the model's
   // own type: `beltsim run` and `beltsim hil` both hand this to contactFromPerArea (per-segment =
-  // per-area x width x L / segments, spec §9.1), so the two cannot map them differently.
+  // per-area x width x L / segments, docs/model.md §9.1), so the two cannot map them differently.
   ContactPerArea contactPerArea = scenarioContactDefaults();
   // Decision (issue 33): scenarios measure gaps to the arc through each segment's ends unless they
   // ask for the paper's chord gap (the paper's validation does); the penetration compensation is
-  // off (measured worse against the 240-element paper run: README, segment geometry).
+  // off (measured worse against the 240-element paper run: docs/validation_and_convergence.md,
+  // *Segment geometry*).
   // scripts/scenario_to_plant_config.py keeps the same defaults.
   static ContactPerArea scenarioContactDefaults() {
     ContactPerArea c;
@@ -82,7 +83,7 @@ struct Scenario {
   std::vector<int> outputNodes;  // belt nodes whose positions are written (node_x_k, node_y_k)
 };
 
-// Pulley p as the belt's path sees it (spec §8.1): centreline radius r + h/2 on the belt's side.
+// Pulley p as the belt's path sees it (docs/model.md §8.1): centreline radius r + h/2 on the belt's side.
 PathCircle pathCircleOf(const Scenario& s, int p);
 
 // Element counts compiled into the host build (the model's element count is a template

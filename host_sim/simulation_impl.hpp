@@ -35,7 +35,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   auto drive = std::make_unique<Drive>();
   auto integrator = std::make_unique<TimeStepper<Drive>>();
 
-  // ---- geometry (spec §8.1): belt centreline at r + h/2 on every pulley ----------------------
+  // ---- geometry (docs/model.md §8.1): belt centreline at r + h/2 on every pulley ----------------------
   PathCircle circles[NP];
   CircleParameters circleParameters[NP];
   for (int p = 0; p < pulleys; ++p) {
@@ -69,7 +69,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   const ContactParameters contact = contactParametersOf(sc, length);
   if (!setUpRun(sc, *drive, *integrator, length, circleParameters, pulleys, contact)) return 2;
 
-  // ---- the start: static equilibrium (spec §8.3-8.4), or the drawn path at rest -----------------
+  // ---- the start: static equilibrium (docs/model.md §8.3-8.4), or the drawn path at rest -----------------
   RunInfo info;
   Vector q, a;
   placeOnPath(*drive, path, q);
@@ -145,7 +145,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   runSteps(sc, *integrator, *drive, sample, stepMicros, totals, options);
   const double wallTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
-  // ---- end-of-run profile along the belt (spatial arc coordinate s_l of spec §9.5) -----------
+  // ---- end-of-run profile along the belt (spatial arc coordinate s_l of docs/model.md §9.5) -----------
   const Vector& qEnd = integrator->positions();
   const Vector& vEnd = integrator->velocities();
   const double offset = spatialArcOffset(*drive, qEnd, path);

@@ -251,7 +251,7 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String ins
         break;
       }
     }
-    if (slot == nullptr) refusal = "all instances of the pool are in use (see README \"FMU\": kMaxInstances)";
+    if (slot == nullptr) refusal = "all instances of the pool are in use (see docs/fmu.md, \"Pools\": kMaxInstances)";
   }
   if (refusal != nullptr) {
     if (logMessage != nullptr) logMessage(environment, fmi3Error, "logStatusError", refusal);

@@ -2,7 +2,7 @@
 // mode, input and parameter checks, the communication step as whole model steps, and the health
 // outputs. beltsim_fmu.cpp wraps it in the fmi3* functions and the static pools.
 //
-// Decisions (README "FMU"):
+// Decisions (docs/fmu.md, *Decisions*):
 // - A communication step must be a whole multiple of the model step (fixedInternalStepSize);
 //   anything else is fmi3Error and nothing is stepped.
 // - Inputs hold their value between communication points. A NaN, Inf or out-of-range value, or a

@@ -1,5 +1,6 @@
-// The model of an FMU built from a user's scenario (CMake option BELTSIM_FMU_SCENARIO; README
-// "FMU"): the closed belt drive of 2 to 8 pulleys that scripts/scenario_to_fmu.py generated into
+// The model of an FMU built from a user's scenario (CMake option BELTSIM_FMU_SCENARIO;
+// docs/fmu.md, *An FMU of your drive*): the closed belt drive of 2 to 8 pulleys that
+// scripts/scenario_to_fmu.py generated into
 // fmu_scenario_plant_config.hpp (the firmware generator's PlantConfig, the file's element count)
 // and fmu_scenario_variables.hpp (the variable table, names from the pulleys' names).
 //

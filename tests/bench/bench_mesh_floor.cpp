@@ -2,7 +2,7 @@
 //
 // Runs the firmware's microcontroller configuration (firmware/plant_config.hpp: 1 ms step, a tenth
 // of the paper's contact and bristle stiffness) with 8 to 24 elements through the paper's
-// scenario (seed 000 Sect. 4.3: P1 speed ramp 0 -> 12 rad/s over 0.05..0.6 s, load torque 0 ->
+// scenario (paper [P] Sect. 4.3: P1 speed ramp 0 -> 12 rad/s over 0.05..0.6 s, load torque 0 ->
 // 25 N m smoothly over 1.0..1.5 s, end 2.45 s) and prints the mean of the last 0.15 s against the
 // paper's Table 4, the number of steps flagged as not converged and the wall time per step.
 // Instruction counts come from scripts/instruction_budget.py (callgrind, QEMU -icount).
@@ -24,7 +24,7 @@ using beltsim::PlantCommand;
 using beltsim::PlantFault;
 using beltsim::PlantOutput;
 
-// Paper Table 4 (seed 000), steady state at t = 2.45 s.
+// Paper Table 4 (paper [P]), steady state at t = 2.45 s.
 constexpr double kPaperOmegaP2 = 11.3405;    // rad/s
 constexpr double kPaperDriveTorque = 47.68;  // N m
 constexpr double kPaperTightForce = 665.22;  // N

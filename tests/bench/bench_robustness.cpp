@@ -13,8 +13,9 @@
 //   defaults: mcu 60 1 reference 40 (MAX_LOAD: the load steps' upper end, N m)
 // A range of seeds (for example 1-20) runs each of them and ends with a summary: in how many runs
 // the plant faulted, in how many the firmware loop's safe state would have been reached, and the
-// flagged shares. Whether a single run faults flips with small changes of the settings (README
-// "Firmware"), so compare settings over a range, not over one seed.
+// flagged shares. Whether a single run faults flips with small changes of the settings
+// (docs/firmware.md, *Robustness over 20 seeds*), so compare settings over a range, not over one
+// seed.
 // The fixed-cost settings can be overridden for experiments with the environment variables
 // BENCH_NEWTON, BENCH_FROZEN, BENCH_REFRESH, BENCH_COLUMNS, BENCH_PAIRS and BENCH_AFTER
 // (IntegratorSettings' fixedNewtonIterations, frozenStateIterations, refreshSteps,
@@ -25,7 +26,7 @@
 // the random commands by one speed step from rest to w rad/s with no load (the load pulley overtakes
 // the motor and the slip arc on it reverses: BENCH_NEWMARK=1 BENCH_STEP=8 BENCH_ACCEL=360
 // bench_robustness mcu 0.5 1 fixed faults at 0.103 s with the trapezoidal rule, the configuration's
-// generalized-alpha runs it with 3 flagged steps, README "Firmware").
+// generalized-alpha runs it with 3 flagged steps, docs/firmware.md, *Why generalized-α*).
 #include <algorithm>
 #include <chrono>
 #include <cmath>

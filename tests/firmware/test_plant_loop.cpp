@@ -409,8 +409,8 @@ TEST(PlantLoop, SpeedStepIsReachedAtTheMotorsAccelerationLimit) {
 // The microcontroller configuration's fixed-cost stepping (generalized-alpha, spectral radius
 // 0.6) through a speed step from rest to 8 rad/s with no load: the load pulley overshoots to about
 // 11 rad/s, overtakes the motor, and the slip arc on it reverses. With the trapezoidal rule the
-// same stepping faulted at 360 rad/s^2 at t = 0.103 s after 18 flagged steps in a row (README
-// "Firmware", robustness); the firmware loop enters its safe state after
+// same stepping faulted at 360 rad/s^2 at t = 0.103 s after 18 flagged steps in a row
+// (docs/firmware.md, *Fixed-cost stepping*); the firmware loop enters its safe state after
 // LoopOptions::maxConsecutiveNonConverged flagged steps in a row, so a shorter run is required,
 // at the instantaneous jump (the images' default without an acceleration limit), at 360 rad/s^2
 // and at the configuration's own 500 rad/s^2.
@@ -498,7 +498,8 @@ TEST(PlantLoop, FailedSelfCheckStartsInTheSafeState) {
 // t = 1 s they must flag far fewer steps as not converged, need far fewer Newton iterations and
 // post-Newton passes, and leave the mean state of the last 0.15 s where the tight tolerances
 // put it (measured on x86-64: above the test). The state limit 1e-3 is a third of the
-// smallest of the configuration's own deviations from the paper (0.3 to 3.3 %, README "Firmware").
+// smallest of the configuration's own deviations from the paper (0.3 to 3.3 %, docs/firmware.md,
+// *Fixed-cost stepping*).
 struct ScriptedRun {
   double omegaP2 = 0, motorTorque = 0, tightForce = 0, slackForce = 0;  // means of the last 0.15 s
   int flaggedSteps = 0;

@@ -9,7 +9,7 @@ References:
 - the firmware plant's trace: fmu_reference_trace (BeltDrivePlant with the firmware configuration,
   no FMU code) for the same inputs; the FMU must reproduce it bit for bit;
 - FMI 3.0 (modelDescription schema: element order, causality/variability rules, ModelStructure);
-- the capstan law F_tight / F_slack <= exp(mu phi) (seed 000, Sect. 2; wrap phi = pi for two equal
+- the capstan law F_tight / F_slack <= exp(mu phi) (paper [P], Sect. 2; wrap phi = pi for two equal
   pulleys) for the friction-coefficient step.
 """
 import argparse

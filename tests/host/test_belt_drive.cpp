@@ -20,7 +20,7 @@ using namespace beltsim;
 constexpr int kNE = 60, kNP = 2, kNCS = 4;
 using Drive = BeltDrive<kNE, kNP, kNCS>;
 
-// The paper's drive (spec §9.1) at 60 elements; per-segment values from the per-area values of
+// The paper's drive (docs/model.md §9.1) at 60 elements; per-segment values from the per-area values of
 // §9.1 times c_F = b L / n_cs, mu_v = sqrt(2 mu_k m_seg) as in the data (§9.2): paper_parameters.hpp.
 struct PaperDrive {
   Drive drive;
@@ -69,7 +69,7 @@ IntegratorSettings paperIntegrator() {
 }
 
 TEST(BeltDrive, StaticEquilibriumCarriesThePreTensionAndHasASmallResidual) {
-  // Spec §8.2: N = -EA eps0 = 400 N in the reference geometry; the equilibrium changes it by
+  // docs/model.md §8.2: N = -EA eps0 = 400 N in the reference geometry; the equilibrium changes it by
   // about 1 N (contact penetration, gravity: rho A g times the 0.2 m height difference = 1.6 N).
   static PaperDrive p;
   const StaticResult r = solveStaticEquilibrium(p.drive, p.q, StaticSettings{}, p.friction);
@@ -84,7 +84,7 @@ TEST(BeltDrive, StaticEquilibriumCarriesThePreTensionAndHasASmallResidual) {
 
 TEST(BeltDrive, BeltAtRestInEquilibriumStaysAtRest) {
   // With the drive speed 0 until t0 = 0.05 s, 200 steps of 5e-5 s must not move the belt. The
-  // only imbalance is the reaction of the static phase's lock on node 0's x (spec §8.3; a few mN
+  // only imbalance is the reaction of the static phase's lock on node 0's x (docs/model.md §8.3; a few mN
   // from gravity on the frictionless belt), which the bristle springs take up: the belt settles
   // within micrometres, against a belt speed of 1.2 m/s in operation.
   static PaperDrive p;
@@ -108,7 +108,7 @@ TEST(BeltDrive, BeltAtRestInEquilibriumStaysAtRest) {
 }
 
 TEST(BeltDrive, SpeedDrivenPulleyFollowsItsProfileExactly) {
-  // The prescribed row sets omega(t_{n+1}) exactly (spec §7.12 elimination).
+  // The prescribed row sets omega(t_{n+1}) exactly (docs/model.md §7.12 elimination).
   static PaperDrive p;
   solveStaticEquilibrium(p.drive, p.q, StaticSettings{}, p.friction);
   static GeneralizedAlpha<Drive> integ;

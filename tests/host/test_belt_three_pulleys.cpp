@@ -1,7 +1,7 @@
 // A closed belt around three pulleys (issue 5 topologies: idlers included): driver P1, an idler
 // P3 on the upper path, load P2. Static equilibrium carries the pre-tension everywhere; in motion
 // the unloaded idler rolls with the belt, so its surface speed equals the driver's (no torque on
-// the idler, hence no creep across it; spec §9.6 check 3: omega R ~ v on a stick arc).
+// the idler, hence no creep across it; docs/model.md §9.6 check 3: omega R ~ v on a stick arc).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -73,7 +73,8 @@ TEST(ThreePulleyBelt, UnloadedIdlerRollsWithTheBelt) {
   s.newmark = true;
   s.maxNewtonIterations = 8;
   s.absoluteTolerance = 1e-7;
-  // Step 2e-4 s: the real-time resolution (README convergence table).
+  // Step 2e-4 s: the real-time resolution (docs/validation_and_convergence.md, *Real-time
+  // resolution*).
   ASSERT_TRUE(integ.setUp(s, 2e-4).ok());
   integ.initialize(d.q, Drive::Vector::Zero(), Drive::Vector::Zero(), 0.0);
   int newtonBound = 0;

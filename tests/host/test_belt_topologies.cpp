@@ -163,7 +163,7 @@ constexpr double kPulleyRadius = 0.09995, kBeltThickness = 1e-4;
 constexpr double kCentreDistance = 0.1 * detmath::kPi;
 constexpr double kEA = 8000.0, kMassPerLength = 0.8288, kPreStrain = -0.05;
 
-// The paper's belt and contact (spec §9.1-9.2, per-segment values from the per-area values) on
+// The paper's belt and contact (docs/model.md §9.1-9.2, per-segment values from the per-area values) on
 // pulleys of the given kinds; P1 at (0, 0), P2 at (d, 0).
 struct TwoPulleyBelt {
   Drive drive;
@@ -220,7 +220,8 @@ TEST(BeltTopologies, TorqueDrivenPulleyReachesTheSpeedWhereTheDamperTakesTheTorq
   // belt in its stick arc) gives (w1 - w2) / w1 = (F1 - F2) / EA. The discretized contact does not
   // reach it at 60 elements: measured -13 %; the authors' own 60-element data of the paper drive
   // (shared/reference/paper_belt_drive, wheel0/1angVel and beamForce, nn1) give -11.8 %, their
-  // 120-element data -9.1 %, this model at 240 elements -3.7 % (README). Asserted within 20 %.
+  // 120-element data -9.1 %, this model at 240 elements -3.7 % (docs/validation_and_convergence.md,
+  // *Validation*). Asserted within 20 %.
   static TwoPulleyBelt b;
   const double torque = 40.0, damping = 4.0, inertia = 0.05;
   CircleParameters p1 = pulley(CircleKind::kTorqueDriven, 0.0);

@@ -237,8 +237,8 @@ TEST(FixedCostMatrix, ASlipToStickSwitchIsALowRankCorrection) {
 
 // A pair whose stick/slip states changed since its block was evaluated is evaluated again by
 // an aged rebuild even with no budget left (keeping its block faults under random commands,
-// README "Firmware"): the matrix is the one of a whole rebuild in the new state, bit for bit,
-// and not the one before the switch.
+// docs/firmware.md, *Aged rebuild*): the matrix is the one of a whole rebuild in the new state, bit
+// for bit, and not the one before the switch.
 TEST(AgedRebuild, APairWhoseStatesChangedIsEvaluatedAgainWithNoBudget) {
   static Drive aged, whole;
   aged = runningPlant().drive();
@@ -400,7 +400,7 @@ namespace {
 // it takes no column. Speeds and span forces at the end agree with the reference to 0.5 %; at most
 // 5 % of the steps carry a remainder above 5 N; no step both re-factorizes and takes columns.
 // Returns the steps with a partial re-factorization. This is the regime in which the scheme works;
-// under a speed step (gross slip) it does not yet (README "Firmware").
+// under a speed step (gross slip) it does not yet (docs/firmware.md, *Fixed-cost stepping*).
 int expectFixedCostFollowsTheRamp(int columns, int pairs) {
   static SmallPlant reference, fixed;
   PlantConfig c = smallDriveConfig(true, false);

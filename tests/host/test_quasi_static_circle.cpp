@@ -1,4 +1,4 @@
-// The paper's quasi-static, frictionless test (seed 000 Sect. 3, Figs. 9-10; issue 5): a circle
+// The paper's quasi-static, frictionless test (paper [P] Sect. 3, Figs. 9-10; issue 5): a circle
 // of r = 0.35 m on a spring of k = 1 N/m to ground is pushed by a lateral force of 200 N into a
 // beam of E = 2e8 N/m^2, A = 1e-6 m^2, L = 1 m, rho = 7800 kg/m^3. The error of the circle's y
 // position and of the axial force at the middle of the beam against a 128-element, 12-segment

@@ -1,4 +1,4 @@
-// The paper's belt-drive scenario (seed 000 Sect. 4.3) through a BeltDrivePlant, for tests and
+// The paper's belt-drive scenario (paper [P] Sect. 4.3) through a BeltDrivePlant, for tests and
 // benchmarks of the firmware configurations: P1's speed ramps 0 -> 12 rad/s over 0.05..0.6 s, the
 // load torque on P2 rises smoothly 0 -> 25 N m over 1.0..1.5 s, end at 2.45 s; the tail means are
 // taken over the last 0.15 s, as the paper's Table 4.
@@ -10,7 +10,7 @@
 
 namespace beltsim::test {
 
-// Paper Table 4 (seed 000), 240 elements: means of the last 0.15 s (omega_P2, drive torque) and
+// Paper Table 4 (paper [P]), 240 elements: means of the last 0.15 s (omega_P2, drive torque) and
 // span forces at 2.45 s.
 constexpr double kPaperOmegaP2 = 11.3405;    // rad/s
 constexpr double kPaperDriveTorque = 47.68;  // N m

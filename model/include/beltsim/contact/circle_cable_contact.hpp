@@ -1,6 +1,6 @@
 // Penalty contact between a circle (pulley, roll) and one ANCF cable element, with bristle
-// friction and history variables (seed 000 Sects. 2.2-2.5; seed 001; spec §4, §5).
-// One ContactPair per (element, circle). All forces are LHS quantities (spec §0.2): the belt
+// friction and history variables (paper [P] Sects. 2.2-2.5; [D]; docs/model.md §4, §5).
+// One ContactPair per (element, circle). All forces are LHS quantities (docs/model.md §0.2): the belt
 // receives -F physically, the circle +F_sum and the torque +T_sum.
 //
 // Phases of one time step:
@@ -28,7 +28,7 @@ struct CircleState {
 };
 
 // What a segment's gap is measured against (issue 33; scenario key contact.segment_gap).
-//   kChord: the circle itself, as the paper (seed 000 eq. 7). A straight segment whose ends lie on
+//   kChord: the circle itself, as the paper ([P] eq. 7). A straight segment whose ends lie on
 //     the belt's curve sags inside that curve by about L_s^2 / (8 r) at its middle, so the penalty
 //     pushes the belt out until the chord, not the belt, touches the circle: on a coarse mesh every
 //     wrap is too long by about theta L_s^2 / (8 r) and the belt's tension too high.
@@ -59,13 +59,13 @@ struct ContactParameters {
   int segmentCount = 4;            // n_cs, at most the pair's compile-time maximum
   double contactStiffness = 0.0;   // k_c, N/m per segment (N/m^n for the exponent law)
   double contactDamping = 0.0;     // d_c, N s/m per segment
-  double normalExponent = 1.0;     // n of f_n = k_c |g|^n (seed 000 eq. 9); 1 = linear, 1.5 = Hertz
+  double normalExponent = 1.0;     // n of f_n = k_c |g|^n (paper [P] eq. 9); 1 = linear, 1.5 = Hertz
   FrictionParameters friction;
   double radius = 0.0;             // r, contact radius of the circle, m
   double offset = 0.0;             // h_o, segment points' offset along the element normal, m
   double beltWidth = 1.0;          // b, m; only for contact stresses (force / (b L_seg))
-  bool useSegmentNormals = true;   // SN (default) or point-wise normals (PWN), spec §4.8
-  bool useBoundingBox = true;      // skip pairs whose element box is clear of the circle (spec §5)
+  bool useSegmentNormals = true;   // SN (default) or point-wise normals (PWN), docs/model.md §4.8
+  bool useBoundingBox = true;      // skip pairs whose element box is clear of the circle (docs/model.md §5)
   SegmentGapMeasure gapMeasure = SegmentGapMeasure::kChord;
   // m; the gap is measured to a circle of radius r + radiusAllowance (the torque arm and x_cur keep
   // r), so that a loaded belt sits on r instead of inside it.
@@ -137,7 +137,7 @@ ParameterError validateContactParameters(const ContactParameters& p) {
   return ParameterError::success();
 }
 
-// Closest point of a segment to the circle centre, gap and contact frame (spec §4.2).
+// Closest point of a segment to the circle centre, gap and contact frame (docs/model.md §4.2).
 struct SegmentGeometry {
   double rho = 0.0;       // closest-point parameter on the segment, clamped to [0, 1]
   double distance = 0.0;  // delta, m
@@ -195,7 +195,7 @@ inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, con
     } else {
       d = centre - (p0 + g.rho * g.direction);
       const double radicand = vp.dot(vp) - nRho * nRho / dRho;
-      g.distance = std::sqrt(radicand > 0.0 ? radicand : 0.0);  // clamped (spec §4.2)
+      g.distance = std::sqrt(radicand > 0.0 ? radicand : 0.0);  // clamped (docs/model.md §4.2)
     }
   }
   g.surfaceRadius = radius;
@@ -273,7 +273,7 @@ struct SegmentKinematics {
 // x_cur of a segment (needs an atan2; only the stick law and the PNS read it).
 inline double stickingCoordinate(const ContactParameters& p, const SegmentGeometry& g, double length,
                                  const CircleState& circle) {
-  // Spec §4.5: x_c = r * angle of n in the circle frame (atan2(n) - phi, which differs from
+  // docs/model.md §4.5: x_c = r * angle of n in the circle frame (atan2(n) - phi, which differs from
   // atan2(A^T n) only by multiples of 2 pi; only wrapped differences are used), plus the
   // segment part sigma rho L_seg with the orientation sign sigma.
   const double circlePart = p.radius * (detmath::atan2(g.normal(1), g.normal(0)) - circle.angle);
@@ -294,7 +294,7 @@ SegmentKinematics segmentKinematics(const ContactParameters& p, const SegmentPoi
   k.geometry = segmentGeometry(points.position[i], points.position[i + 1], circle.centre, p, i);
   const SegmentGeometry& g = k.geometry;
   const Vector2 pointVelocity = (1.0 - g.rho) * points.velocity[i] + g.rho * points.velocity[i + 1];
-  // Circle surface velocity at the contact includes the rotation r omega t (spec §4.3, §11.8).
+  // Circle surface velocity at the contact includes the rotation r omega t (docs/model.md §4.3, §11.8).
   const Vector2 surfaceVelocity = circle.velocity + p.radius * circle.angularVelocity * g.tangent;
   const Vector2 relative = pointVelocity - surfaceVelocity;
   k.normalVelocity = relative.dot(g.normal);
@@ -303,7 +303,7 @@ SegmentKinematics segmentKinematics(const ContactParameters& p, const SegmentPoi
   return k;
 }
 
-// f_n = k_c g + d_c v_n (linear), or k_c sgn(g)|g|^n + d_c v_n; not clipped (spec §4.4, §11.17).
+// f_n = k_c g + d_c v_n (linear), or k_c sgn(g)|g|^n + d_c v_n; not clipped (docs/model.md §4.4, §11.17).
 inline double normalForceLaw(const ContactParameters& p, double gap, double normalVelocity) {
   double spring = p.contactStiffness * gap;
   if (p.normalExponent != 1.0) {
@@ -334,7 +334,7 @@ struct PairKinematics {
   bool stickingKnown[MaxSegments] = {};  // segment[i].stickingCoordinate was computed (stick law)
 };
 
-// Per-segment outputs (spec §4.10, with physical-unit stresses).
+// Per-segment outputs (docs/model.md §4.10, with physical-unit stresses).
 struct SegmentOutput {
   double gap = 0.0;               // m (current geometry)
   double normalForce = 0.0;       // f_n, N, LHS sign (< 0 in compression); 0 if not flagged
@@ -361,7 +361,7 @@ class ContactPair {
     reset();
     return e;
   }
-  // Initial history [0.1, undefined, 0] (spec §4.1, §11.16).
+  // Initial history [0.1, undefined, 0] (docs/model.md §4.1, §11.16).
   void reset() {
     for (int i = 0; i < MaxSegments; ++i) current_[i] = SegmentHistory{};
     beginStep();
@@ -432,7 +432,7 @@ class ContactPair {
     return signature;
   }
 
-  // Newton-phase LHS forces with the history frozen (spec §4.6, §4.8).
+  // Newton-phase LHS forces with the history frozen (docs/model.md §4.6, §4.8).
   Status evaluateNewton(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
                         PairForces& out, PairKinematics<MaxSegments>* keep = nullptr) const {
     out = PairForces{};
@@ -461,7 +461,7 @@ class ContactPair {
   }
 
   // The LHS forces with every segment's contact and stick/slip state decided at this point, by
-  // the post-Newton step's own rule from the start-of-step history D0 (spec §4.7): contact where
+  // the post-Newton step's own rule from the start-of-step history D0 (docs/model.md §4.7): contact where
   // the gap is <= 0; stick where the bristle's linear force mu_v v_t + mu_k (x_cur - x_stick)
   // stays within mu |f_n|, else slip at mu |f_n|. The decided states become the current history D
   // (what the Newton matrix and its switch updates read). At a converged point the forces and
@@ -501,7 +501,7 @@ class ContactPair {
   }
 
   // Stiffness dLHS/dq and damping dLHS/dq_dot over the 11 local coordinates, by central
-  // differences inside this fixed-size block with the history frozen (spec §4.9 allows numerical
+  // differences inside this fixed-size block with the history frozen (docs/model.md §4.9 allows numerical
   // differentiation; the reference uses forward differences). Zero if no segment is flagged.
   // Steps: 1e-7 max(1e-2, |q_j|) for positions (the reference's rule), 1e-7 max(1, |v_j|) for
   // velocities. The LHS is affine in the velocities except for the continuous law (scale v0) and
@@ -540,7 +540,7 @@ class ContactPair {
     return Status::kOk;
   }
 
-  // Post-Newton step (spec §4.7, with the bounding-box rules of §5.6). Updates the current
+  // Post-Newton step (docs/model.md §4.7, with the bounding-box rules of §5.6). Updates the current
   // history D from the converged state, reading anchors from D0. Returns e_PNS = e_n + e_t, the
   // sum over the segments (N).
   Status postNewtonStep(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
@@ -565,7 +565,7 @@ class ContactPair {
       BoundingBox box = elementBoundingBox(q, length);
       box.inflate(absOf(p_.offset) + kBoxMargin);
       if (box.separatedFromCircle(circle.centre, contactSurfaceRadius(p_))) {
-        // Skipped pair: every gap is positive; store a positive surrogate (spec §5.6).
+        // Skipped pair: every gap is positive; store a positive surrogate (docs/model.md §5.6).
         const double surrogate = boxDistance(box, circle.centre) - contactSurfaceRadius(p_);
         for (int i = 0; i < MaxSegments; ++i) {
           if (i >= p_.segmentCount) break;
@@ -617,7 +617,7 @@ class ContactPair {
     return degenerate ? Status::kDegenerateState : Status::kOk;
   }
 
-  // Outputs per segment with the current history (spec §4.10).
+  // Outputs per segment with the current history (docs/model.md §4.10).
   Status outputs(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
                  SegmentOutput (&out)[MaxSegments]) const {
     for (int i = 0; i < MaxSegments; ++i) out[i] = SegmentOutput{};
@@ -649,7 +649,7 @@ class ContactPair {
 
  private:
   // Forces of the segments in contact. decided == nullptr: the history D as it stands (Newton
-  // phase, spec §4.6). Otherwise each segment's state is decided here and written to decided[i]
+  // phase, docs/model.md §4.6). Otherwise each segment's state is decided here and written to decided[i]
   // (switches[i] counts its stick/slip switches within the step).
   Status forces(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
                 const CircleState& circle, SegmentHistory* decided, std::uint8_t* switches, PairForces& out,
@@ -698,7 +698,7 @@ class ContactPair {
         pointForce[i + 1] += g.rho * f;
         forceSum += f;
       } else {
-        // Point-wise normals (spec §4.8 PWN): each endpoint uses its own normal direction.
+        // Point-wise normals (docs/model.md §4.8 PWN): each endpoint uses its own normal direction.
         const Vector2 fl = pointFrameForce(points.position[i], circle.centre, fn, ft);
         const Vector2 fr = pointFrameForce(points.position[i + 1], circle.centre, fn, ft);
         pointForce[i] += (1.0 - g.rho) * fl;
@@ -759,7 +759,7 @@ class ContactPair {
   }
   static constexpr double kKeptOpenGap = 1e-12;  // m
 
-  // What the post-Newton step of segment i reads its anchor from: D0 (spec §11.19), or, for a
+  // What the post-Newton step of segment i reads its anchor from: D0 (docs/model.md §11.19), or, for a
   // segment renewing its anchor (renewsAnchor), D0 without its anchor, so that the step anchors the
   // segment where it finds it.
   SegmentHistory anchorSource(int i) const {
@@ -804,7 +804,7 @@ class ContactPair {
            p_.friction.law == TangentialLaw::kContinuous;
   }
 
-  static constexpr double kBoxMargin = 1e-9;  // m, safety margin of the pre-check (spec §5.4)
+  static constexpr double kBoxMargin = 1e-9;  // m, safety margin of the pre-check (docs/model.md §5.4)
 
   double wrapPeriod() const { return 2.0 * detmath::kPi * p_.radius; }
 

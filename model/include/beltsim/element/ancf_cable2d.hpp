@@ -1,20 +1,20 @@
 // Planar ANCF cable element: cubic Hermite, Bernoulli-Euler, large deformation, axial and bending
-// elasticity, strain-rate damping and a reference (pre-)strain (spec §2, seed 000 Sect. 2.1).
+// elasticity, strain-rate damping and a reference (pre-)strain (docs/model.md §2, paper [P] Sect. 2.1).
 //
-// Coordinates (spec §2.1): q = [rA_x, rA_y, r'A_x, r'A_y, rB_x, rB_y, r'B_x, r'B_y], absolute
+// Coordinates (docs/model.md §2.1): q = [rA_x, rA_y, r'A_x, r'A_y, rB_x, rB_y, r'B_x, r'B_y], absolute
 // (reference + displacement), positions in m, slopes dimensionless; qDot in m/s and 1/s.
 //
-// Strains (spec §2.4, seed eqs. 4, 6-8), with f_ref = 0 (the stress-free shape is straight):
+// Strains (docs/model.md §2.4, seed eqs. 4, 6-8), with f_ref = 0 (the stress-free shape is straight):
 //   eps = |r'| - 1,            N   = EA (eps - eps0) + d_eps eps_dot      (axial force, N)
 //   K   = (r' x r'') / r'.r',  M_b = EI (K - K0)     + d_K   K_dot        (bending moment, N m)
 // With eps0 = -0.05 and eps = 0 the force is N = +0.05 EA: tension.
 //
-// Internal force (spec §2.5, seed eq. 5), LHS convention of spec §0.2
+// Internal force (docs/model.md §2.5, seed eq. 5), LHS convention of docs/model.md §0.2
 // (M qDDot + Q_int(q, qDot) = Q_ext):
 //   Q_int = L/2 sum_{a in A} w_a N eps_q  +  L/2 sum_{b in B} w_b M_b K_q
-// with the rule pair A/B of the selected IntegrationScheme (spec §2.6).
+// with the rule pair A/B of the selected IntegrationScheme (docs/model.md §2.6).
 //
-// Jacobian (spec §2.8), derived by hand; with t = r'/|r'|, n = t^perp, g = r'.r', f = r' x r'':
+// Jacobian (docs/model.md §2.8), derived by hand; with t = r'/|r'|, n = t^perp, g = r'.r', f = r' x r'':
 //   eps_q = S'^T t,  K_q = S'^T alpha + S''^T beta,  beta = r'^perp / g,
 //   alpha = dK/dr' = (df/dr' - 2 K r') / g = ((r''_y, -r''_x) - 2 K r') / g.
 // Axial point: dQ/dq += w L/2 (S'^T S') (x) [EA t t^T + d_eps (n.r'_dot)/|r'| t n^T + N/|r'| n n^T]
@@ -55,13 +55,13 @@ struct AncfCable2DParameters {
   Scalar bendingDamping = Scalar(0);        // d_K, M_b += d_K K_dot [N m^2 s]
   Eigen::Matrix<Scalar, 2, 1> gravity =
       Eigen::Matrix<Scalar, 2, 1>::Zero();  // distributed mass-proportional load [m/s^2]
-  // false: the gravity load's consistent nodal forces (spec §2.7, with the end moments
+  // false: the gravity load's consistent nodal forces (docs/model.md §2.7, with the end moments
   // +-rho A g L^2 / 12 on the slopes); true: lumped, rho A g L / 2 on each node's position.
   bool lumpedGravity = false;
   IntegrationScheme scheme = kDefaultIntegrationScheme;
 };
 
-// Everything the element reports at a local coordinate x in [0, L] (spec §2.9).
+// Everything the element reports at a local coordinate x in [0, L] (docs/model.md §2.9).
 template <typename Scalar>
 struct AncfCable2DSection {
   Eigen::Matrix<Scalar, 2, 1> position;  // r(x) [m]
@@ -132,11 +132,11 @@ class AncfCable2D {
   bool isSetUp() const { return ready_; }
   const Parameters& parameters() const { return params_; }
 
-  // Constant consistent mass matrix (spec §2.3): rho A L / 420 [156 22L 54 -13L; ...] (x) I2 [kg,
+  // Constant consistent mass matrix (docs/model.md §2.3): rho A L / 420 [156 22L 54 -13L; ...] (x) I2 [kg,
   // kg m, kg m^2 by block]. Valid after setUp.
   const Matrix8& massMatrix() const { return mass_; }
 
-  // Generalized gravity force (spec §2.7), right-hand side (physical) sign:
+  // Generalized gravity force (docs/model.md §2.7), right-hand side (physical) sign:
   // rho A [L/2 g; L^2/12 g; L/2 g; -L^2/12 g] [N, N m]. Valid after setUp.
   const Vector8& gravityForce() const { return gravityForce_; }
 
@@ -153,7 +153,7 @@ class AncfCable2D {
     return dispatch<true>(q, qDot, Q, &stiffness, &damping, Scalar(1), Scalar(1));
   }
 
-  // Q_int and the combined Newton matrix  cq dQ/dq + cv dQ/dqDot  (spec §2.8), assembled in one
+  // Q_int and the combined Newton matrix  cq dQ/dq + cv dQ/dqDot  (docs/model.md §2.8), assembled in one
   // matrix: the factors scale each integration point's 2x2 blocks before they are spread over
   // the 8x8 matrix. Note that the mass term (c_a M) is not included. On error all outputs are zero.
   Status internalForceAndCombinedJacobian(const Vector8& q, const Vector8& qDot, Scalar cq,
@@ -208,7 +208,7 @@ class AncfCable2D {
     return interpolate(qDot, x, 0, v);
   }
 
-  // All section quantities at x in [0, L] (spec §2.9), from the current state; not restricted to
+  // All section quantities at x in [0, L] (docs/model.md §2.9), from the current state; not restricted to
   // integration points. kDegenerateState if |r'(x)| is ~0, kNonFiniteValue for NaN/Inf,
   // kInvalidParameter if not set up or x is outside [0, L]. On error, out is zeroed.
   Status section(const Vector8& q, const Vector8& qDot, Scalar x, Section& out) const {
@@ -248,7 +248,7 @@ class AncfCable2D {
   }
 
  private:
-  // Axial quantities at one point (spec §2.4).
+  // Axial quantities at one point (docs/model.md §2.4).
   struct Axial {
     Scalar l;       // |r'|
     Scalar invL;    // 1 / |r'|
@@ -258,7 +258,7 @@ class AncfCable2D {
     Scalar N;       // axial force with damping
   };
 
-  // Bending quantities at one point (spec §2.4); K_q = S'^T alpha + S''^T beta.
+  // Bending quantities at one point (docs/model.md §2.4); K_q = S'^T alpha + S''^T beta.
   struct Bending {
     Scalar g;                // r'.r'
     Scalar invG;             // 1 / g

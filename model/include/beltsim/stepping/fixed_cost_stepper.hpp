@@ -27,11 +27,12 @@
 // step every 11 ms or so of the paper's steady state (16 segments of 4 elements), which took 16
 // columns of about 32 k Cortex-M7 instructions each (the worst step 1.5 times the median); the
 // same switches as 4 pair blocks and the elimination from the first of them cost about a third
-// of that (README "Firmware").
+// of that (docs/firmware.md, *Fixed-cost stepping*).
 // Why: a matrix kept without the switch updates diverges (a segment that starts sticking adds
 // its bristle stiffness), and a post-Newton loop around a fixed number of iterations decides a
-// switch one Newton solve late (measured, README "Firmware"). A softening switch (stick -> slip,
-// contact lost) leaves the stiffer state in the matrix until the refresh: the iteration then
+// switch one Newton solve late (measured, docs/firmware.md, *Budgets*, *Tried and dropped*). A
+// softening switch (stick -> slip, contact lost) leaves the stiffer state in the matrix until the
+// refresh: the iteration then
 // converges more slowly there but cannot overshoot (applying softening columns too faulted).
 // Flags: the reported residual above fixedResidualTolerance or e_PNS above it flag the step as
 // not converged; a non-finite value or a singular matrix restores the start-of-step state and
@@ -168,7 +169,7 @@ class FixedCostStepper {
   // border a block costs about 2.8 k x86-64 instructions, a pair's block about 21 k (callgrind,
   // scripted run; with the whole border 4 blocks did). Measured with 7 against 4: the Cortex-M7's
   // worst step 0.912 M against 0.932 M (scripted), 0.886 M against 0.885 M (paper's scenario),
-  // robustness unchanged (README "Firmware", compact border).
+  // robustness unchanged (docs/firmware.md, *Compact border*).
   static constexpr int kBlocksPerPair = 7;
   int pendingSwitches() const { return pendingSwitches_; }
 

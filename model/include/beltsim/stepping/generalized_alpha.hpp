@@ -1,5 +1,5 @@
 // Implicit fixed-step time integration with bounded Newton and bounded post-Newton (PNS) loops
-// (spec §7.2-7.3, §7.6-7.7, §7.11). Generalized-alpha in the Arnold-Bruls form with spectral
+// (docs/model.md §7.2-7.3, §7.6-7.7, §7.11). Generalized-alpha in the Arnold-Bruls form with spectral
 // radius rho_inf in [0, 1] (rho_inf = 1: the trapezoidal rule of the paper), or Newmark with
 // given beta, gamma. Never shrinks the step, never retries: a step that does not converge within
 // the bounds is completed, flagged and counted.
@@ -47,12 +47,12 @@ struct IntegratorSettings {
   double absoluteTolerance = 1e-10;
   double pnsTolerance = 1e-3;    // N (paper: 1e-3)
   double contractivityLimit = 0.5;  // rebuild the Jacobian if res_j / res_{j-1} exceeds this
-  // false (spec §7.3, the reference): every post-Newton pass restarts Newton from the predictor.
+  // false (docs/model.md §7.3, the reference): every post-Newton pass restarts Newton from the predictor.
   // true: passes 2.. continue from the previous pass's solution (the equations are the same, only
   // the friction history changed), which needs fewer iterations; results agree to the Newton
   // tolerance, not bit for bit with the reference behaviour.
   bool warmStartPns = false;
-  // false (spec §7.3, the reference): the predictor sets the end-of-step acceleration to 0.
+  // false (docs/model.md §7.3, the reference): the predictor sets the end-of-step acceleration to 0.
   // true: to the start-of-step acceleration (a constant-acceleration predictor), which starts
   // Newton nearer to the solution when the belt moves smoothly (the PC configuration's settings
   // over the paper's scenario: 4.74 instead of 5.21 Newton iterations per step, the same tail
@@ -60,20 +60,20 @@ struct IntegratorSettings {
   // a worse worst step, so the configurations keep false); results agree to the Newton
   // tolerance, not bit for bit.
   bool constantAccelerationPredictor = false;
-  // false (spec §7.11, the reference): the Newton matrix is rebuilt at the first iteration of
+  // false (docs/model.md §7.11, the reference): the Newton matrix is rebuilt at the first iteration of
   // every Newton solve. true: the last factorization is kept across post-Newton passes and steps
   // (modified Newton) and rebuilt only when the contraction res_j / res_{j-1} exceeds
   // contractivityLimit or the previous solve did not converge. The step size is fixed, so the
   // scheme's factors in the matrix do not change; only the state it was built at is older.
   bool reuseJacobian = false;
-  // false: every post-Newton pass builds the whole Newton matrix (spec §7.11). true (with
+  // false: every post-Newton pass builds the whole Newton matrix (docs/model.md §7.11). true (with
   // warmStartPns): passes 2.. ask the System for MatrixUpdate::kChangedContacts, so only the
   // contact pairs whose stick/slip states the PNS changed are re-evaluated; the other blocks are
   // from pass 1 at a slightly different state (a modified Newton; the converged solution meets
   // the same tolerances). With reuseJacobian too, every Newton solve starts with such an update
   // of the last matrix (which the System skips if no contact changed).
   bool updateChangedContactsOnly = false;
-  // Reference scheme: false (spec, the paper's validation), the Newton matrix's factorization
+  // Reference scheme: false (the paper's validation), the Newton matrix's factorization
   // eliminates every border unknown; true, the prescribed ones (fixed centres, a speed-driven
   // rotation), whose rows are the scaled identity, are solved apart (BeltDrive::setCompactBorder;
   // the fixed-cost scheme's kept matrix always does). The same matrix in fewer operations
@@ -85,15 +85,15 @@ struct IntegratorSettings {
   // rebuilt (one slice of the elements per step), the low-rank columns per step for switches
   // that stiffen it, and the force (N) above which the step's remaining residual or its
   // post-Newton error flags it as not converged (the configurations take about 1 % of the
-  // belt's pre-tension: README "Firmware").
+  // belt's pre-tension: docs/firmware.md, *Fixed-cost stepping*).
   int fixedNewtonIterations = 2;
   // Fixed-cost scheme only: the first frozenStateIterations of the n iterations evaluate the
   // residual with the states the last post-Newton pass committed (those the kept matrix was built
   // with when it is rebuilt after every step) instead of deciding them at the iterate. The
   // predictor is a poor place to decide stick/slip: after a speed step it leaves kilonewtons of
   // residual, and the states decided there send the iteration into switches that the kept
-  // matrix lacks (README "Firmware": 1 takes the microcontroller's random-command run from a fault
-  // at 0.28 s to none in 60 s). 0: every iteration decides.
+  // matrix lacks (docs/firmware.md, *Fixed-cost stepping*: 1 takes the microcontroller's
+  // random-command run from a fault at 0.28 s to none in 60 s). 0: every iteration decides.
   int frozenStateIterations = 0;
   int refreshSteps = 8;
   int switchColumnsPerStep = 4;
@@ -103,7 +103,7 @@ struct IntegratorSettings {
   int refactorPairsPerStep = 0;
   // Low-rank columns a step may still take after its partial re-factorization (0: none, so that
   // a step does one or the other and its worst case is the larger of the two; more keeps up with
-  // gross slip, README "Firmware").
+  // gross slip, docs/firmware.md, *Fixed-cost stepping*).
   int columnsAfterRefactor = 0;
   // Aged refresh (fixed-cost scheme, refreshSteps = 1 only; kept_newton_matrix.hpp): the
   // rebuild after a step evaluates the element blocks of every blockAgeSteps-th element again (a
@@ -162,7 +162,7 @@ struct StepStatistics {
   bool converged() const { return flags == 0; }
 };
 
-// Coefficients of the scheme for step size h (spec §7.2-7.5).
+// Coefficients of the scheme for step size h (docs/model.md §7.2-7.5).
 struct SchemeCoefficients {
   double alphaM = 0.5, alphaF = 0.5, beta = 0.25, gamma = 0.5;
   double massFactor = 1.0;       // (1 - alpha_m) / (1 - alpha_f)
@@ -205,7 +205,7 @@ struct IterationPoint {
   const SchemeCoefficients* scheme;
 };
 
-// Predictor from the start-of-step state (spec §7.3 step 2; Newmark: alpha_m = alpha_f = 0):
+// Predictor from the start-of-step state (docs/model.md §7.3 step 2; Newmark: alpha_m = alpha_f = 0):
 // q, v, a and the algorithmic acceleration part aBarStar from q0, v0, a0, aBar0 with step h.
 // The end-of-step acceleration a is predicted as 0 (the reference) or, with constantAcceleration,
 // as a0; either way q and v follow from a by the scheme's relations
@@ -308,7 +308,7 @@ class GeneralizedAlpha {
       if (error <= settings_.pnsTolerance) break;
       if (k == settings_.maxPnsIterations) stats.flags |= kStepPnsNotConverged;  // accepted as is
     }
-    // Algorithmic acceleration of the accepted solution (spec §7.3 step 4).
+    // Algorithmic acceleration of the accepted solution (docs/model.md §7.3 step 4).
     aBar_ = aBarStar_ + (1.0 - scheme_.alphaF) / (1.0 - scheme_.alphaM) * a_;
     ++steps_;
     time_ = tNext;
@@ -321,7 +321,7 @@ class GeneralizedAlpha {
   }
 
   // Newton with at most maxNewtonIterations updates. Jacobian at the first iteration of every
-  // Newton solve (the contact set may have changed in the PNS, spec §7.11) unless reuseJacobian
+  // Newton solve (the contact set may have changed in the PNS, docs/model.md §7.11) unless reuseJacobian
   // keeps the last one, and again whenever the contraction is poor. Returns true if converged.
   bool newton(System& system, double t, MatrixUpdate firstBuild, StepStatistics& stats) {
     const IterationPoint<Vector> point{&q_, &v_, &a_, t, &scheme_};

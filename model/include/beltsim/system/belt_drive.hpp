@@ -14,7 +14,7 @@
 // assembly of element and pair blocks, and the two matrix storages of the fixed-cost stepper).
 //
 // Prescribed unknowns (fixed axis, clamped/pinned cable ends, speed-driven pulleys) are
-// eliminated exactly by replacing their Newton row (spec §7.12): the velocity is set to its
+// eliminated exactly by replacing their Newton row (docs/model.md §7.12): the velocity is set to its
 // prescribed value at t_{n+1}, and the row's original value is the reaction (the drive torque).
 #pragma once
 #include <cstdint>
@@ -256,7 +256,7 @@ class BeltDrive {
     return torque;
   }
 
-  // ---- static-phase controls (spec §8.3) ------------------------------------------------------------
+  // ---- static-phase controls (docs/model.md §8.3) ------------------------------------------------------------
   void setMode(Mode mode) { mode_ = mode; }
   Mode mode() const { return mode_; }
   // Static solve: load factor on gravity, stabilizer s (LHS + s M (q - qPrevious)), the locked
@@ -303,7 +303,7 @@ class BeltDrive {
   }
 
   // ---- System interface (GeneralizedAlpha) ------------------------------------------------------
-  // false (the reference, spec §4.6): the residual keeps every segment's contact flag and stick/
+  // false (the reference, docs/model.md §4.6): the residual keeps every segment's contact flag and stick/
   // slip state as the last post-Newton step left them. true (the fixed-cost scheme): the residual
   // decides them at each evaluation (ContactPair::evaluateDecided) for the pairs that can touch
   // their circle within the step: a start-of-step gap within kDecisionMargin. The margin is far
@@ -681,7 +681,7 @@ class BeltDrive {
     for (int p = 0; p < circleCount_; ++p) armAnchorStart_[p] = armAnchor_[p];
   }
 
-  // e_PNS: sum over the segments of a pair, maximum over the pairs (spec §4.7 notes).
+  // e_PNS: sum over the segments of a pair, maximum over the pairs (docs/model.md §4.7 notes).
   Status postNewtonStep(const IterationPoint<Vector>& point, double& error) {
     error = 0.0;
     Status worst = Status::kOk;
@@ -738,7 +738,7 @@ class BeltDrive {
   }
   const ArmGeometry& armGeometryOf(int p) const { return armGeometry_[p]; }
 
-  // Initialises every pair's history from the current geometry (spec §8.4): contact (g <= 0):
+  // Initialises every pair's history from the current geometry (docs/model.md §8.4): contact (g <= 0):
   // stick, anchored at x_cur; otherwise undefined. Also the start-of-step copy.
   void initializeContactHistory(const Vector& q, const Vector& v) {
     for (int p = 0; p < circleCount_; ++p) {
@@ -888,7 +888,7 @@ class BeltDrive {
       const CircleKind kind = circle_[p].kind;
       if (local < 2) return movingCentre(kind) ? Prescribed::kNo : Prescribed::kFixed;
       if (kind == CircleKind::kFixed) return Prescribed::kFixed;
-      if (mode_ == Mode::kStatic) return Prescribed::kStaticLock;  // rotations locked (spec §8.3)
+      if (mode_ == Mode::kStatic) return Prescribed::kStaticLock;  // rotations locked (docs/model.md §8.3)
       return kind == CircleKind::kSpeedDriven ? Prescribed::kSpeed : Prescribed::kNo;
     }
     const int node = dof / 4, local = dof % 4;

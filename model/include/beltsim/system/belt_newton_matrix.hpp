@@ -1,4 +1,4 @@
-// The belt drive's Newton matrix in the order of its block solver (spec §7.12), and the two
+// The belt drive's Newton matrix in the order of its block solver (docs/model.md §7.12), and the two
 // storages it lives in: the active one (factorized, solves) and, for the fixed-cost stepper, the
 // one a refresh assembles and factorizes over several steps while the active one keeps solving.
 //

@@ -103,7 +103,7 @@ void BeltDrive<NE, NP, NCS>::selectPairRenewals(int pairBudget, bool (&renew)[NE
   int spent = 0;
   int next = renewalCursor_;
   for (int g = 0; g < 3; ++g) {
-    // Changed pairs are all evaluated (deferring them faults: README "Firmware").
+    // Changed pairs are all evaluated (deferring them faults: docs/firmware.md, *Aged rebuild*).
     const int limit = g == 0 ? kPairs : pairBudget;
     for (int k = 0; k < kPairs && spent < limit; ++k) {
       const int index = (renewalCursor_ + k) % kPairs;

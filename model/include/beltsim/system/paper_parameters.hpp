@@ -1,5 +1,5 @@
-// The paper's belt and its contact values as the authors ran them (spec §9.1-9.2; seed 000
-// Table 2-3 with the corrections of spec §11.1-11.3), and the conversion of per-area contact
+// The paper's belt and its contact values as the authors ran them (docs/model.md §9.1-9.2; paper [P]
+// Table 2-3 with the corrections of docs/model.md §11.1-11.3), and the conversion of per-area contact
 // values to the per-segment values the contact pair uses.
 #pragma once
 #include <cmath>
@@ -8,7 +8,7 @@
 
 namespace beltsim {
 
-// Belt of the paper: rho A = 0.8288 kg/m (stiffness height 0.01 m, spec §11.1), EA = 8000 N,
+// Belt of the paper: rho A = 0.8288 kg/m (stiffness height 0.01 m, docs/model.md §11.1), EA = 8000 N,
 // EI = 1.333e-3 N m^2, pre-stretch -0.05 (400 N), d_eps = 1 N s, gravity, scheme c,
 // thickness 1e-4 m (geometry and contact offset only), width 0.08 m.
 inline BeltParameters paperBelt() {
@@ -47,7 +47,7 @@ struct ContactPerArea {
   StickMemory stickMemory = StickMemory::kSegment;
 };
 
-// Per-segment values (spec §9.1): c_F = b L / n_cs is the reference area of one segment and
+// Per-segment values (docs/model.md §9.1): c_F = b L / n_cs is the reference area of one segment and
 // m_seg = rho A L / n_cs its mass.
 inline ContactParameters contactFromPerArea(const ContactPerArea& a, const BeltParameters& belt,
                                             double elementLength, int segments) {

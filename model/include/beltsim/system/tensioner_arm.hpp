@@ -2,9 +2,9 @@
 // turns about a fixed pivot; a torsional spring (rate k, wound up by `preloadAngle` at the drawn
 // position), a viscous damper and an optional friction torque act on the arm.
 //
-// Model decision (no paper covers it; written down in README "Host simulator"): the pulley's
-// centre keeps its two Cartesian unknowns (x, y), exactly as a floating pulley, and the arm acts
-// on them through
+// Model decision (no paper covers it; written down in docs/host_simulator.md, *Pulleys and the
+// tensioner arm*): the pulley's centre keeps its two Cartesian unknowns (x, y), exactly as a
+// floating pulley, and the arm acts on them through
 //   * the arm torque M about the pivot, applied as the force (M / rho) t at the centre, where
 //     d = c - pivot, rho = |d|, r = d / rho and t = (-r_y, r_x) (counter-clockwise tangent);
 //   * a stiff radial spring-damper k_r (rho - L) + c_r rho' along r, which keeps rho at L. Its

@@ -1,0 +1,492 @@
+#!/usr/bin/env python3
+"""Every README or docs section that a comment, message or doc cites must exist (CTest
+`docs_references_exist`, label `docs`).
+
+Usage: check_doc_references.py [--verbose] [REPO_ROOT]   (default: two folders above this script;
+       --verbose lists every citation and the section it found)
+
+Scanned: every text file under model/, firmware/, hal/, host_sim/, tests/, scripts/,
+toolchains/, docs/ and .ci/, and README.md, CMakeLists.txt and the *.cmake, *.toml, *.py, *.md,
+*.hpp, *.cpp, *.h files at the top (never build/ or .git/, nor this script, whose examples
+below would cite themselves). Comment markers (// /* * #) are stripped and a comment's lines
+joined, so a citation may wrap over lines; \\" in a C++ string counts as a quote.
+
+Citation forms checked (NAME is a section name, FILE a path such as docs/firmware.md):
+
+  README "NAME"    README.md "NAME"    README's "NAME"    README \\"NAME\\" (in a C++ string)
+  README, *NAME*   README (*NAME*)     README §N          README#anchor
+  README's NAME section   README NAME table   (README, NAME)     loose: NAME is lower-case
+                                                          words that some README heading holds
+  FILE             FILE, *NAME*        FILE (*NAME*)      FILE, *NAME*, *NAME2*
+  FILE, "NAME"     FILE ("NAME")       FILE#anchor        [text](FILE) and [text](FILE#anchor)
+  docs/model.md §4.5, FILE, §4.5, FILE §4.7 / §11.19: a heading that begins with that number
+                   ("### 4.5 ..."); in a Markdown file with numbered headings (docs/model.md) a
+                   bare §4.5 (not after "spec" or "paper") names a section of that file
+  *NAME* above / *NAME*, *NAME2* below  (in a Markdown file: a section of the same file)
+
+FILE is README.md, a docs/*.md file or any other repository Markdown file cited with its
+folder (tests/goldens/README.md); a cited file that does not exist fails. Markdown links are
+resolved relative to the citing file. docs/model.md is checked only once it exists (until
+then its citations are counted and skipped with a note).
+
+A section NAME exists in a file when, compared case-insensitively without Markdown markup and
+trailing punctuation, it equals one of the file's section names or their first words. Section
+names: Markdown headings (# or underlined), bold run-in headings (a line that begins with
+**NAME**, also as a list item) and italic run-in names (*NAME* followed by ':' or '.'). So
+"Segment geometry" names "## Segment geometry: the arc gap (...)" and "Slip direction" names
+"**Slip direction of a segment without deflection**".
+A README section whose heading names the docs file that now holds its details
+("### Firmware (docs/firmware.md)") is only a summary: citing it fails, pointing to that file.
+
+Figures tied to a test: for each row of TIES, the value a doc states (DOC_REGEX in DOC) must
+equal the value a test enforces (SOURCE_REGEX in SOURCE, and ENFORCER must use it): the README's
+Cortex-M7 memory budgets against cortex_m7_firmware_memory_budget's FLASH_LIMIT / RAM_LIMIT.
+
+Output: one line per broken citation ("path:line: cites FILE section 'NAME', which does not
+exist (sections there: closest matches)") and exit status 1, or the number of citations checked
+and exit status 0.
+"""
+import difflib
+import os
+import re
+import sys
+from bisect import bisect_right
+
+SCAN_DIRS = ("model", "firmware", "hal", "host_sim", "tests", "scripts", "toolchains", "docs", ".ci")
+TOP_FILES = ("README.md", "CMakeLists.txt")
+TOP_EXTENSIONS = (".cmake", ".toml", ".py", ".md", ".hpp", ".cpp", ".h")
+SKIP_DIRS = {"build", ".git"}
+C_LIKE = (".hpp", ".cpp", ".h", ".c", ".cc", ".ld")
+NOT_YET = {"docs/model.md"}  # cited files that are being written: skipped with a note while missing
+SELF = "tests/docs/check_doc_references.py"
+
+# (what, doc file, regex of the stated figure in it (value, unit), source file, regex of the
+#  enforced value (bytes), enforcing script, regex that shows the script compares with it)
+TIES = (
+    ("the Cortex-M7 flash budget",
+     "README.md", r"Cortex-M7 memory:.{0,300}?budgets?\b(?:.{0,80}?flash ≤ | )([\d.]+) (KiB|MiB)",
+     "tests/CMakeLists.txt", r"add_test\(NAME cortex_m7_firmware_memory_budget\b.*?-DFLASH_LIMIT=(\d+)",
+     "tests/cmake/check_memory_budget.cmake", r"flash GREATER FLASH_LIMIT"),
+    ("the Cortex-M7 RAM budget",
+     "README.md", r"Cortex-M7 memory:.{0,300}?budgets?\b(?:.{0,80}?RAM ≤ | )([\d.]+) (KiB|MiB)",
+     "tests/CMakeLists.txt", r"add_test\(NAME cortex_m7_firmware_memory_budget\b.*?-DRAM_LIMIT=(\d+)",
+     "tests/cmake/check_memory_budget.cmake", r"ram GREATER RAM_LIMIT"),
+)
+UNITS = {"B": 1, "KiB": 1024, "MiB": 1024 * 1024}
+# Words that make "README <words> section" prose rather than a section name.
+STOP_WORDS = {"or", "and", "the", "a", "an", "of", "in", "its", "each", "every", "which", "that"}
+
+ITALIC = r"(?<![*\w])\*(?![\s*])([^*]+?)(?<![\s*])\*(?![*\w])"
+MD_PATH = r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.md)\b"
+README = r"(?<![\w/.-])README(?:\.md)?(?![\w-])"
+
+
+def text_files(root):
+    for name in sorted(os.listdir(root)):
+        path = os.path.join(root, name)
+        if os.path.isfile(path) and (name in TOP_FILES or name.endswith(TOP_EXTENSIONS)):
+            yield name
+    for top in SCAN_DIRS:
+        for folder, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            for name in sorted(files):
+                yield os.path.relpath(os.path.join(folder, name), root)
+
+
+def read_text(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def joined(rel, text):
+    """The file's lines without comment markers, joined by spaces; and each line's start."""
+    md = rel.endswith(".md")
+    c_like = rel.endswith(C_LIKE)
+    parts, starts, pos = [], [], 0
+    for line in text.split("\n"):
+        s = line.strip()
+        if not md:
+            if c_like:
+                s = re.sub(r"^(?://+!?|/\*+|\*+(?!/))\s?", "", s)
+            else:
+                s = re.sub(r"^#+!?\s?", "", s)
+        s = s.replace('\\"', ' "')  # a quote escaped in a C++ or Python string
+        starts.append(pos)
+        parts.append(s)
+        pos += len(s) + 1
+    return " ".join(parts), starts
+
+
+def norm(name):
+    s = name.replace("’", "'").replace("`", "").replace("**", "").replace("*", "")
+    s = re.sub(r"\s+", " ", s).strip().lower()
+    return s.rstrip(".:;, ")
+
+
+def slug(title):
+    s = title.strip().lower().replace("`", "").replace("*", "")
+    s = re.sub(r"[^\w\- ]", "", s)
+    return s.replace(" ", "-")
+
+
+class Doc:
+    def __init__(self, rel, text):
+        self.rel = rel
+        self.sections = []  # (title, kind, line)
+        self.numbered = {}  # "4.5" -> title
+        self.anchors = set()
+        lines = text.split("\n")
+        fence = False
+        for i, line in enumerate(lines):
+            if line.lstrip().startswith("```"):
+                fence = not fence
+                continue
+            if fence:
+                continue
+            m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+            title = None
+            if m:
+                title = m.group(1)
+            elif i + 1 < len(lines) and line.strip() and re.match(r"^(=+|-+)\s*$", lines[i + 1]) \
+                    and not line.lstrip().startswith(("|", "-", "*")):
+                title = line.strip()
+            if title is not None:
+                self.sections.append((title, "heading", i + 1))
+                n = re.match(r"^§?\s*(\d+(?:\.\d+)*)\.?(?:\s|$)", title)
+                if n:
+                    self.numbered.setdefault(n.group(1), title)
+                base = slug(title)
+                a, k = base, 1
+                while a in self.anchors:
+                    a, k = f"{base}-{k}", k + 1
+                self.anchors.add(a)
+                continue
+            m = re.match(r"^\s*(?:[-+*]\s+|\d+\.\s+)?\*\*(.+?)\*\*", line)
+            if m:
+                self.sections.append((m.group(1), "bold", i + 1))
+            for m in re.finditer(ITALIC + r"(?=\s*[:.])", line):
+                self.sections.append((m.group(1), "italic", i + 1))
+
+    def find(self, name):
+        want = norm(name)
+        if not want:
+            return None
+        for title, kind, line in self.sections:
+            have = norm(title)
+            if have == want:
+                return title
+            if have.startswith(want) and re.match(r"[\s:(,.;—–]", have[len(want):]):
+                return title
+        return None
+
+    def find_loose(self, phrase):
+        """A heading (any kind) that holds every word of the phrase."""
+        words = norm(phrase).split()
+        for title, kind, line in self.sections:
+            have = norm(title)
+            if all(re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", have) for w in words):
+                return title
+        return None
+
+    def closest(self, name, n=4):
+        titles = [norm(t) for t, k, l in self.sections]
+        originals = {norm(t): t for t, k, l in reversed(self.sections)}
+        close = difflib.get_close_matches(norm(name), titles, n=n, cutoff=0.35)
+        if not close:
+            close = [norm(t) for t, k, l in self.sections if k == "heading"][:6]
+        seen = []
+        for c in close:
+            if originals[c] not in seen:
+                seen.append(originals[c])
+        return "; ".join(seen) if seen else "none"
+
+
+class Checker:
+    def __init__(self, root, verbose=False):
+        self.root = root
+        self.verbose = verbose
+        self.docs = {}
+        self.errors = []
+        self.checked = 0
+        self.skipped = {}
+
+    def doc(self, rel):
+        if rel not in self.docs:
+            path = os.path.join(self.root, rel)
+            text = read_text(path) if os.path.isfile(path) else None
+            self.docs[rel] = Doc(rel, text) if text is not None else None
+        return self.docs[rel]
+
+    def log(self, where, what, found):
+        if self.verbose:
+            print(f"{where}: {what} -> {found if found else 'MISSING'}")
+
+    def target(self, where, cited):
+        """The Doc of a cited file, or None (reported, or skipped while it is being written)."""
+        self.checked += 1
+        d = self.doc(cited)
+        if d is None:
+            if cited in NOT_YET:
+                self.skipped[cited] = self.skipped.get(cited, 0) + 1
+                self.log(where, cited, "skipped (not written yet)")
+            else:
+                self.log(where, cited, None)
+                self.errors.append(f"{where}: cites {cited}, which does not exist")
+        return d
+
+    def file(self, where, cited):
+        if self.target(where, cited) is not None:
+            self.log(where, cited, "file exists")
+
+    def section(self, where, cited, name):
+        name = name.strip()
+        d = self.target(where, cited)
+        if d is None:
+            return
+        title = d.find(name)
+        self.log(where, f"{cited} section '{name}'", title)
+        if title is None:
+            self.errors.append(f"{where}: cites {cited} section '{name}', which does not exist "
+                               f"(sections there: {d.closest(name)})")
+            return
+        moved = re.search(r"\((docs/[\w.-]+\.md)\)", title) if cited == "README.md" else None
+        if moved:
+            self.errors.append(f"{where}: cites {cited} section '{name}', which only summarises "
+                               f"{moved.group(1)}: cite {moved.group(1)} and its section there")
+
+    def loose(self, where, cited, phrase):
+        d = self.target(where, cited)
+        if d is None:
+            return
+        title = d.find_loose(phrase)
+        self.log(where, f"{cited} section '{phrase}' (loose)", title)
+        if title is None:
+            self.errors.append(f"{where}: cites {cited} section '{phrase}', which does not exist "
+                               f"(sections there: {d.closest(phrase)})")
+
+    def numbered(self, where, cited, number):
+        d = self.target(where, cited)
+        if d is None:
+            return
+        self.log(where, f"{cited} section '§{number}'", d.numbered.get(number))
+        if number not in d.numbered:
+            near = sorted(d.numbered, key=lambda k: [int(p) for p in k.split(".")])
+            near = [k for k in near if k.split(".")[0] == number.split(".")[0]] or near
+            self.errors.append(f"{where}: cites {cited} section '§{number}', which does not exist "
+                               f"(sections there: {', '.join(near[:12]) or 'no numbered headings'})")
+
+    def anchor(self, where, cited, anchor):
+        d = self.target(where, cited)
+        if d is None:
+            return
+        found = anchor.lower() in d.anchors
+        self.log(where, f"{cited} section '#{anchor}'", "#" + anchor.lower() if found else None)
+        if not found:
+            close = difflib.get_close_matches(anchor.lower(), sorted(d.anchors), n=4, cutoff=0.35)
+            self.errors.append(f"{where}: cites {cited} section '#{anchor}', which does not exist "
+                               f"(sections there: {'; '.join('#' + c for c in close) or 'none close'})")
+
+    def known_md(self, path):
+        """The repository path of a cited Markdown file, or None when it is not a repository path."""
+        first = path.split("/")[0]
+        if path == "README.md" or (("/" in path) and os.path.isdir(os.path.join(self.root, first))
+                                   and first not in SKIP_DIRS):
+            return os.path.normpath(path)
+        return None
+
+    def scan(self, rel, text):
+        flat, starts = joined(rel, text)
+        used = []  # spans already checked as part of a longer form
+
+        def where(offset):
+            return f"{rel}:{bisect_right(starts, offset)}"
+
+        def claim(m):
+            used.append((m.start(), m.end()))
+
+        def free(m):
+            return not any(a <= m.start() < b for a, b in used)
+
+        # README citations.
+        after = r"(?:'s)?\s*(?:,\s*|\(\s*)?"
+        for m in re.finditer(README + after + r'"([^"\n]{1,80})"', flat):
+            claim(m)
+            self.section(where(m.start()), "README.md", m.group(1))
+        for m in re.finditer(README + after + ITALIC, flat):
+            claim(m)
+            self.section(where(m.start()), "README.md", m.group(1))
+        for m in re.finditer(README + r"\s*§\s*(\d+(?:\.\d+)*)", flat):
+            claim(m)
+            self.numbered(where(m.start()), "README.md", m.group(1))
+        for m in re.finditer(README + r"#([\w-]+)", flat):
+            claim(m)
+            self.anchor(where(m.start()), "README.md", m.group(1))
+        loose = (r"'s\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)\s+section\b",  # README's set-up section
+                 r"\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*)\s+table\b",  # README convergence table
+                 r",\s+([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})\s*\)")  # (README, segment geometry)
+        for m in (m for form in loose for m in re.finditer(README + form, flat)):
+            if free(m) and not STOP_WORDS & set(m.group(1).split()):
+                claim(m)
+                self.loose(where(m.start()), "README.md", m.group(1))
+
+        # Citations of a Markdown file by its path, with or without a section.
+        for m in re.finditer(MD_PATH, flat):
+            cited = self.known_md(m.group(1))
+            if cited is None or not free(m):
+                continue
+            rest = flat[m.end():]
+            w = where(m.start())
+            s = re.match(r",?\s*§\s*(\d+(?:\.\d+)*)", rest)
+            if s:  # docs/model.md §4.7, also chained: §4.7 / §11.19, §4.7 and §4.9
+                numbers, tail = [s.group(1)], rest[s.end():]
+                while True:
+                    t = re.match(r"\s*(?:,|/|and|or)\s*§\s*(\d+(?:\.\d+)*)", tail)
+                    if not t:
+                        break
+                    numbers.append(t.group(1))
+                    tail = tail[t.end():]
+                for number in numbers:
+                    self.numbered(w, cited, number)
+                used.append((m.start(), m.end() + len(rest) - len(tail)))
+                continue
+            s = re.match(r"#([\w-]+)", rest)
+            if s:
+                self.anchor(w, cited, s.group(1))
+                continue
+            s = re.match(r"(?:,\s*|\s*\(\s*)" + ITALIC, rest)
+            if s:
+                names = [s.group(1)]
+                tail = rest[s.end():]
+                while True:
+                    t = re.match(r"(?:,\s*|\s+and\s+)" + ITALIC, tail)
+                    if not t:
+                        break
+                    names.append(t.group(1))
+                    tail = tail[t.end():]
+                for name in names:
+                    self.section(w, cited, name)
+                used.append((m.start(), m.end() + len(rest) - len(tail)))
+                continue
+            s = re.match(r'(?:,\s*|\s*\(\s*)"([^"\n]{1,80})"', rest)
+            if s:
+                self.section(w, cited, s.group(1))
+                continue
+            self.file(w, cited)
+
+        # Markdown links relative to the citing file: [text](path.md) and [text](path.md#anchor).
+        if rel.endswith(".md"):
+            for m in re.finditer(r"\]\(([^)\s#]*\.md)?(#[^)\s]+)?\)", text):
+                link, anchor = m.group(1), m.group(2)
+                if link is None and anchor is None:
+                    continue
+                cited = os.path.normpath(os.path.join(os.path.dirname(rel), link)) if link else rel
+                if link and link == cited and not anchor:
+                    continue  # a repository path: checked above
+                w = f"{rel}:{text.count(chr(10), 0, m.start()) + 1}"
+                if anchor:
+                    self.anchor(w, cited, anchor[1:])
+                else:
+                    self.file(w, cited)
+
+            # A numbered section of the same file (a file with numbered headings: docs/model.md):
+            # a bare §4.5 that follows no cited file and no "spec" or "paper".
+            if self.doc(rel) is not None and self.doc(rel).numbered:
+                bare = r"(?<![\w/.-])((?:spec|paper|Spec|Paper),?\s+)?§\s*(\d+(?:\.\d+)*)"
+                for m in re.finditer(bare, flat):
+                    if m.group(1) is None and free(m):
+                        self.numbered(where(m.start()), rel, m.group(2))
+
+            # A section of the same file: *NAME* above, *NAME*, *NAME2* below.
+            names = r"((?:" + ITALIC + r"(?:,\s*|\s+and\s+|\s+or\s+))*" + ITALIC + r")"
+            for m in re.finditer(names + r"\s+(?:above|below)\b", flat):
+                if not free(m):
+                    continue
+                for name in re.findall(ITALIC, m.group(1)):
+                    self.section(where(m.start()), rel, name)
+
+    def ties(self):
+        for what, doc, doc_re, src, src_re, enforcer, enforcer_re in TIES:
+            self.checked += 1
+            doc_text = read_text(os.path.join(self.root, doc)) or ""
+            src_text = read_text(os.path.join(self.root, src)) or ""
+            enf_text = read_text(os.path.join(self.root, enforcer)) or ""
+            e = re.search(src_re, src_text, re.S)
+            if e is None:
+                self.errors.append(f"{src}: no longer enforces {what} in the form the docs check "
+                                   f"expects ({src_re}): update TIES in tests/docs/check_doc_references.py")
+                continue
+            src_line = src_text.count("\n", 0, e.start(1)) + 1
+            if re.search(enforcer_re, enf_text) is None:
+                self.errors.append(f"{enforcer}: does not compare against {what} ({enforcer_re})")
+            d = re.search(doc_re, doc_text, re.S)
+            if d is None:
+                self.errors.append(f"{doc}: does not state {what} ({doc_re}); {src}:{src_line} "
+                                   f"enforces {int(e.group(1)) // 1024} KiB")
+                continue
+            stated = float(d.group(1)) * UNITS[d.group(2)]
+            enforced = int(e.group(1))
+            if stated != enforced:
+                doc_line = doc_text.count("\n", 0, d.start(1)) + 1
+                self.errors.append(f"{doc}:{doc_line}: states {what} as {d.group(1)} {d.group(2)}, but "
+                                   f"{src}:{src_line} enforces {enforced} B = {enforced / 1024:g} KiB")
+
+    def run(self):
+        for rel in text_files(self.root):
+            if rel == SELF:
+                continue
+            text = read_text(os.path.join(self.root, rel))
+            if text is not None:
+                self.scan(rel, text)
+        self.ties()
+
+
+# Documents outside the repository that sources must not cite any more (issue 50): the external
+# specification and the papers by their file names. docs/model.md holds the model and names the
+# papers ([P], [D], [B] under *References*).
+RETIRED = (
+    (re.compile(r"\b[Ss]pec §"), "cite docs/model.md §N instead of the external specification"),
+    (re.compile(r"\bseeds? 00\d\b"), "cite the paper as [P] (docs/model.md, *References*), not by its seed file"),
+)
+
+
+def retired_citations(root):
+    errors = []
+    for rel in text_files(root):
+        if rel == "tests/docs/check_doc_references.py":
+            continue
+        text = read_text(os.path.join(root, rel))
+        for number, line in enumerate((text or "").splitlines(), 1):
+            for pattern, hint in RETIRED:
+                if pattern.search(line):
+                    errors.append(f"{rel}:{number}: {hint}: {line.strip()[:100]}")
+    return errors
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--verbose"]
+    root = os.path.abspath(args[0] if args else os.path.join(os.path.dirname(__file__), "..", ".."))
+    c = Checker(root, verbose="--verbose" in sys.argv[1:])
+    c.run()
+    c.errors.extend(retired_citations(root))
+    for cited, n in sorted(c.skipped.items()):
+        print(f"note: {cited} does not exist yet: {n} citation(s) of it not checked")
+    for e in c.errors:
+        print(e)
+    if c.errors:
+        print(f"{len(c.errors)} broken of {c.checked} citations and ties checked")
+        return 1
+    print(f"{c.checked} citations and ties checked, none broken")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
