@@ -50,6 +50,7 @@ struct OscillatorSystem {
     return Status::kOk;
   }
   void beginStep() { pnsCalls = 0; }
+  void rejectStep() {}
   Status postNewtonStep(const IterationPoint<Vector>&, double& error) {
     error = pnsErrors[pnsCalls < 8 ? pnsCalls : 7];
     ++pnsCalls;

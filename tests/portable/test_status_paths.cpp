@@ -84,7 +84,8 @@ struct SpringSystem {
     return Status::kOk;
   }
   int refactoredBlocks() const { return 0; }
-  void rejectStep() {}
+  int rejected = 0;  // rejectStep calls: the contact history back to its start-of-step values
+  void rejectStep() { ++rejected; }
 };
 
 using Vector = SpringSystem::Vector;
@@ -98,7 +99,8 @@ beltsim::IntegratorSettings settingsFor(beltsim::StepScheme scheme) {
 }
 
 // Steps a stepper three times, then once with the post-Newton step reporting `status`: the last
-// step must fault with that status and keep the state it started from.
+// step must fault with that status, keep the state it started from and reject the step's
+// contact history (before issue 50 the reference stepper kept what its passes had written).
 template <typename Stepper>
 bool faultsOnPostNewtonStatus(beltsim::StepScheme scheme, Status status) {
   SpringSystem system;
@@ -113,7 +115,8 @@ bool faultsOnPostNewtonStatus(beltsim::StepScheme scheme, Status status) {
   if (before.norm() == 0.0) return false;  // the springs moved: a restore is visible
   system.pnsStatus = status;
   const beltsim::StepStatistics st = stepper.step(system);
-  return (st.flags & beltsim::kStepFault) != 0 && st.status == status && stepper.positions() == before;
+  return (st.flags & beltsim::kStepFault) != 0 && st.status == status && stepper.positions() == before &&
+         system.rejected == 1;
 }
 
 }  // namespace

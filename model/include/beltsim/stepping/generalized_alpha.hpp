@@ -13,6 +13,7 @@
 //        (built = false: nothing changed, the last factorization holds)
 //   Status solve(const Vector& r, Vector& delta)          delta = matrix^-1 (stiffnessFactor r)
 //   void beginStep()                                      history: D0 := D
+//   void rejectStep()                                     history: D := D0 (a faulted step)
 //   Status postNewtonStep(const IterationPoint&, double& error)   updates D, returns e_PNS (N)
 #pragma once
 #include <cstdint>
@@ -288,8 +289,10 @@ class GeneralizedAlpha {
                                           : MatrixUpdate::kFull;
       const bool newtonConverged = newton(system, tNext, firstBuild, stats);
       if (stats.status != Status::kOk) {
-        // Fault: keep the start-of-step state, so the outputs stay finite and meaningful.
+        // Fault: keep the start-of-step state, so the outputs stay finite and meaningful, and the
+        // start-of-step contact history (an earlier pass of this step may have changed it).
         q_ = q0; v_ = v0; a_ = a0; aBar_ = aBar0;
+        system.rejectStep();
         stats.flags |= kStepFault;
         haveFactorization_ = false;
         return stats;
@@ -300,6 +303,7 @@ class GeneralizedAlpha {
       const Status pns = system.postNewtonStep(point, error);
       if (pns != Status::kOk) {  // non-finite, or a degenerate segment (|r'| = 0): a fault
         q_ = q0; v_ = v0; a_ = a0; aBar_ = aBar0;
+        system.rejectStep();
         stats.status = pns;
         stats.flags |= kStepFault;
         return stats;
