@@ -1,5 +1,5 @@
 // Firmware entry point: the same loop on the Cortex-M7 board, aarch64 and the x86-64 host; only
-// the HAL backend differs. Compiled once per configuration (BELTSIM_FW_PC_CONFIG 1: PC, 60
+// the HAL backend differs. Compiled once per configuration (BELTSIM_FW_PC_CONFIG 1: PC, 24
 // elements at 1e-4 s; 0: microcontroller, 24 elements at 1e-3 s); the image's behaviour comes
 // from its kFirmwareOptions (firmware_options.hpp).
 #include <cstdint>

@@ -30,7 +30,7 @@
 // of that (docs/firmware.md, *Fixed-cost stepping*).
 // Why: a matrix kept without the switch updates diverges (a segment that starts sticking adds
 // its bristle stiffness), and a post-Newton loop around a fixed number of iterations decides a
-// switch one Newton solve late (measured, docs/firmware.md, *Budgets*, *Tried and dropped*). A
+// switch one Newton solve late (measured, docs/firmware.md, *Fixed-cost stepping*). A
 // softening switch (stick -> slip, contact lost) leaves the stiffer state in the matrix until the
 // refresh: the iteration then
 // converges more slowly there but cannot overshoot (applying softening columns too faulted).
