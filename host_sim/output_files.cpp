@@ -378,7 +378,7 @@ bool OutputFiles::writeAll(const RunInfo& info, const std::vector<TimeRow>& rows
     f << "  \"elements\": " << info.elements << ",\n";
     f << "  \"segments_per_element\": " << sc.segmentsPerElement << ",\n";
     f << "  \"step_size\": " << number(sc.stepSize) << ",\n";
-    f << "  \"stepping\": \"" << (sc.integrator.scheme == StepScheme::kFixedCost ? "fixed_cost" : "reference") << "\",\n";
+    f << "  \"stepping\": \"" << (sc.integrator.stepping == Stepping::kFixedCost ? "fixed_cost" : "reference") << "\",\n";
     f << "  \"end_time\": " << number(last.time) << ",\n";
     f << "  \"omega\": [";
     for (int p = 0; p < n; ++p) f << (p > 0 ? ", " : "") << number(last.omega[p]);

@@ -91,8 +91,8 @@ bool startState(const Scenario& sc, Drive& drive, typename Drive::Vector& q, typ
   a.setZero();
   if (!sc.startAtRest) return staticStart(sc, drive, q, friction, converged, residual, iterations, options);
   const Vector zero = Vector::Zero();
-  const SchemeCoefficients scheme = SchemeCoefficients::make(sc.integrator, sc.stepSize);
-  const IterationPoint<Vector> point{&q, &zero, &zero, 0.0, &scheme};
+  const IntegratorCoefficients coefficients = IntegratorCoefficients::make(sc.integrator, sc.stepSize);
+  const IterationPoint<Vector> point{&q, &zero, &zero, 0.0, &coefficients};
   const Status s = drive.consistentAccelerations(point, a);
   if (s != Status::kOk) {
     std::fprintf(stderr, "%s: the initial accelerations could not be computed (status %d); nothing written\n",

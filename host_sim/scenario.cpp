@@ -485,8 +485,8 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.number("bending_damping", e.bendingDamping, 0.0, 1e9);
     r.vector2("gravity", e.gravity);
     e.lumpedGravity = r.text("gravity_loads", "consistent", {"consistent", "lumped"}) == "lumped";
-    const std::string scheme = r.text("integration_scheme", "c", {"a", "b", "c"});
-    e.scheme = scheme == "a" ? IntegrationScheme::kA : scheme == "b" ? IntegrationScheme::kB : IntegrationScheme::kC;
+    const std::string rule = r.text("integration_scheme", "c", {"a", "b", "c"});
+    e.axialRule = rule == "a" ? AxialRule::kA : rule == "b" ? AxialRule::kB : AxialRule::kC;
     r.number("thickness", s.belt.thickness, 0.0, 1.0);
     r.number("width", s.belt.width, 0.0, 10.0, true);
     r.finish();
@@ -602,8 +602,8 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     TableReader r(file, *t, "solver");
     r.number("step_size", s.stepSize, 0.0, 1.0, true);
     r.number("end_time", s.endTime, 0.0, 1e6, true);
-    const std::string scheme = r.text("scheme", "newmark", {"newmark", "generalized_alpha"});
-    s.integrator.newmark = scheme == "newmark";
+    const std::string integrator = r.text("integrator", "newmark", {"newmark", "generalized_alpha"});
+    s.integrator.newmark = integrator == "newmark";
     r.number("spectral_radius", s.integrator.spectralRadius, 0.0, 1.0);
     r.number("newmark_beta", s.integrator.newmarkBeta, 0.0, 0.5, true);
     r.number("newmark_gamma", s.integrator.newmarkGamma, 0.5, 1.0);
@@ -618,12 +618,12 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
     r.boolean("reuse_jacobian", s.integrator.reuseJacobian);
     r.number("contractivity_limit", s.integrator.contractivityLimit, 0.0, 1.0, true);
     r.boolean("compact_border", s.integrator.compactBorder);
-    // Stepping: the paper's Newton / post-Newton loops, or the fixed-cost scheme of the real-time
+    // Stepping: the paper's Newton / post-Newton loops, or the fixed-cost stepping of the real-time
     // configurations (model/include/beltsim/stepping/fixed_cost_stepper.hpp, docs/firmware.md,
     // *Fixed-cost stepping*).
     const toml::node* stepping = r.find("stepping");
     const bool fixedCost = r.text("stepping", "reference", {"reference", "fixed_cost"}) == "fixed_cost";
-    s.integrator.scheme = fixedCost ? StepScheme::kFixedCost : StepScheme::kReference;
+    s.integrator.stepping = fixedCost ? Stepping::kFixedCost : Stepping::kReference;
     r.integer("fixed_newton_iterations", s.integrator.fixedNewtonIterations, 1, 8);
     const toml::node* frozen = r.find("frozen_state_iterations");
     r.integer("frozen_state_iterations", s.integrator.frozenStateIterations, 0, 8);

@@ -170,7 +170,7 @@ def generate(path, name, info=None):
     if scheme is not None:
         if scheme not in ("a", "b", "c"):
             r.error("integration_scheme", f"'{scheme}' is not one of: a, b, c")
-        set_("belt.element.scheme", f"IntegrationScheme::k{scheme.upper()}")
+        set_("belt.element.axialRule", f"AxialRule::k{scheme.upper()}")
     loads = r.get("gravity_loads", "str")
     if loads is not None:
         if loads not in ("consistent", "lumped"):
@@ -350,7 +350,7 @@ def generate(path, name, info=None):
     if solver.get("block_age_steps", 1) > 1 and solver.get("refresh_steps", 8) != 1:
         r.error("block_age_steps", "needs refresh_steps = 1 (the matrix rebuilt after every step)")
     if stepping == "fixed_cost":
-        set_("integrator.scheme", "StepScheme::kFixedCost")
+        set_("integrator.scheme", "Stepping::kFixedCost")
         refresh = solver.get("refresh_steps", 8)
         if refresh > elements:
             r.error("refresh_steps" if "refresh_steps" in solver else "stepping",

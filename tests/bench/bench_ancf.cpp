@@ -1,5 +1,5 @@
 // Cost of one planar ANCF cable element evaluation (model/include/beltsim/element/ancf_cable2d.hpp):
-// internal forces only, and forces + both Jacobians, for each integration scheme. One iteration
+// internal forces only, and forces + both Jacobians, for each integration rule. One iteration
 // evaluates one element at a fixed large-deformation state with damping on (all terms active).
 #include <benchmark/benchmark.h>
 
@@ -10,9 +10,9 @@
 namespace {
 
 using Element = beltsim::AncfCable2D<double>;
-using beltsim::IntegrationScheme;
+using beltsim::AxialRule;
 
-Element makeElement(IntegrationScheme scheme) {
+Element makeElement(AxialRule rule) {
   Element::Parameters p;
   p.length = 0.1;
   p.massPerLength = 0.8288;
@@ -21,7 +21,7 @@ Element makeElement(IntegrationScheme scheme) {
   p.referenceAxialStrain = -0.05;
   p.axialDamping = 25.0;
   p.bendingDamping = 1e-4;
-  p.scheme = scheme;
+  p.axialRule = rule;
   Element e;
   if (!e.setUp(p).ok()) std::abort();
   return e;
@@ -32,8 +32,8 @@ void state(Element::Vector8& q, Element::Vector8& qDot) {
   qDot << 0.3, -0.1, 0.05, 0.4, -0.25, 0.6, -0.7, 0.15;
 }
 
-void BM_Forces(benchmark::State& st, IntegrationScheme scheme) {
-  const Element e = makeElement(scheme);
+void BM_Forces(benchmark::State& st, AxialRule rule) {
+  const Element e = makeElement(rule);
   Element::Vector8 q, qDot, force;
   state(q, qDot);
   for (auto _ : st) {
@@ -44,8 +44,8 @@ void BM_Forces(benchmark::State& st, IntegrationScheme scheme) {
   st.SetItemsProcessed(st.iterations());
 }
 
-void BM_ForcesAndJacobian(benchmark::State& st, IntegrationScheme scheme) {
-  const Element e = makeElement(scheme);
+void BM_ForcesAndJacobian(benchmark::State& st, AxialRule rule) {
+  const Element e = makeElement(rule);
   Element::Vector8 q, qDot, force;
   Element::Matrix8 stiffness, damping;
   state(q, qDot);
@@ -61,11 +61,11 @@ void BM_ForcesAndJacobian(benchmark::State& st, IntegrationScheme scheme) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(BM_Forces, scheme_a, IntegrationScheme::kA);
-BENCHMARK_CAPTURE(BM_Forces, scheme_b, IntegrationScheme::kB);
-BENCHMARK_CAPTURE(BM_Forces, scheme_c, IntegrationScheme::kC);
-BENCHMARK_CAPTURE(BM_ForcesAndJacobian, scheme_a, IntegrationScheme::kA);
-BENCHMARK_CAPTURE(BM_ForcesAndJacobian, scheme_b, IntegrationScheme::kB);
-BENCHMARK_CAPTURE(BM_ForcesAndJacobian, scheme_c, IntegrationScheme::kC);
+BENCHMARK_CAPTURE(BM_Forces, scheme_a, AxialRule::kA);
+BENCHMARK_CAPTURE(BM_Forces, scheme_b, AxialRule::kB);
+BENCHMARK_CAPTURE(BM_Forces, scheme_c, AxialRule::kC);
+BENCHMARK_CAPTURE(BM_ForcesAndJacobian, scheme_a, AxialRule::kA);
+BENCHMARK_CAPTURE(BM_ForcesAndJacobian, scheme_b, AxialRule::kB);
+BENCHMARK_CAPTURE(BM_ForcesAndJacobian, scheme_c, AxialRule::kC);
 
 BENCHMARK_MAIN();

@@ -61,7 +61,7 @@ int run(const char* name, PlantConfig config) {
               r.slackForce, percent(r.slackForce, test::kPaperSlackForce), 0.09995 * (r.omegaP1 - r.omegaP2), r.flagged,
               r.steps, r.maxResidual, r.maxPnsError, micros[n / 2], micros[n * 99 / 100], micros[n - 1]);
   if (r.faultStep) std::printf("  fault at step %d\n", r.faultStep);
-  if (config.integrator.scheme == StepScheme::kFixedCost) {
+  if (config.integrator.stepping == Stepping::kFixedCost) {
     std::printf("  steps by switch columns:");
     for (int k = 0; k <= BeltDrivePlant<NE>::Drive::kMaxLowRankColumns; ++k) std::printf(" %d", columnSteps[k]);
     std::printf("\n  steps by contact pairs evaluated again:");
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   const bool pc = argc > 1 && std::strcmp(argv[1], "pc") == 0;
   const bool fixed = argc > 2 && std::strcmp(argv[2], "fixed") == 0;
   PlantConfig c = pc ? fw::pcPlantConfig(MotorMode::kSpeed) : fw::microcontrollerPlantConfig(MotorMode::kSpeed);
-  c.integrator.scheme = fixed ? StepScheme::kFixedCost : StepScheme::kReference;
+  c.integrator.stepping = fixed ? Stepping::kFixedCost : Stepping::kReference;
   for (int i = 3; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--set") != 0) continue;
     char key[64];

@@ -87,7 +87,7 @@ RunResult run(const char* name, const PlantConfig& config, double seconds, std::
   // LoopOptions::maxConsecutiveNonConverged of them in a row, which the plant alone does not report.
   const long safeStateRun = static_cast<long>(fw::LoopOptions{}.maxConsecutiveNonConverged);
   long run = 0, longestRun = 0, safeStateStep = 0;
-  const bool fixedCost = config.integrator.scheme == StepScheme::kFixedCost;
+  const bool fixedCost = config.integrator.stepping == Stepping::kFixedCost;
   const double residualLimit = fixedCost ? config.integrator.fixedResidualTolerance : config.integrator.absoluteTolerance;
   const double pnsLimit = fixedCost ? config.integrator.fixedResidualTolerance : config.integrator.pnsTolerance;
   PlantFault fault = PlantFault::kNone;
@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
   }
   const bool pc = std::strcmp(which, "pc") == 0;
   PlantConfig config = pc ? fw::pcPlantConfig(MotorMode::kSpeed) : fw::microcontrollerPlantConfig(MotorMode::kSpeed);
-  config.integrator.scheme = fixed ? StepScheme::kFixedCost : StepScheme::kReference;
+  config.integrator.stepping = fixed ? Stepping::kFixedCost : Stepping::kReference;
   if (const char* v = std::getenv("BENCH_NEWTON")) config.integrator.fixedNewtonIterations = std::atoi(v);
   if (const char* v = std::getenv("BENCH_FROZEN")) config.integrator.frozenStateIterations = std::atoi(v);
   if (const char* v = std::getenv("BENCH_REFRESH")) config.integrator.refreshSteps = std::atoi(v);

@@ -120,7 +120,7 @@ def main():
     header = open(out).read() if p.returncode == 0 and os.path.exists(out) else ""
     expected = ["constexpr int kUserElements = 30;", "c.pulley[1].rotationalDamping = 1.5;", "constexpr int kUserPulleys = 2;",
                 "constexpr MotorMode kUserMotorMode = MotorMode::kSpeed;", "inline PlantConfig userPlantConfig(MotorMode mode)",
-                "c.integrator.scheme = StepScheme::kFixedCost;", "c.integrator.fixedNewtonIterations = 3;",
+                "c.integrator.stepping = Stepping::kFixedCost;", "c.integrator.fixedNewtonIterations = 3;",
                 "c.integrator.frozenStateIterations = 1;", "c.integrator.refreshSteps = 5;"]
     missing = [e for e in expected if e not in header]
     if missing:

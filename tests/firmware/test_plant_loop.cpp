@@ -419,7 +419,7 @@ TEST(MicrocontrollerConfiguration, ASpeedStepFromRestNeitherFaultsNorReachesTheS
   const long safeStateRun = static_cast<long>(LoopOptions{}.maxConsecutiveNonConverged);
   for (const double acceleration : {0.0, 360.0, 500.0}) {
     PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
-    ASSERT_EQ(config.integrator.scheme, StepScheme::kFixedCost);
+    ASSERT_EQ(config.integrator.stepping, Stepping::kFixedCost);
     config.pulley[0].maxAcceleration = acceleration;
     ASSERT_TRUE(plant.setUp(config).ok());
     ASSERT_TRUE(plant.start().converged);
@@ -452,7 +452,7 @@ TEST(MicrocontrollerConfiguration, ItsFixedCostSteppingFollowsTheReferenceOverTh
   using namespace beltsim::test;
   static BeltDrivePlant<kMicrocontrollerElements> plant;  // static: ~100 KB of model state
   PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
-  ASSERT_EQ(config.integrator.scheme, StepScheme::kFixedCost);
+  ASSERT_EQ(config.integrator.stepping, Stepping::kFixedCost);
   auto run = [&](const PlantConfig& c) {
     EXPECT_TRUE(plant.setUp(c).ok());
     EXPECT_TRUE(plant.start().converged);
@@ -460,7 +460,7 @@ TEST(MicrocontrollerConfiguration, ItsFixedCostSteppingFollowsTheReferenceOverTh
   };
   const PaperRun fixed = run(config);
   PlantConfig referenceConfig = config;
-  referenceConfig.integrator.scheme = StepScheme::kReference;
+  referenceConfig.integrator.stepping = Stepping::kReference;
   referenceConfig.integrator.newmark = true;
   const PaperRun reference = run(referenceConfig);
   ASSERT_EQ(fixed.faultStep, 0);
@@ -559,7 +559,7 @@ void expectTailMeansWithin(const ScriptedRun& fast, const ScriptedRun& reference
 // The tolerances of the reference stepping (the paper's scheme), whichever stepping the file selects.
 TEST(MicrocontrollerConfiguration, ItsTolerancesFlagFewerStepsAndKeepTheState) {
   PlantConfig chosen = microcontrollerPlantConfig(MotorMode::kSpeed);
-  chosen.integrator.scheme = StepScheme::kReference;
+  chosen.integrator.stepping = Stepping::kReference;
   PlantConfig tight = chosen;
   tight.integrator.pnsTolerance = 1e-3;
   tight.integrator.relativeTolerance = 1e-8;

@@ -60,8 +60,8 @@ inline SmallVector solveWith(const SmallDrive& drive) {
 
 struct Point {
   SmallVector q, v, a;
-  SchemeCoefficients scheme;
-  IterationPoint<SmallVector> at(double t) const { return {&q, &v, &a, t, &scheme}; }
+  IntegratorCoefficients coefficients;
+  IterationPoint<SmallVector> at(double t) const { return {&q, &v, &a, t, &coefficients}; }
 };
 
 inline Point pointOf(const SmallPlant& plant) {
@@ -71,7 +71,7 @@ inline Point pointOf(const SmallPlant& plant) {
   p.a.setZero();
   IntegratorSettings s;
   s.newmark = true;
-  p.scheme = SchemeCoefficients::make(s, 1e-3);
+  p.coefficients = IntegratorCoefficients::make(s, 1e-3);
   return p;
 }
 

@@ -12,7 +12,7 @@
 namespace {
 
 using Element = beltsim::AncfCable2D<double>;
-using beltsim::IntegrationScheme;
+using beltsim::AxialRule;
 using beltsim::Status;
 using Eigen::MatrixXd;
 
@@ -24,8 +24,8 @@ constexpr double kPi = 3.14159265358979323846;
 // L^4)) with beta1 L = 1.8751 (Euler-Bernoulli). 8 elements, generalized eigenproblem K x = w^2 M x
 // at the straight, stress-free state, clamp (4 coordinates of node 0) removed: within 1 %.
 TEST(AncfModal, CantileverFirstBendingFrequencyMatchesBeamTheory) {
-  const IntegrationScheme schemes[3] = {IntegrationScheme::kA, IntegrationScheme::kB,
-                                        IntegrationScheme::kC};
+  const AxialRule rules[3] = {AxialRule::kA, AxialRule::kB,
+                                        AxialRule::kC};
   const char* names[3] = {"a", "b", "c"};
   const int elements = 8;
   const double totalLength = 1.0, rhoA = 2.7, EA = 2.0e5, EI = 3.0;
@@ -37,7 +37,7 @@ TEST(AncfModal, CantileverFirstBendingFrequencyMatchesBeamTheory) {
     p.massPerLength = rhoA;
     p.EA = EA;
     p.EI = EI;
-    p.scheme = schemes[s];
+    p.axialRule = rules[s];
     Element element;
     ASSERT_TRUE(element.setUp(p).ok());
     const int n = 4 * (elements + 1);
@@ -67,7 +67,7 @@ TEST(AncfModal, CantileverFirstBendingFrequencyMatchesBeamTheory) {
       transverse += mode(4 * k + 1) * mode(4 * k + 1) + mode(4 * k + 3) * mode(4 * k + 3);
     }
     const double error = (f1 - expected) / expected;
-    std::printf("[figure] cantilever f1 scheme %s: %.6f Hz, beam theory %.6f Hz, error %.4f %%\n",
+    std::printf("[figure] cantilever f1 rule %s: %.6f Hz, beam theory %.6f Hz, error %.4f %%\n",
                 names[s], f1, expected, 100.0 * error);
     RecordProperty(std::string("f1_error_percent_") + names[s], std::to_string(100.0 * error));
     EXPECT_GT(transverse, 1e6 * axial);

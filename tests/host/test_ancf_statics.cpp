@@ -17,15 +17,15 @@ namespace {
 
 using Element = beltsim::AncfCable2D<double>;
 using Parameters = Element::Parameters;
-using beltsim::IntegrationScheme;
+using beltsim::AxialRule;
 using beltsim::Status;
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 
 constexpr double kPi = 3.14159265358979323846;
-constexpr IntegrationScheme kSchemes[3] = {IntegrationScheme::kA, IntegrationScheme::kB,
-                                           IntegrationScheme::kC};
-constexpr const char* kSchemeNames[3] = {"a", "b", "c"};
+constexpr AxialRule kRules[3] = {AxialRule::kA, AxialRule::kB,
+                                           AxialRule::kC};
+constexpr const char* kRuleNames[3] = {"a", "b", "c"};
 
 // An open chain of equal elements: element e connects node e to node e + 1; node k owns the
 // system coordinates 4k .. 4k+3 = [r_x, r_y, r'_x, r'_y].
@@ -104,14 +104,14 @@ std::vector<int> freeDofsExcept(int size, std::initializer_list<int> fixed) {
   return dofs;
 }
 
-Parameters cantileverParameters(IntegrationScheme scheme, int elements) {
+Parameters cantileverParameters(AxialRule rule, int elements) {
   // A slender 1 m beam: EI = 1 N m^2, EA = 1e5 N (slenderness L / sqrt(EI/EA) = 316).
   Parameters p;
   p.length = 1.0 / elements;
   p.massPerLength = 1.0;
   p.EA = 1e5;
   p.EI = 1.0;
-  p.scheme = scheme;
+  p.axialRule = rule;
   return p;
 }
 
@@ -124,7 +124,7 @@ TEST(AncfStatics, CantileverTipLoadMatchesBeamTheory) {
   for (int s = 0; s < 3; ++s) {
     Chain chain;
     chain.elements = 8;
-    ASSERT_TRUE(chain.element.setUp(cantileverParameters(kSchemes[s], 8)).ok());
+    ASSERT_TRUE(chain.element.setUp(cantileverParameters(kRules[s], 8)).ok());
     const double totalLength = 1.0, EI = 1.0;
     const double expected = 1e-3 * totalLength;  // target deflection
     const double P = 3.0 * EI * expected / (totalLength * totalLength * totalLength);
@@ -139,10 +139,10 @@ TEST(AncfStatics, CantileverTipLoadMatchesBeamTheory) {
     ASSERT_GT(iterations, 0);
     const double deflection = -q(tipY);
     const double error = (deflection - expected) / expected;
-    std::printf("[figure] cantilever scheme %s: tip deflection %.9e m, beam theory %.9e m, "
+    std::printf("[figure] cantilever rule %s: tip deflection %.9e m, beam theory %.9e m, "
                 "error %.3e %% (%d Newton iterations)\n",
-                kSchemeNames[s], deflection, expected, 100.0 * error, iterations);
-    RecordProperty(std::string("cantilever_error_percent_") + kSchemeNames[s],
+                kRuleNames[s], deflection, expected, 100.0 * error, iterations);
+    RecordProperty(std::string("cantilever_error_percent_") + kRuleNames[s],
                    std::to_string(100.0 * error));
     EXPECT_LT(std::abs(error), 0.005);
   }
@@ -158,7 +158,7 @@ TEST(AncfStatics, EndMomentRollsCantileverIntoFullCircle) {
   for (int s = 0; s < 3; ++s) {
     Chain chain;
     chain.elements = 16;
-    ASSERT_TRUE(chain.element.setUp(cantileverParameters(kSchemes[s], 16)).ok());
+    ASSERT_TRUE(chain.element.setUp(cantileverParameters(kRules[s], 16)).ok());
     const double totalLength = 1.0, EI = 1.0;
     const double fullMoment = 2.0 * kPi * EI / totalLength;
     const int tip = 4 * chain.elements;
@@ -198,11 +198,11 @@ TEST(AncfStatics, EndMomentRollsCantileverIntoFullCircle) {
         maxAbsStrain = std::max(maxAbsStrain, std::abs(section.axialStrain));
       }
     }
-    std::printf("[figure] full circle scheme %s: tip distance from clamp %.3e L (%.4f %%), "
+    std::printf("[figure] full circle rule %s: tip distance from clamp %.3e L (%.4f %%), "
                 "max |N| %.3e N, max |eps| %.3e, %d Newton iterations in %d load steps\n",
-                kSchemeNames[s], closure, 100.0 * closure, maxAbsN, maxAbsStrain, totalIterations,
+                kRuleNames[s], closure, 100.0 * closure, maxAbsN, maxAbsStrain, totalIterations,
                 steps);
-    RecordProperty(std::string("circle_closure_percent_") + kSchemeNames[s],
+    RecordProperty(std::string("circle_closure_percent_") + kRuleNames[s],
                    std::to_string(100.0 * closure));
     EXPECT_LT(closure, 0.01);
     // Pure bending keeps the centreline inextensible up to the cubic interpolation of the arc.
@@ -218,10 +218,10 @@ TEST(AncfStatics, EndMomentRollsCantileverIntoFullCircle) {
 // in for the pulley contact; in the full ring the tangential reactions vanish by symmetry), the
 // cut ends carry the ring's symmetry conditions (end slopes tangent, magnitude free), and all
 // other slope coordinates are found by a static equilibrium solve. The slopes are exactly the
-// coordinates through which the integration rules act, so the equilibrium carries each scheme's
+// coordinates through which the integration rules act, so the equilibrium carries each rule's
 // axial/bending coupling, and without ends every element is equivalent: the oscillation measured
 // is the element's own. (Placing the slopes kinematically on the arc as well gives the same N(x)
-// for every scheme, since N(x) is then a pure function of the interpolation; that figure is
+// for every rule, since N(x) is then a pure function of the interpolation; that figure is
 // printed as the baseline.) N is sampled at 200 points per element; oscillation = max N - min N.
 TEST(AncfStatics, AxialForceOscillationOnQuarterCirclePerScheme) {
   const double radius = 0.1;
@@ -255,7 +255,7 @@ TEST(AncfStatics, AxialForceOscillationOnQuarterCirclePerScheme) {
     p.EA = 8000.0;
     p.EI = 1.333e-3;
     p.referenceAxialStrain = -0.05;
-    p.scheme = kSchemes[s];
+    p.axialRule = kRules[s];
     Chain chain;
     chain.elements = elements;
     ASSERT_TRUE(chain.element.setUp(p).ok());
@@ -282,15 +282,15 @@ TEST(AncfStatics, AxialForceOscillationOnQuarterCirclePerScheme) {
       df = MatrixXd::Zero(qq.size(), qq.size());
     };
     const int iterations = solveStatic(chain, freeDofs, noLoad, q);
-    ASSERT_GT(iterations, 0) << "scheme " << kSchemeNames[s];
+    ASSERT_GT(iterations, 0) << "rule " << kRuleNames[s];
     result[s] = oscillation(chain, q, minN, maxN);
-    std::printf("[figure] quarter circle scheme %s: N in [%.4f, %.4f] N, oscillation %.4f N, "
+    std::printf("[figure] quarter circle rule %s: N in [%.4f, %.4f] N, oscillation %.4f N, "
                 "%d Newton iterations\n",
-                kSchemeNames[s], minN, maxN, result[s], iterations);
-    RecordProperty(std::string("quarter_circle_oscillation_N_") + kSchemeNames[s],
+                kRuleNames[s], minN, maxN, result[s], iterations);
+    RecordProperty(std::string("quarter_circle_oscillation_N_") + kRuleNames[s],
                    std::to_string(result[s]));
   }
-  std::printf("[figure] quarter circle baseline (slopes placed on the arc, no solve, any scheme): "
+  std::printf("[figure] quarter circle baseline (slopes placed on the arc, no solve, any rule): "
               "oscillation %.4f N\n",
               baseline);
   // Measured (x86-64): a 4.92 N, b 4.92 N, c 1.23 N. Scheme c is the smoothest by a factor of

@@ -91,7 +91,7 @@ TEST(BeltDrive, BeltAtRestInEquilibriumStaysAtRest) {
   solveStaticEquilibrium(p.drive, p.q, StaticSettings{}, p.friction);
   // The dynamic residual of the static solution is that lock reaction alone.
   const Drive::Vector zero = Drive::Vector::Zero();
-  const SchemeCoefficients sc = SchemeCoefficients::make(paperIntegrator(), 5e-5);
+  const IntegratorCoefficients sc = IntegratorCoefficients::make(paperIntegrator(), 5e-5);
   Drive::Vector r;
   ASSERT_EQ(p.drive.residual(IterationPoint<Drive::Vector>{&p.q, &zero, &zero, 0.0, &sc}, r), Status::kOk);
   EXPECT_LT(r.norm(), 0.02);
@@ -154,7 +154,7 @@ TEST(BeltDrive, ResidualMemoAndHandedOverKinematicsKeepTheFullEvaluationsBits) {
   q(Drive::circleDof(1, 2)) += 2e-3;  // P2 turned by 0.2 mm at its rim: its bristles give way
   const Drive::Vector v = integ.velocities();
   const Drive::Vector a = Drive::Vector::Zero();
-  const SchemeCoefficients sc = SchemeCoefficients::make(paperIntegrator(), 5e-5);
+  const IntegratorCoefficients sc = IntegratorCoefficients::make(paperIntegrator(), 5e-5);
   const IterationPoint<Drive::Vector> point{&q, &v, &a, integ.time() + 5e-5, &sc};
   const auto sameBits = [](const Drive::Vector& x, const Drive::Vector& y) {
     return std::memcmp(x.data(), y.data(), sizeof(double) * Drive::kSize) == 0;
@@ -201,7 +201,7 @@ TEST(BeltDrive, FrictionItCannotSetIsReportedAndChangesNothing) {
   const StaticResult r = solveStaticEquilibrium(p.drive, p.q, StaticSettings{}, p.friction);
   ASSERT_EQ(r.status, Status::kOk);
   const Drive::Vector v = Drive::Vector::Zero(), a = Drive::Vector::Zero();
-  const SchemeCoefficients sc = SchemeCoefficients::make(paperIntegrator(), 5e-5);
+  const IntegratorCoefficients sc = IntegratorCoefficients::make(paperIntegrator(), 5e-5);
   const IterationPoint<Drive::Vector> point{&p.q, &v, &a, 0.0, &sc};
   Drive::Vector before, after;
   ASSERT_EQ(p.drive.residual(point, before), Status::kOk);

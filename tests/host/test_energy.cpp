@@ -119,9 +119,9 @@ TEST(Energy, PotentialGradientIsTheResidualOfTheDriveAtRest) {
   for (int i = 0; i < 4 * kNE; ++i) q(i) += 1e-5 * std::sin(0.7 * i + 0.3);
   probe.initializeContactHistory(q, Vector::Zero());
   const Vector zero = Vector::Zero();
-  const SchemeCoefficients scheme = SchemeCoefficients::make(trapezoidalRule(), 1e-4);
+  const IntegratorCoefficients coefficients = IntegratorCoefficients::make(trapezoidalRule(), 1e-4);
   Vector r;
-  ASSERT_EQ(probe.residual(IterationPoint<Vector>{&q, &zero, &zero, 0.0, &scheme}, r), Status::kOk);
+  ASSERT_EQ(probe.residual(IterationPoint<Vector>{&q, &zero, &zero, 0.0, &coefficients}, r), Status::kOk);
   // Free rows: the belt nodes 0..NE-1, the tensioner's centre, the three rotations (the fixed
   // axes' x, y rows are prescribed; node NE is the closed belt's unused block).
   int rows[4 * kNE + 5];
@@ -188,9 +188,9 @@ EnergyRun runReleased(double stepSize, double endTime) {
   // Consistent start: M a(0) = -dV/dq at rest (the arm's unbalanced spring torque), so the
   // trapezoidal rule's first step uses the true initial acceleration.
   const Vector zero = Vector::Zero();
-  const SchemeCoefficients scheme = SchemeCoefficients::make(trapezoidalRule(), stepSize);
+  const IntegratorCoefficients coefficients = IntegratorCoefficients::make(trapezoidalRule(), stepSize);
   Vector a0;
-  if (d.drive.consistentAccelerations(IterationPoint<Vector>{&d.q, &zero, &zero, 0.0, &scheme}, a0) != Status::kOk) {
+  if (d.drive.consistentAccelerations(IterationPoint<Vector>{&d.q, &zero, &zero, 0.0, &coefficients}, a0) != Status::kOk) {
     run.faults = -1;
     return run;
   }

@@ -259,7 +259,7 @@ TEST(AgedRebuild, APairWhoseStatesChangedIsEvaluatedAgainWithNoBudget) {
 
 }  // namespace
 
-// The fixed-cost scheme's residual decides every segment's contact and stick/slip state at the
+// The fixed-cost stepping's residual decides every segment's contact and stick/slip state at the
 // iterate by the post-Newton step's rule (ContactPair::evaluateDecided). At the end of a reference
 // step whose post-Newton loop converged (0.2 s into the ramp), those decisions must be the ones the
 // post-Newton step made: the same contacts, the same stick/slip states, and the same residual up
@@ -408,7 +408,7 @@ int expectFixedCostFollowsTheRamp(int columns, int pairs) {
   c.integrator.absoluteTolerance = 1e-3;
   c.integrator.pnsTolerance = 5.0;
   EXPECT_TRUE(reference.setUp(c).ok());
-  c.integrator.scheme = StepScheme::kFixedCost;
+  c.integrator.stepping = Stepping::kFixedCost;
   c.integrator.fixedNewtonIterations = 4;
   c.integrator.frozenStateIterations = 1;
   c.integrator.refreshSteps = 1;
@@ -466,7 +466,7 @@ struct SpeedStepRun {
 SpeedStepRun runSpeedStep(int frozenStateIterations, int steps) {
   static SmallPlant plant;
   PlantConfig c = smallDriveConfig(true, false);
-  c.integrator.scheme = StepScheme::kFixedCost;
+  c.integrator.stepping = Stepping::kFixedCost;
   c.integrator.fixedNewtonIterations = 4;
   c.integrator.frozenStateIterations = frozenStateIterations;
   c.integrator.refreshSteps = 1;

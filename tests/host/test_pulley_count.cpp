@@ -150,7 +150,7 @@ TEST(PulleyCount, HubForceIsTheVectorSumOfTheAdjacentSpanForces) {
   using Drive = DriveRun<3>::Drive;
   typename Drive::Vector r;
   const typename Drive::Vector zero = Drive::Vector::Zero();
-  SchemeCoefficients c;
+  IntegratorCoefficients c;
   c.dampingFactor = 1.0;  // prescribed rows divide by it; their values are not used here
   IterationPoint<Drive::Vector> point{&run.q, &zero, &zero, 0.0, &c};
   ASSERT_EQ(run.drive.residual(point, r), Status::kOk);

@@ -35,14 +35,14 @@ struct WrapResult {
 // held fixed, with NE elements of 4 segments and the given segment geometry.
 template <int NE>
 WrapResult staticWrap(SegmentGapMeasure measure, bool compensation, double stiffnessScale = 1.0,
-                      IntegrationScheme scheme = IntegrationScheme::kC, double shift = 0.0) {
+                      AxialRule rule = AxialRule::kC, double shift = 0.0) {
   using Drive = BeltDrive<NE, 2, kNCS>;
   static Drive drive;  // large: keep it off the test's stack
   static typename Drive::Vector q, v;
   WrapResult r;
   BeltParameters belt = paperBelt();
   belt.element.gravity = Vector2::Zero();
-  belt.element.scheme = scheme;
+  belt.element.axialRule = rule;
   CircleParameters circle[2];
   PathCircle pc[2];
   for (int p = 0; p < 2; ++p) {
@@ -172,17 +172,17 @@ TEST(SegmentArcGap, CompensationRemovesThePenetrationOfASoftContact) {
 }
 
 // The element's axial rule (issue 33). Scheme c evaluates the axial force at the element's two
-// nodes and its middle (Lobatto 3, the paper's choice); scheme b at four Gauss points (Gauss 4,
-// converged: Gauss 5, scheme a, gives the same tail means within 0.01 points in motion). An element
+// nodes and its middle (Lobatto 3, the paper's choice); rule b at four Gauss points (Gauss 4,
+// converged: Gauss 5, rule a, gives the same tail means within 0.01 points in motion). An element
 // across a point where a span meets a wrap carries a strain that varies along it, and the Lobatto
 // rule's nodal weight over-counts it: the static bias, averaged over eight positions of the mesh
 // along the belt (an eighth of an element apart, both spans), measured +0.224 % with c and +0.092 %
 // with b at 24 x 4 (worst position +0.54 % and +0.34 %). In motion the paper's drive at 24 elements
 // (1e-4 s) moves from F2 +1.47 % to +1.15 % and the 30-element mesh into the 1 % bound (+0.81 %).
-double meanStaticBiasOverShifts(IntegrationScheme scheme) {
+double meanStaticBiasOverShifts(AxialRule rule) {
   double sum = 0.0;
   for (int k = 0; k < 8; ++k) {
-    const WrapResult r = staticWrap<24>(SegmentGapMeasure::kArc, false, 1.0, scheme, k / 8.0);
+    const WrapResult r = staticWrap<24>(SegmentGapMeasure::kArc, false, 1.0, rule, k / 8.0);
     EXPECT_TRUE(r.ok) << "shift " << k << "/8";
     if (!r.ok) return 1.0;
     sum += r.span[0] / r.predicted + r.span[1] / r.predicted - 2.0;
@@ -191,9 +191,9 @@ double meanStaticBiasOverShifts(IntegrationScheme scheme) {
 }
 
 TEST(SegmentArcGap, GaussAxialRuleHalvesTheStaticBiasOverMeshPositions) {
-  const double lobatto = meanStaticBiasOverShifts(IntegrationScheme::kC);
-  const double gauss = meanStaticBiasOverShifts(IntegrationScheme::kB);
-  std::printf("24 x 4, arc gap, mean over 8 mesh positions: scheme c %+.3f %%, scheme b %+.3f %%\n",
+  const double lobatto = meanStaticBiasOverShifts(AxialRule::kC);
+  const double gauss = meanStaticBiasOverShifts(AxialRule::kB);
+  std::printf("24 x 4, arc gap, mean over 8 mesh positions: rule c %+.3f %%, rule b %+.3f %%\n",
               100.0 * lobatto, 100.0 * gauss);
   EXPECT_GT(lobatto, 1.8e-3);
   EXPECT_LT(std::fabs(gauss), 1.5e-3);

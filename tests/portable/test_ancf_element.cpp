@@ -14,12 +14,12 @@ using Element = beltsim::AncfCable2D<double>;
 using Parameters = Element::Parameters;
 using Vector8 = Element::Vector8;
 using Matrix8 = Element::Matrix8;
-using beltsim::IntegrationScheme;
+using beltsim::AxialRule;
 using beltsim::Status;
 
-constexpr IntegrationScheme kSchemes[3] = {IntegrationScheme::kA, IntegrationScheme::kB,
-                                           IntegrationScheme::kC};
-constexpr const char* kSchemeNames[3] = {"a", "b", "c"};
+constexpr AxialRule kRules[3] = {AxialRule::kA, AxialRule::kB,
+                                           AxialRule::kC};
+constexpr const char* kRuleNames[3] = {"a", "b", "c"};
 
 // Tiny deterministic generator (64-bit LCG, Knuth's MMIX constants): same sequence everywhere.
 struct Lcg {
@@ -52,14 +52,14 @@ void printFigure(const char* name, double value) {
 }
 
 // The paper's belt (docs/model.md §9): rho A = 0.8288 kg/m, EA = 8000 N, EI = 1.333e-3 N m^2.
-Parameters beltParameters(IntegrationScheme scheme) {
+Parameters beltParameters(AxialRule rule) {
   Parameters p;
   p.length = 0.1;
   p.massPerLength = 0.8288;
   p.EA = 8000.0;
   p.EI = 1.333e-3;
   p.gravity << 0.0, -9.81;
-  p.scheme = scheme;
+  p.axialRule = rule;
   return p;
 }
 
@@ -148,8 +148,8 @@ MT_TEST(quadrature_rules_integrate_monomials_up_to_their_degree) {
     }
   }
   // Scheme c samples the axial term at x = 0, L/2, L and bending at L/2 (1 -+ 1/sqrt 3).
-  MT_EXPECT(beltsim::axialPointCount(IntegrationScheme::kC) == 3);
-  MT_EXPECT(beltsim::bendingPointCount(IntegrationScheme::kC) == 2);
+  MT_EXPECT(beltsim::axialPointCount(AxialRule::kC) == 3);
+  MT_EXPECT(beltsim::bendingPointCount(AxialRule::kC) == 2);
   MT_EXPECT_NEAR(beltsim::kGaussLegendre2.points[1] * beltsim::kGaussLegendre2.points[1], 1.0 / 3.0,
                  1e-16);
 }
@@ -159,7 +159,7 @@ MT_TEST(quadrature_rules_integrate_monomials_up_to_their_degree) {
 // and a rigid translation with velocity v has kinetic energy m |v|^2 / 2 (rel. 1e-12).
 MT_TEST(mass_matrix_gives_total_mass_and_rigid_translation_energy) {
   Element e;
-  const Parameters p = beltParameters(IntegrationScheme::kC);
+  const Parameters p = beltParameters(AxialRule::kC);
   MT_EXPECT(e.setUp(p).ok());
   const Matrix8& m = e.massMatrix();
   const double totalMass = p.massPerLength * p.length;
@@ -188,7 +188,7 @@ MT_TEST(mass_matrix_gives_total_mass_and_rigid_translation_energy) {
 // components add up to m g.
 MT_TEST(gravity_force_is_consistent_with_the_shape_functions) {
   Element e;
-  const Parameters p = beltParameters(IntegrationScheme::kC);
+  const Parameters p = beltParameters(AxialRule::kC);
   MT_EXPECT(e.setUp(p).ok());
   const Vector8& fg = e.gravityForce();
   const double m = p.massPerLength * p.length;
@@ -206,12 +206,12 @@ MT_TEST(gravity_force_is_consistent_with_the_shape_functions) {
 
 // ---------------------------------------------------------------------------------------------
 // Pre-stretch (docs/model.md §2.4): an element at its straight parameter length with eps0 = -0.05 and
-// EA = 8000 N carries N = -EA eps0 = +400 N (tension) everywhere, in every scheme, and its LHS
+// EA = 8000 N carries N = -EA eps0 = +400 N (tension) everywhere, in every rule, and its LHS
 // force pulls the nodes together: Q = N [-1 0 0 0 1 0 0 0].
 MT_TEST(prestretched_straight_element_carries_400_newton_tension) {
   for (int s = 0; s < 3; ++s) {
     Element e;
-    Parameters p = beltParameters(kSchemes[s]);
+    Parameters p = beltParameters(kRules[s]);
     p.referenceAxialStrain = -0.05;
     MT_EXPECT(e.setUp(p).ok());
     const Vector8 q = straightState(p.length);
@@ -237,7 +237,7 @@ MT_TEST(prestretched_straight_element_carries_400_newton_tension) {
 // they return them exactly. The section's force includes the strain-rate damping d_eps eps_dot.
 MT_TEST(section_outputs_interpolate_nodes_and_include_damping) {
   Element e;
-  Parameters p = beltParameters(IntegrationScheme::kC);
+  Parameters p = beltParameters(AxialRule::kC);
   p.axialDamping = 2.0;
   MT_EXPECT(e.setUp(p).ok());
   Vector8 q, qDot;
@@ -266,7 +266,7 @@ MT_TEST(section_outputs_interpolate_nodes_and_include_damping) {
 // r' x r''_dot has the opposite sign there. This test pins the correct one.)
 MT_TEST(strain_rates_are_time_derivatives_of_the_strains) {
   Element e;
-  MT_EXPECT(e.setUp(beltParameters(IntegrationScheme::kC)).ok());
+  MT_EXPECT(e.setUp(beltParameters(AxialRule::kC)).ok());
   Lcg rng{31};
   for (int trial = 0; trial < 5; ++trial) {
     Vector8 q, qDot;
@@ -294,7 +294,7 @@ MT_TEST(internal_force_is_the_gradient_of_the_strain_energy) {
   double worst = 0.0;
   for (int s = 0; s < 3; ++s) {
     Element e;
-    Parameters p = beltParameters(kSchemes[s]);
+    Parameters p = beltParameters(kRules[s]);
     p.EA = 50.0;  // comparable axial and bending parts for L = 0.1
     p.EI = 0.2;
     p.referenceAxialStrain = -0.05;
@@ -325,7 +325,7 @@ MT_TEST(internal_force_is_the_gradient_of_the_strain_energy) {
 }
 
 // The analytic Jacobians (docs/model.md §2.8) match central finite differences of Q_int to 1e-6 relative
-// (Frobenius norm) for random large-deformation states: all schemes, with and without eps0/K0
+// (Frobenius norm) for random large-deformation states: all rules, with and without eps0/K0
 // and strain-rate damping (d_eps, d_K != 0), axial- and bending-dominated parameters.
 MT_TEST(jacobians_match_central_differences_in_large_deformation) {
   Lcg rng{12345};
@@ -334,7 +334,7 @@ MT_TEST(jacobians_match_central_differences_in_large_deformation) {
     for (int variant = 0; variant < 4; ++variant) {
       const bool bendingDominated = (variant & 1) != 0;
       const bool prestressAndDamping = (variant & 2) != 0;
-      Parameters p = beltParameters(kSchemes[s]);
+      Parameters p = beltParameters(kRules[s]);
       p.length = 0.3;
       if (bendingDominated) {
         p.EA = 1e-3;
@@ -375,8 +375,8 @@ MT_TEST(jacobians_match_central_differences_in_large_deformation) {
         MT_EXPECT((fast - force).cwiseAbs().maxCoeff() == 0.0);
       }
     }
-    minitest::print("  scheme ");
-    minitest::print(kSchemeNames[s]);
+    minitest::print("  rule ");
+    minitest::print(kRuleNames[s]);
     minitest::print(" done\n");
   }
   printFigure("fd_stiffness_max_rel_frobenius_error", worstStiffness);
@@ -388,7 +388,7 @@ MT_TEST(jacobians_match_central_differences_in_large_deformation) {
 MT_TEST(undamped_stiffness_is_symmetric_and_damping_force_is_linear_in_velocity) {
   Lcg rng{99};
   for (int s = 0; s < 3; ++s) {
-    Parameters p = beltParameters(kSchemes[s]);
+    Parameters p = beltParameters(kRules[s]);
     p.referenceAxialStrain = -0.05;
     Element e;
     MT_EXPECT(e.setUp(p).ok());
@@ -412,13 +412,13 @@ MT_TEST(undamped_stiffness_is_symmetric_and_damping_force_is_linear_in_velocity)
 // term) applies the factors inside the integration-point loop; it must equal the same
 // combination of the separate Jacobians (which jacobians_match_central_differences_in_large_
 // deformation checks against finite differences, with these prestress and damping values) to
-// rounding, for every scheme, and return the same force bit for bit. Factors: trapezoidal rule
+// rounding, for every rule, and return the same force bit for bit. Factors: trapezoidal rule
 // at h = 1e-3 s.
 MT_TEST(combined_jacobian_is_the_factor_weighted_sum_of_stiffness_and_damping) {
   const double cq = 0.25 * 1e-6, cv = 0.5 * 1e-3;
   Lcg rng{777};
   for (int s = 0; s < 3; ++s) {
-    Parameters p = beltParameters(kSchemes[s]);
+    Parameters p = beltParameters(kRules[s]);
     p.referenceAxialStrain = -0.05;
     p.referenceCurvature = 2.5;
     p.axialDamping = 40.0;
@@ -446,7 +446,7 @@ MT_TEST(internal_force_is_objective_and_vanishes_for_rigid_placements) {
   const double c = 0.6, sn = 0.8;  // exact rotation by atan(4/3), no trigonometry needed
   Lcg rng{5};
   for (int s = 0; s < 3; ++s) {
-    Parameters p = beltParameters(kSchemes[s]);
+    Parameters p = beltParameters(kRules[s]);
     p.axialDamping = 10.0;
     p.bendingDamping = 1e-3;
     Element e;
@@ -510,10 +510,10 @@ MT_TEST(invalid_parameters_are_rejected_by_name) {
       {"bendingDamping", [](Parameters& p, double, double i) { p.bendingDamping = i; }},
       {"gravity", [](Parameters& p, double n, double) { p.gravity(0) = n; }},
       {"gravity", [](Parameters& p, double, double i) { p.gravity(1) = i; }},
-      {"scheme", [](Parameters& p, double, double) { p.scheme = static_cast<IntegrationScheme>(7); }},
+      {"rule", [](Parameters& p, double, double) { p.axialRule = static_cast<AxialRule>(7); }},
   };
   for (const Case& c : cases) {
-    Parameters p = beltParameters(IntegrationScheme::kC);
+    Parameters p = beltParameters(AxialRule::kC);
     c.apply(p, nan, inf);
     Element e;
     const beltsim::ParameterError error = e.setUp(p);
@@ -533,7 +533,7 @@ MT_TEST(invalid_parameters_are_rejected_by_name) {
   }
   // A valid set-up after a failed one works; a failed one after a valid one disables it.
   Element e;
-  Parameters p = beltParameters(IntegrationScheme::kB);
+  Parameters p = beltParameters(AxialRule::kB);
   MT_EXPECT(e.setUp(p).ok());
   MT_EXPECT(e.isSetUp());
   p.EA = -1.0;
@@ -546,7 +546,7 @@ MT_TEST(invalid_parameters_are_rejected_by_name) {
 MT_TEST(degenerate_and_non_finite_states_are_flagged) {
   for (int s = 0; s < 3; ++s) {
     Element e;
-    MT_EXPECT(e.setUp(beltParameters(kSchemes[s])).ok());
+    MT_EXPECT(e.setUp(beltParameters(kRules[s])).ok());
     const Vector8 collapsed = Vector8::Zero();  // both nodes at the origin, zero slopes: r' = 0
     Vector8 force = Vector8::Constant(1.0);
     Matrix8 k = Matrix8::Constant(1.0), d = Matrix8::Constant(1.0);
@@ -572,13 +572,13 @@ MT_TEST(degenerate_and_non_finite_states_are_flagged) {
               Status::kNonFiniteValue);
   }
   // Scheme c samples the axial term at the nodes, so a zero nodal slope is degenerate for it;
-  // scheme a (interior Gauss points only) still evaluates the same state.
+  // rule a (interior Gauss points only) still evaluates the same state.
   Vector8 q = straightState(0.1);
   q(2) = q(3) = 0.0;
   Vector8 force;
   Element ec, ea;
-  MT_EXPECT(ec.setUp(beltParameters(IntegrationScheme::kC)).ok());
-  MT_EXPECT(ea.setUp(beltParameters(IntegrationScheme::kA)).ok());
+  MT_EXPECT(ec.setUp(beltParameters(AxialRule::kC)).ok());
+  MT_EXPECT(ea.setUp(beltParameters(AxialRule::kA)).ok());
   MT_EXPECT(ec.internalForce(q, Vector8::Zero(), force) == Status::kDegenerateState);
   MT_EXPECT(ea.internalForce(q, Vector8::Zero(), force) == Status::kOk);
 }
@@ -597,7 +597,7 @@ MT_TEST(fixed_state_prints_bits_for_the_cross_target_check) {
                                      {"ancf_b_K00", "ancf_b_K36", "ancf_b_D25", "ancf_b_Ksum"},
                                      {"ancf_c_K00", "ancf_c_K36", "ancf_c_D25", "ancf_c_Ksum"}};
   for (int s = 0; s < 3; ++s) {
-    Parameters p = beltParameters(kSchemes[s]);
+    Parameters p = beltParameters(kRules[s]);
     p.referenceAxialStrain = -0.05;
     p.referenceCurvature = 1.5;
     p.axialDamping = 25.0;
@@ -618,7 +618,7 @@ MT_TEST(fixed_state_prints_bits_for_the_cross_target_check) {
     MT_EXPECT(absolute(force(0)) > 0.0);
   }
   Element e;
-  Parameters p = beltParameters(IntegrationScheme::kC);
+  Parameters p = beltParameters(AxialRule::kC);
   p.axialDamping = 25.0;
   MT_EXPECT(e.setUp(p).ok());
   Element::Section section;

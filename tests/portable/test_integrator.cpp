@@ -35,7 +35,7 @@ struct OscillatorSystem {
   }
   Status factorize(const IterationPoint<Vector>& p, beltsim::MatrixUpdate, bool& built) {
     built = true;
-    const beltsim::SchemeCoefficients& c = *p.scheme;
+    const beltsim::IntegratorCoefficients& c = *p.coefficients;
     Matrix m = Matrix::Zero();
     for (int i = 0; i < kSize; ++i) {
       const double q = (*p.q)(i);

@@ -37,8 +37,8 @@ struct SpringSystem {
     return Status::kOk;
   }
   Status build(const IterationPoint<Vector>& p) {
-    const beltsim::SchemeCoefficients& c = *p.scheme;
-    // The static solve's point carries an unused scheme (stiffness factor 0): a plain stiffness.
+    const beltsim::IntegratorCoefficients& c = *p.coefficients;
+    // The static solve's point carries an unused stepping (stiffness factor 0): a plain stiffness.
     stiffnessFactor = c.stiffnessFactor > 0.0 ? c.stiffnessFactor : 1.0;
     const double massFactor = c.stiffnessFactor > 0.0 ? c.massFactor : 0.0;
     const Matrix m = (massFactor * mass + stiffnessFactor * stiffness) * Matrix::Identity();
@@ -90,9 +90,9 @@ struct SpringSystem {
 
 using Vector = SpringSystem::Vector;
 
-beltsim::IntegratorSettings settingsFor(beltsim::StepScheme scheme) {
+beltsim::IntegratorSettings settingsFor(beltsim::Stepping stepping) {
   beltsim::IntegratorSettings s;
-  s.scheme = scheme;
+  s.stepping = stepping;
   s.newmark = true;
   s.refreshSteps = 1;
   return s;
@@ -102,10 +102,10 @@ beltsim::IntegratorSettings settingsFor(beltsim::StepScheme scheme) {
 // step must fault with that status, keep the state it started from and reject the step's
 // contact history (before issue 50 the reference stepper kept what its passes had written).
 template <typename Stepper>
-bool faultsOnPostNewtonStatus(beltsim::StepScheme scheme, Status status) {
+bool faultsOnPostNewtonStatus(beltsim::Stepping stepping, Status status) {
   SpringSystem system;
   Stepper stepper;
-  if (!stepper.setUp(settingsFor(scheme), 1e-3).ok()) return false;
+  if (!stepper.setUp(settingsFor(stepping), 1e-3).ok()) return false;
   stepper.initialize(Vector::Zero(), Vector::Zero(), Vector::Zero(), 0.0);
   for (int k = 0; k < 3; ++k) {
     const beltsim::StepStatistics st = stepper.step(system);
@@ -122,16 +122,16 @@ bool faultsOnPostNewtonStatus(beltsim::StepScheme scheme, Status status) {
 }  // namespace
 
 MT_TEST(reference_stepper_faults_a_step_whose_post_newton_step_reports_a_degenerate_segment) {
-  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::GeneralizedAlpha<SpringSystem>>(beltsim::StepScheme::kReference,
+  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::GeneralizedAlpha<SpringSystem>>(beltsim::Stepping::kReference,
                                                                                Status::kDegenerateState)));
-  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::GeneralizedAlpha<SpringSystem>>(beltsim::StepScheme::kReference,
+  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::GeneralizedAlpha<SpringSystem>>(beltsim::Stepping::kReference,
                                                                                Status::kNonFiniteValue)));
 }
 
 MT_TEST(fixed_cost_stepper_faults_a_step_whose_post_newton_step_reports_a_degenerate_segment) {
-  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::FixedCostStepper<SpringSystem>>(beltsim::StepScheme::kFixedCost,
+  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::FixedCostStepper<SpringSystem>>(beltsim::Stepping::kFixedCost,
                                                                                Status::kDegenerateState)));
-  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::FixedCostStepper<SpringSystem>>(beltsim::StepScheme::kFixedCost,
+  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::FixedCostStepper<SpringSystem>>(beltsim::Stepping::kFixedCost,
                                                                                Status::kNonFiniteValue)));
 }
 

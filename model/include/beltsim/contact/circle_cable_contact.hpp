@@ -465,7 +465,7 @@ class ContactPair {
   // the gap is <= 0; stick where the bristle's linear force mu_v v_t + mu_k (x_cur - x_stick)
   // stays within mu |f_n|, else slip at mu |f_n|. The decided states become the current history D
   // (what the Newton matrix and its switch updates read). At a converged point the forces and
-  // states are those of a converged post-Newton loop; the fixed-cost scheme uses it so that
+  // states are those of a converged post-Newton loop; the fixed-cost stepping uses it so that
   // stick/slip switches happen inside its Newton iterations instead of in passes around them.
   Status evaluateDecided(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
                          const CircleState& circle, PairForces& out) {

@@ -12,7 +12,7 @@
 // Internal force (docs/model.md §2.5, seed eq. 5), LHS convention of docs/model.md §0.2
 // (M qDDot + Q_int(q, qDot) = Q_ext):
 //   Q_int = L/2 sum_{a in A} w_a N eps_q  +  L/2 sum_{b in B} w_b M_b K_q
-// with the rule pair A/B of the selected IntegrationScheme (docs/model.md §2.6).
+// with the rule pair A/B of the selected AxialRule (docs/model.md §2.6).
 //
 // Jacobian (docs/model.md §2.8), derived by hand; with t = r'/|r'|, n = t^perp, g = r'.r', f = r' x r'':
 //   eps_q = S'^T t,  K_q = S'^T alpha + S''^T beta,  beta = r'^perp / g,
@@ -58,7 +58,7 @@ struct AncfCable2DParameters {
   // false: the gravity load's consistent nodal forces (docs/model.md §2.7, with the end moments
   // +-rho A g L^2 / 12 on the slopes); true: lumped, rho A g L / 2 on each node's position.
   bool lumpedGravity = false;
-  IntegrationScheme scheme = kDefaultIntegrationScheme;
+  AxialRule axialRule = kDefaultAxialRule;
 };
 
 // Everything the element reports at a local coordinate x in [0, L] (docs/model.md §2.9).
@@ -104,7 +104,7 @@ class AncfCable2D {
     if (!isFinite(p.bendingDamping) || !(p.bendingDamping >= Scalar(0)))
       return ParameterError::invalid("bendingDamping");
     if (!isFinite(p.gravity(0)) || !isFinite(p.gravity(1))) return ParameterError::invalid("gravity");
-    if (!isValidScheme(p.scheme)) return ParameterError::invalid("scheme");
+    if (!isValidAxialRule(p.axialRule)) return ParameterError::invalid("axialRule");
     return ParameterError::success();
   }
 
@@ -116,10 +116,10 @@ class AncfCable2D {
     const ParameterError check = validate(p);
     if (!check.ok()) return check;
     params_ = p;
-    switch (p.scheme) {
-      case IntegrationScheme::kA: cacheRules<IntegrationScheme::kA>(); break;
-      case IntegrationScheme::kB: cacheRules<IntegrationScheme::kB>(); break;
-      case IntegrationScheme::kC: cacheRules<IntegrationScheme::kC>(); break;
+    switch (p.axialRule) {
+      case AxialRule::kA: cacheRules<AxialRule::kA>(); break;
+      case AxialRule::kB: cacheRules<AxialRule::kB>(); break;
+      case AxialRule::kC: cacheRules<AxialRule::kC>(); break;
     }
     computeMassMatrix();
     computeGravityForce();
@@ -166,16 +166,16 @@ class AncfCable2D {
   Status elasticEnergy(const Vector8& q, Scalar& energy) const {
     energy = Scalar(0);
     if (!ready_) return Status::kInvalidParameter;
-    switch (params_.scheme) {
-      case IntegrationScheme::kA:
-        return energyImpl<axialPointCount(IntegrationScheme::kA),
-                          bendingPointCount(IntegrationScheme::kA)>(q, energy);
-      case IntegrationScheme::kB:
-        return energyImpl<axialPointCount(IntegrationScheme::kB),
-                          bendingPointCount(IntegrationScheme::kB)>(q, energy);
-      case IntegrationScheme::kC:
-        return energyImpl<axialPointCount(IntegrationScheme::kC),
-                          bendingPointCount(IntegrationScheme::kC)>(q, energy);
+    switch (params_.axialRule) {
+      case AxialRule::kA:
+        return energyImpl<axialPointCount(AxialRule::kA),
+                          bendingPointCount(AxialRule::kA)>(q, energy);
+      case AxialRule::kB:
+        return energyImpl<axialPointCount(AxialRule::kB),
+                          bendingPointCount(AxialRule::kB)>(q, energy);
+      case AxialRule::kC:
+        return energyImpl<axialPointCount(AxialRule::kC),
+                          bendingPointCount(AxialRule::kC)>(q, energy);
     }
     return Status::kInvalidParameter;
   }
@@ -305,7 +305,7 @@ class AncfCable2D {
     return Status::kOk;
   }
 
-  template <IntegrationScheme S>
+  template <AxialRule S>
   void cacheRules() {
     const auto& axial = SchemeRules<S>::axial();
     const auto& bending = SchemeRules<S>::bending();
@@ -400,20 +400,20 @@ class AncfCable2D {
                   Matrix8* damping, Scalar cq = Scalar(1), Scalar cv = Scalar(1)) const {
     Status s = Status::kInvalidParameter;
     if (ready_) {
-      switch (params_.scheme) {
-        case IntegrationScheme::kA:
-          s = evaluate<axialPointCount(IntegrationScheme::kA),
-                       bendingPointCount(IntegrationScheme::kA), kJacobian>(q, qDot, Q, stiffness,
+      switch (params_.axialRule) {
+        case AxialRule::kA:
+          s = evaluate<axialPointCount(AxialRule::kA),
+                       bendingPointCount(AxialRule::kA), kJacobian>(q, qDot, Q, stiffness,
                                                                              damping, cq, cv);
           break;
-        case IntegrationScheme::kB:
-          s = evaluate<axialPointCount(IntegrationScheme::kB),
-                       bendingPointCount(IntegrationScheme::kB), kJacobian>(q, qDot, Q, stiffness,
+        case AxialRule::kB:
+          s = evaluate<axialPointCount(AxialRule::kB),
+                       bendingPointCount(AxialRule::kB), kJacobian>(q, qDot, Q, stiffness,
                                                                              damping, cq, cv);
           break;
-        case IntegrationScheme::kC:
-          s = evaluate<axialPointCount(IntegrationScheme::kC),
-                       bendingPointCount(IntegrationScheme::kC), kJacobian>(q, qDot, Q, stiffness,
+        case AxialRule::kC:
+          s = evaluate<axialPointCount(AxialRule::kC),
+                       bendingPointCount(AxialRule::kC), kJacobian>(q, qDot, Q, stiffness,
                                                                              damping, cq, cv);
           break;
       }
@@ -636,7 +636,7 @@ class AncfCable2D {
   bool ready_ = false;
   Matrix8 mass_ = Matrix8::Zero();
   Vector8 gravityForce_ = Vector8::Zero();
-  // Shape function derivatives at the integration points of the selected scheme and the weights
+  // Shape function derivatives at the integration points of the selected axial rule and the weights
   // w_i L/2; unused slots are zero.
   Scalar axialDs_[kMaxAxialPoints][4] = {};
   Scalar axialWeight_[kMaxAxialPoints] = {};

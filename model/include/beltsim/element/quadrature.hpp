@@ -1,4 +1,4 @@
-// Quadrature rules on [-1, 1] and the selective reduced integration schemes of the ANCF cable
+// Quadrature rules on [-1, 1] and the axial rules (the paper's selective reduced integration schemes a, b, c) of the ANCF cable
 // element (docs/model.md §2.6, paper [P] Table 1).
 //
 // A rule integrates  int_{-1}^{1} h(zeta) dzeta  ~  sum_i w_i h(zeta_i).  On an element of length L
@@ -51,57 +51,57 @@ inline constexpr QuadratureRule<3> kLobatto3{
 // Rule pairs of the selective reduced integration (docs/model.md §2.6 / paper [P] Table 1): rule A for the
 // axial term, rule B for the bending term. The numeric values are those of the reference's flag
 // `useReducedOrderIntegration` (0, 1, 2).
-enum class IntegrationScheme : std::uint8_t {
+enum class AxialRule : std::uint8_t {
   kA = 0,  // A: Gauss-Legendre 5, B: Gauss-Legendre 3
   kB = 1,  // A: Gauss-Legendre 4, B: Gauss-Legendre 2
   kC = 2,  // A: Lobatto 3,        B: Gauss-Legendre 2 (paper's choice, benchmark default)
 };
 
-inline constexpr IntegrationScheme kDefaultIntegrationScheme = IntegrationScheme::kC;
+inline constexpr AxialRule kDefaultAxialRule = AxialRule::kC;
 
-// The largest point counts over all schemes (sizes of fixed per-point caches).
+// The largest point counts over all axial rules (sizes of fixed per-point caches).
 inline constexpr int kMaxAxialPoints = 5;
 inline constexpr int kMaxBendingPoints = 3;
 
-constexpr bool isValidScheme(IntegrationScheme scheme) {
-  return scheme == IntegrationScheme::kA || scheme == IntegrationScheme::kB ||
-         scheme == IntegrationScheme::kC;
+constexpr bool isValidAxialRule(AxialRule rule) {
+  return rule == AxialRule::kA || rule == AxialRule::kB ||
+         rule == AxialRule::kC;
 }
 
-// Compile-time rule pair of a scheme: SchemeRules<S>::axial() and ::bending().
-template <IntegrationScheme S>
+// Compile-time rule pair of a rule: SchemeRules<S>::axial() and ::bending().
+template <AxialRule S>
 struct SchemeRules;
 
 template <>
-struct SchemeRules<IntegrationScheme::kA> {
+struct SchemeRules<AxialRule::kA> {
   static constexpr const QuadratureRule<5>& axial() { return kGaussLegendre5; }
   static constexpr const QuadratureRule<3>& bending() { return kGaussLegendre3; }
 };
 
 template <>
-struct SchemeRules<IntegrationScheme::kB> {
+struct SchemeRules<AxialRule::kB> {
   static constexpr const QuadratureRule<4>& axial() { return kGaussLegendre4; }
   static constexpr const QuadratureRule<2>& bending() { return kGaussLegendre2; }
 };
 
 template <>
-struct SchemeRules<IntegrationScheme::kC> {
+struct SchemeRules<AxialRule::kC> {
   static constexpr const QuadratureRule<3>& axial() { return kLobatto3; }
   static constexpr const QuadratureRule<2>& bending() { return kGaussLegendre2; }
 };
 
-// Point counts of a scheme chosen at run time (0 for an invalid value).
-constexpr int axialPointCount(IntegrationScheme scheme) {
-  return scheme == IntegrationScheme::kA   ? 5
-         : scheme == IntegrationScheme::kB ? 4
-         : scheme == IntegrationScheme::kC ? 3
+// Point counts of a rule chosen at run time (0 for an invalid value).
+constexpr int axialPointCount(AxialRule rule) {
+  return rule == AxialRule::kA   ? 5
+         : rule == AxialRule::kB ? 4
+         : rule == AxialRule::kC ? 3
                                            : 0;
 }
 
-constexpr int bendingPointCount(IntegrationScheme scheme) {
-  return scheme == IntegrationScheme::kA   ? 3
-         : scheme == IntegrationScheme::kB ? 2
-         : scheme == IntegrationScheme::kC ? 2
+constexpr int bendingPointCount(AxialRule rule) {
+  return rule == AxialRule::kA   ? 3
+         : rule == AxialRule::kB ? 2
+         : rule == AxialRule::kC ? 2
                                            : 0;
 }
 

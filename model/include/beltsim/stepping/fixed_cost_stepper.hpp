@@ -62,7 +62,7 @@ class FixedCostStepper {
     if (settings.refreshSteps > kElements) return ParameterError::invalid("refreshSteps");
     settings_ = settings;
     h_ = stepSize;
-    scheme_ = SchemeCoefficients::make(settings, stepSize);
+    coefficients_ = IntegratorCoefficients::make(settings, stepSize);
     haveMatrix_ = false;
     return e;
   }
@@ -81,7 +81,7 @@ class FixedCostStepper {
   // Builds and factorizes the whole Newton matrix at the current state (start-up: the first
   // step does it otherwise, at the cost of a whole build).
   Status prepare(System& system) {
-    const IterationPoint<Vector> point{&q_, &v_, &a_, time_, &scheme_};
+    const IterationPoint<Vector> point{&q_, &v_, &a_, time_, &coefficients_};
     system.setStiffenOnly(true);
     system.setAnchorlessRenewing(true);
     system.setBlockAge(settings_.blockAgeSteps);
@@ -100,7 +100,7 @@ class FixedCostStepper {
   double time() const { return time_; }
   long long stepIndex() const { return steps_; }
   double stepSize() const { return h_; }
-  const SchemeCoefficients& scheme() const { return scheme_; }
+  const IntegratorCoefficients& coefficients() const { return coefficients_; }
 
   StepStatistics step(System& system) {
     StepStatistics stats;
@@ -111,11 +111,11 @@ class FixedCostStepper {
     }
     const Vector q0 = q_, v0 = v_, a0 = a_, aBar0 = aBar_;
     const double tNext = startTime_ + static_cast<double>(steps_ + 1) * h_;
-    const IterationPoint<Vector> point{&q_, &v_, &a_, tNext, &scheme_};
+    const IterationPoint<Vector> point{&q_, &v_, &a_, tNext, &coefficients_};
     switchColumns_ = 0;
     refactoredPairs_ = 0;
     system.beginStep();
-    predictStep(scheme_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_, settings_.constantAccelerationPredictor);
+    predictStep(coefficients_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_, settings_.constantAccelerationPredictor);
 
     // 2. Newton iterations with the states decided at each residual.
     Status s = iterate(system, point, stats);
@@ -149,7 +149,7 @@ class FixedCostStepper {
       ++stats.jacobianUpdates;
     }
 
-    aBar_ = aBarStar_ + (1.0 - scheme_.alphaF) / (1.0 - scheme_.alphaM) * a_;
+    aBar_ = aBarStar_ + (1.0 - coefficients_.alphaF) / (1.0 - coefficients_.alphaM) * a_;
     ++steps_;
     time_ = tNext;
     stepPhase(StepPhase::kEnd);
@@ -212,8 +212,8 @@ class FixedCostStepper {
       if (s == Status::kOk) s = system.solve(r, delta);
       if (s != Status::kOk) break;
       q_ -= delta;
-      v_ -= scheme_.velocityFactor * delta;
-      a_ -= scheme_.accelerationFactor * delta;
+      v_ -= coefficients_.velocityFactor * delta;
+      a_ -= coefficients_.accelerationFactor * delta;
       ++stats.newtonIterations;
     }
     system.setDecideInNewton(false);
@@ -243,7 +243,7 @@ class FixedCostStepper {
   }
 
   IntegratorSettings settings_;
-  SchemeCoefficients scheme_;
+  IntegratorCoefficients coefficients_;
   double h_ = 1e-3;
   double time_ = 0.0;
   double startTime_ = 0.0;

@@ -34,10 +34,10 @@ enum class MatrixUpdate : std::uint8_t { kFull, kChangedContacts };
 // Which stepper runs the steps: the paper's Newton / post-Newton loops with their tolerances
 // (GeneralizedAlpha below, the reference), or the fixed-cost stepper of the real-time
 // configurations (fixed_cost_stepper.hpp), whose work per step does not depend on the state.
-enum class StepScheme : std::uint8_t { kReference, kFixedCost };
+enum class Stepping : std::uint8_t { kReference, kFixedCost };
 
 struct IntegratorSettings {
-  StepScheme scheme = StepScheme::kReference;
+  Stepping stepping = Stepping::kReference;
   bool newmark = false;          // true: Newmark with beta, gamma below; false: generalized-alpha
   double spectralRadius = 1.0;   // rho_inf (generalized-alpha); 1 = trapezoidal rule
   double newmarkBeta = 0.25;
@@ -65,7 +65,7 @@ struct IntegratorSettings {
   // every Newton solve. true: the last factorization is kept across post-Newton passes and steps
   // (modified Newton) and rebuilt only when the contraction res_j / res_{j-1} exceeds
   // contractivityLimit or the previous solve did not converge. The step size is fixed, so the
-  // scheme's factors in the matrix do not change; only the state it was built at is older.
+  // integrator's factors in the matrix do not change; only the state it was built at is older.
   bool reuseJacobian = false;
   // false: every post-Newton pass builds the whole Newton matrix (docs/model.md §7.11). true (with
   // warmStartPns): passes 2.. ask the System for MatrixUpdate::kChangedContacts, so only the
@@ -74,21 +74,21 @@ struct IntegratorSettings {
   // the same tolerances). With reuseJacobian too, every Newton solve starts with such an update
   // of the last matrix (which the System skips if no contact changed).
   bool updateChangedContactsOnly = false;
-  // Reference scheme: false (the paper's validation), the Newton matrix's factorization
+  // Reference stepping: false (the paper's validation), the Newton matrix's factorization
   // eliminates every border unknown; true, the prescribed ones (fixed centres, a speed-driven
   // rotation), whose rows are the scaled identity, are solved apart (BeltDrive::setCompactBorder;
-  // the fixed-cost scheme's kept matrix always does). The same matrix in fewer operations
+  // the fixed-cost stepping's kept matrix always does). The same matrix in fewer operations
   // (the PC configuration: 5 % fewer instructions per step, 10 % off its worst step); results
   // agree with the whole border's to rounding, not bit for bit.
   bool compactBorder = false;
-  // Fixed-cost scheme only (fixed_cost_stepper.hpp): Newton iterations per step (one residual,
+  // Fixed-cost stepping only (fixed_cost_stepper.hpp): Newton iterations per step (one residual,
   // one solve each, on the kept matrix), the number of steps over which the kept matrix is
   // rebuilt (one slice of the elements per step), the low-rank columns per step for switches
   // that stiffen it, and the force (N) above which the step's remaining residual or its
   // post-Newton error flags it as not converged (the configurations take about 1 % of the
   // belt's pre-tension: docs/firmware.md, *Fixed-cost stepping*).
   int fixedNewtonIterations = 2;
-  // Fixed-cost scheme only: the first frozenStateIterations of the n iterations evaluate the
+  // Fixed-cost stepping only: the first frozenStateIterations of the n iterations evaluate the
   // residual with the states the last post-Newton pass committed (those the kept matrix was built
   // with when it is rebuilt after every step) instead of deciding them at the iterate. The
   // predictor is a poor place to decide stick/slip: after a speed step it leaves kilonewtons of
@@ -98,7 +98,7 @@ struct IntegratorSettings {
   int frozenStateIterations = 0;
   int refreshSteps = 8;
   int switchColumnsPerStep = 4;
-  // Fixed-cost scheme, matrix rebuilt after every step (refreshSteps = 1) only: the contact pairs
+  // Fixed-cost stepping, matrix rebuilt after every step (refreshSteps = 1) only: the contact pairs
   // that one partial re-factorization per step may evaluate again when a step's stiffening
   // switches would need many columns (fixed_cost_stepper.hpp); 0: columns only.
   int refactorPairsPerStep = 0;
@@ -106,7 +106,7 @@ struct IntegratorSettings {
   // a step does one or the other and its worst case is the larger of the two; more keeps up with
   // gross slip, docs/firmware.md, *Fixed-cost stepping*).
   int columnsAfterRefactor = 0;
-  // Aged refresh (fixed-cost scheme, refreshSteps = 1 only; kept_newton_matrix.hpp): the
+  // Aged refresh (fixed-cost stepping, refreshSteps = 1 only; kept_newton_matrix.hpp): the
   // rebuild after a step evaluates the element blocks of every blockAgeSteps-th element again (a
   // different share each step) and keeps the others' last blocks; of the contact-pair blocks it
   // evaluates every pair whose contact or stick/slip states changed, then, round robin, others
@@ -128,7 +128,7 @@ inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
   if (!(isFinite(s.absoluteTolerance) && s.absoluteTolerance > 0.0)) return ParameterError::invalid("absoluteTolerance");
   if (!(isFinite(s.pnsTolerance) && s.pnsTolerance > 0.0)) return ParameterError::invalid("pnsTolerance");
   if (!(isFinite(s.contractivityLimit) && s.contractivityLimit > 0.0)) return ParameterError::invalid("contractivityLimit");
-  if (s.scheme != StepScheme::kReference && s.scheme != StepScheme::kFixedCost) return ParameterError::invalid("scheme");
+  if (s.stepping != Stepping::kReference && s.stepping != Stepping::kFixedCost) return ParameterError::invalid("stepping");
   if (s.fixedNewtonIterations < 1 || s.fixedNewtonIterations > 8) return ParameterError::invalid("fixedNewtonIterations");
   if (s.frozenStateIterations < 0 || s.frozenStateIterations > s.fixedNewtonIterations)
     return ParameterError::invalid("frozenStateIterations");
@@ -163,8 +163,8 @@ struct StepStatistics {
   bool converged() const { return flags == 0; }
 };
 
-// Coefficients of the scheme for step size h (docs/model.md §7.2-7.5).
-struct SchemeCoefficients {
+// Coefficients of the integrator for step size h (docs/model.md §7.2-7.5).
+struct IntegratorCoefficients {
   double alphaM = 0.5, alphaF = 0.5, beta = 0.25, gamma = 0.5;
   double massFactor = 1.0;       // (1 - alpha_m) / (1 - alpha_f)
   double stiffnessFactor = 0.0;  // beta h^2
@@ -172,8 +172,8 @@ struct SchemeCoefficients {
   double velocityFactor = 0.0;   // gamma' = gamma / (h beta): dv/d(delta)
   double accelerationFactor = 0.0;  // beta' = (1 - alpha_m) / (h^2 beta (1 - alpha_f))
 
-  static SchemeCoefficients make(const IntegratorSettings& s, double h) {
-    SchemeCoefficients c;
+  static IntegratorCoefficients make(const IntegratorSettings& s, double h) {
+    IntegratorCoefficients c;
     if (s.newmark) {
       c.alphaM = 0.0;
       c.alphaF = 0.0;
@@ -203,18 +203,18 @@ struct IterationPoint {
   const Vector* v;
   const Vector* a;
   double time;
-  const SchemeCoefficients* scheme;
+  const IntegratorCoefficients* coefficients;
 };
 
 // Predictor from the start-of-step state (docs/model.md §7.3 step 2; Newmark: alpha_m = alpha_f = 0):
 // q, v, a and the algorithmic acceleration part aBarStar from q0, v0, a0, aBar0 with step h.
 // The end-of-step acceleration a is predicted as 0 (the reference) or, with constantAcceleration,
-// as a0; either way q and v follow from a by the scheme's relations
+// as a0; either way q and v follow from a by the integrator's relations
 //   aBar = aBarStar + (1 - alpha_f)/(1 - alpha_m) a,
 //   q = q0 + h v0 + h^2 ((1/2 - beta) aBar0 + beta aBar),  v = v0 + h ((1 - gamma) aBar0 + gamma aBar),
 // so Newton's corrections keep them consistent from either start.
 template <typename Vector>
-void predictStep(const SchemeCoefficients& c, double h, const Vector& q0, const Vector& v0, const Vector& a0,
+void predictStep(const IntegratorCoefficients& c, double h, const Vector& q0, const Vector& v0, const Vector& a0,
                  const Vector& aBar0, Vector& q, Vector& v, Vector& a, Vector& aBarStar,
                  bool constantAcceleration = false) {
   q = q0 + h * v0 + (h * h * (0.5 - c.beta)) * aBar0;
@@ -244,7 +244,7 @@ class GeneralizedAlpha {
     if (!(isFinite(stepSize) && stepSize > 0.0)) return ParameterError::invalid("stepSize");
     settings_ = settings;
     h_ = stepSize;
-    scheme_ = SchemeCoefficients::make(settings, stepSize);
+    coefficients_ = IntegratorCoefficients::make(settings, stepSize);
     haveFactorization_ = false;
     return e;
   }
@@ -268,7 +268,7 @@ class GeneralizedAlpha {
   double time() const { return time_; }
   long long stepIndex() const { return steps_; }
   double stepSize() const { return h_; }
-  const SchemeCoefficients& scheme() const { return scheme_; }
+  const IntegratorCoefficients& coefficients() const { return coefficients_; }
 
   // One step t -> t + h. Always returns after at most maxPns x maxNewton iterations.
   StepStatistics step(System& system) {
@@ -299,7 +299,7 @@ class GeneralizedAlpha {
       }
       if (!newtonConverged) stats.flags |= kStepNewtonNotConverged;
       double error = 0.0;
-      const IterationPoint<Vector> point{&q_, &v_, &a_, tNext, &scheme_};
+      const IterationPoint<Vector> point{&q_, &v_, &a_, tNext, &coefficients_};
       const Status pns = system.postNewtonStep(point, error);
       if (pns != Status::kOk) {  // non-finite, or a degenerate segment (|r'| = 0): a fault
         q_ = q0; v_ = v0; a_ = a0; aBar_ = aBar0;
@@ -313,7 +313,7 @@ class GeneralizedAlpha {
       if (k == settings_.maxPnsIterations) stats.flags |= kStepPnsNotConverged;  // accepted as is
     }
     // Algorithmic acceleration of the accepted solution (docs/model.md §7.3 step 4).
-    aBar_ = aBarStar_ + (1.0 - scheme_.alphaF) / (1.0 - scheme_.alphaM) * a_;
+    aBar_ = aBarStar_ + (1.0 - coefficients_.alphaF) / (1.0 - coefficients_.alphaM) * a_;
     ++steps_;
     time_ = tNext;
     return stats;
@@ -321,14 +321,14 @@ class GeneralizedAlpha {
 
  private:
   void predictor(const Vector& q0, const Vector& v0, const Vector& a0, const Vector& aBar0) {
-    predictStep(scheme_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_, settings_.constantAccelerationPredictor);
+    predictStep(coefficients_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_, settings_.constantAccelerationPredictor);
   }
 
   // Newton with at most maxNewtonIterations updates. Jacobian at the first iteration of every
   // Newton solve (the contact set may have changed in the PNS, docs/model.md §7.11) unless reuseJacobian
   // keeps the last one, and again whenever the contraction is poor. Returns true if converged.
   bool newton(System& system, double t, MatrixUpdate firstBuild, StepStatistics& stats) {
-    const IterationPoint<Vector> point{&q_, &v_, &a_, t, &scheme_};
+    const IterationPoint<Vector> point{&q_, &v_, &a_, t, &coefficients_};
     Vector r;
     Status s = system.residual(point, r);
     if (s != Status::kOk || !allFinite(r)) {
@@ -362,8 +362,8 @@ class GeneralizedAlpha {
         return false;
       }
       q_ -= delta;
-      v_ -= scheme_.velocityFactor * delta;
-      a_ -= scheme_.accelerationFactor * delta;
+      v_ -= coefficients_.velocityFactor * delta;
+      a_ -= coefficients_.accelerationFactor * delta;
       ++stats.newtonIterations;
       s = system.residual(point, r);
       if (s != Status::kOk || !allFinite(r)) {
@@ -392,12 +392,12 @@ class GeneralizedAlpha {
   }
 
   IntegratorSettings settings_;
-  SchemeCoefficients scheme_;
+  IntegratorCoefficients coefficients_;
   double h_ = 1e-4;
   double time_ = 0.0;
   double startTime_ = 0.0;
   long long steps_ = 0;
-  bool haveFactorization_ = false;  // the System holds a factorization valid for this scheme
+  bool haveFactorization_ = false;  // the System holds a factorization valid for these coefficients
   Vector q_ = Vector::Zero(), v_ = Vector::Zero(), a_ = Vector::Zero();
   Vector aBar_ = Vector::Zero(), aBarStar_ = Vector::Zero();
 };

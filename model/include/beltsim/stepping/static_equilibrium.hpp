@@ -69,7 +69,7 @@ StaticResult solveStaticEquilibrium(Drive& drive, typename Drive::Vector& q, con
   drive.initializeContactHistory(q, zero);
   const Vector locks = q;
   Vector previous = q;
-  SchemeCoefficients unused;
+  IntegratorCoefficients unused;
   const IterationPoint<Vector> point{&q, &zero, &zero, 0.0, &unused};
   // One load level: bounded PNS loop around a bounded Newton solve. Returns false on a fault.
   const auto solveLevel = [&](double loadFactor, double stabilizer, double pnsTolerance) {

@@ -1,5 +1,5 @@
-// The stepper a plant or a scenario selects (IntegratorSettings::scheme): the reference
-// Newton / post-Newton scheme of the paper (generalized_alpha.hpp) or the fixed-cost scheme of
+// The stepper a plant or a scenario selects (IntegratorSettings::stepping): the reference
+// Newton / post-Newton loops of the paper (generalized_alpha.hpp) or the fixed-cost stepping of
 // the real-time configurations (fixed_cost_stepper.hpp). Both are kept (each holds only its state
 // vectors); the calls go to the selected one.
 #pragma once
@@ -14,7 +14,7 @@ class TimeStepper {
   using Vector = typename System::Vector;
 
   ParameterError setUp(const IntegratorSettings& settings, double stepSize) {
-    scheme_ = settings.scheme;
+    stepping_ = settings.stepping;
     compactBorder_ = settings.compactBorder;
     return fixedCost() ? fixed_.setUp(settings, stepSize) : reference_.setUp(settings, stepSize);
   }
@@ -25,8 +25,8 @@ class TimeStepper {
       reference_.initialize(q, v, a, time);
     }
   }
-  // Start-up work before the first step (the fixed-cost scheme's first matrix build; the
-  // reference scheme's choice of border elimination).
+  // Start-up work before the first step (the fixed-cost stepping's first matrix build; the
+  // reference stepping's choice of border elimination).
   Status prepare(System& system) {
     if (fixedCost()) return fixed_.prepare(system);
     system.setCompactBorder(compactBorder_);
@@ -34,7 +34,7 @@ class TimeStepper {
   }
   StepStatistics step(System& system) { return fixedCost() ? fixed_.step(system) : reference_.step(system); }
 
-  bool fixedCost() const { return scheme_ == StepScheme::kFixedCost; }
+  bool fixedCost() const { return stepping_ == Stepping::kFixedCost; }
   const Vector& positions() const { return fixedCost() ? fixed_.positions() : reference_.positions(); }
   const Vector& velocities() const { return fixedCost() ? fixed_.velocities() : reference_.velocities(); }
   const Vector& accelerations() const { return fixedCost() ? fixed_.accelerations() : reference_.accelerations(); }
@@ -43,7 +43,7 @@ class TimeStepper {
   const FixedCostStepper<System>& fixedCostStepper() const { return fixed_; }
 
  private:
-  StepScheme scheme_ = StepScheme::kReference;
+  Stepping stepping_ = Stepping::kReference;
   bool compactBorder_ = false;
   GeneralizedAlpha<System> reference_;
   FixedCostStepper<System> fixed_;

@@ -304,14 +304,14 @@ class BeltDrive {
 
   // ---- System interface (GeneralizedAlpha) ------------------------------------------------------
   // false (the reference, docs/model.md §4.6): the residual keeps every segment's contact flag and stick/
-  // slip state as the last post-Newton step left them. true (the fixed-cost scheme): the residual
+  // slip state as the last post-Newton step left them. true (the fixed-cost stepping): the residual
   // decides them at each evaluation (ContactPair::evaluateDecided) for the pairs that can touch
   // their circle within the step: a start-of-step gap within kDecisionMargin. The margin is far
   // above what a segment moves towards a pulley in one step (about 0.15 mm for a belt entering
   // a 0.1 m pulley at 1.2 m/s with 1 ms steps); a pair outside it is picked up in the next step.
   static constexpr double kDecisionMargin = 1e-3;  // m
   void setDecideInNewton(bool decide) { decideInNewton_ = decide; }
-  // Kept matrix (fixed-cost scheme): true, only switches that stiffen it (contact made, slip ->
+  // Kept matrix (fixed-cost stepping): true, only switches that stiffen it (contact made, slip ->
   // stick) are applied as low-rank columns; a softening switch leaves the stiffer state in the
   // matrix until the refresh (safe, slower convergence there); a new contact enters with the
   // stick tangent.
@@ -443,7 +443,7 @@ class BeltDrive {
   // `built` tells whether anything was re-evaluated (false: the last factorization still holds).
   Status factorize(const IterationPoint<Vector>& point, MatrixUpdate update, bool& built) {
     built = false;
-    const SchemeCoefficients& c = *point.scheme;
+    const IntegratorCoefficients& c = *point.coefficients;
     const bool isStatic = mode_ == Mode::kStatic;
     // Static: d/dq of [s M (q - q_prev) + Q(q, 0)] -> mass factor s, stiffness 1, damping 0.
     const double factors[3] = {isStatic ? stabilizer_ : c.massFactor, isStatic ? 1.0 : c.stiffnessFactor,
@@ -566,7 +566,7 @@ class BeltDrive {
 
   // Accelerations consistent with a state that is not an equilibrium (a start from rest in the
   // drawn configuration): M a = Q_ext(t) - Q(q, v), the contact forces included, with a = 0 on
-  // every prescribed unknown. `point.a` is ignored; `point.scheme` only serves the residual's
+  // every prescribed unknown. `point.a` is ignored; `point.coefficients` only serves the residual's
   // prescribed rows, which are then replaced by a = 0. Factorizes the mass matrix alone (the
   // elements' M, circle inertias and masses) in place of the Newton matrix: the next factorize
   // is a full build.
@@ -919,7 +919,7 @@ class BeltDrive {
     const Vector& q = *point.q;
     const Vector& v = *point.v;
     const Vector& a = *point.a;
-    const SchemeCoefficients& c = *point.scheme;
+    const IntegratorCoefficients& c = *point.coefficients;
     for (int p = 0; p < NP; ++p) reaction_[p] = 0.0;
     for (int dof = 0; dof < kSize; ++dof) {
       const Prescribed kind = prescribedKind(dof);

@@ -29,7 +29,7 @@ template <int NE, int NP, int NCS>
 Status BeltDrive<NE, NP, NCS>::refreshSlice(const IterationPoint<Vector>& point, int first, int last, int pairBudget) {
   if (first != refreshedElements_ || last < first || last > NE || !matrix_.assemblingInShadow())
     return Status::kInvalidParameter;
-  const SchemeCoefficients& c = *point.scheme;
+  const IntegratorCoefficients& c = *point.coefficients;
   const Vector& q = *point.q;
   const Vector& v = *point.v;
   const bool aged = agedBlocksValid_ && blockAge_ > 1;
@@ -120,7 +120,7 @@ void BeltDrive<NE, NP, NCS>::selectPairRenewals(int pairBudget, bool (&renew)[NE
 template <int NE, int NP, int NCS>
 Status BeltDrive<NE, NP, NCS>::finishRefresh(const IterationPoint<Vector>& point) {
   if (refreshedElements_ != NE || !matrix_.assemblingInShadow()) return Status::kInvalidParameter;
-  const SchemeCoefficients& c = *point.scheme;
+  const IntegratorCoefficients& c = *point.coefficients;
   for (int p = 0; p < NP; ++p) circleMatrix(p, *point.q, *point.v, c.massFactor, c.stiffnessFactor, c.dampingFactor);
   applyPrescribedCornerRows();
   const Status s = matrix_.target().finishFactorization();
@@ -197,7 +197,7 @@ Status BeltDrive<NE, NP, NCS>::refactorSwitchedPairs(const IterationPoint<Vector
     }
   }
   if (needed < minColumns) return Status::kOk;
-  const SchemeCoefficients& c = *point.scheme;
+  const IntegratorCoefficients& c = *point.coefficients;
   const int previousTarget = matrix_.targetActive();
   int first = NE;
   bool touched[NE] = {};  // chain blocks whose entries change
@@ -291,7 +291,7 @@ SegmentHistory BeltDrive<NE, NP, NCS>::nibbleHistory(int e, int p, int i, unsign
 template <int NE, int NP, int NCS>
 Status BeltDrive<NE, NP, NCS>::applySwitch(const IterationPoint<Vector>& point, int e, int p, int i, unsigned before,
                                            unsigned after) {
-  const SchemeCoefficients& c = *point.scheme;
+  const IntegratorCoefficients& c = *point.coefficients;
   const Vector8 qe = gatherElement(*point.q, e), ve = gatherElement(*point.v, e);
   const CircleState cs = circleState(*point.q, *point.v, p);
   Matrix11 change;

@@ -9,7 +9,7 @@
 namespace beltsim {
 
 // Belt of the paper: rho A = 0.8288 kg/m (stiffness height 0.01 m, docs/model.md §11.1), EA = 8000 N,
-// EI = 1.333e-3 N m^2, pre-stretch -0.05 (400 N), d_eps = 1 N s, gravity, scheme c,
+// EI = 1.333e-3 N m^2, pre-stretch -0.05 (400 N), d_eps = 1 N s, gravity, axial rule c,
 // thickness 1e-4 m (geometry and contact offset only), width 0.08 m.
 inline BeltParameters paperBelt() {
   BeltParameters belt;
@@ -19,7 +19,7 @@ inline BeltParameters paperBelt() {
   belt.element.referenceAxialStrain = -0.05;
   belt.element.axialDamping = 1.0;
   belt.element.gravity = Vector2(0.0, -9.81);
-  belt.element.scheme = IntegrationScheme::kC;
+  belt.element.axialRule = AxialRule::kC;
   belt.thickness = 1e-4;
   belt.width = 0.08;
   return belt;

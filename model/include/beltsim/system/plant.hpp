@@ -4,8 +4,8 @@
 // element count NE and the pulley capacity NP; the object is meant to live in static storage (it holds the belt drive, the
 // integrator and the solver's matrices: tens of kilobytes, too big for a Cortex-M stack).
 //
-// One step: command -> BeltDrive input -> TimeStepper::step (the reference scheme's bounded Newton
-// and PNS loops, or the fixed-cost scheme's fixed work; bordered block-tridiagonal solve) -> output with the step's health. The plant does not decide
+// One step: command -> BeltDrive input -> TimeStepper::step (the reference stepping's bounded Newton
+// and PNS loops, or the fixed-cost stepping's fixed work; bordered block-tridiagonal solve) -> output with the step's health. The plant does not decide
 // what a non-converged step means for the loop; it reports it (see firmware/plant_loop.hpp).
 #pragma once
 #include <cstdint>
