@@ -350,7 +350,7 @@ def generate(path, name, info=None):
     if solver.get("block_age_steps", 1) > 1 and solver.get("refresh_steps", 8) != 1:
         r.error("block_age_steps", "needs refresh_steps = 1 (the matrix rebuilt after every step)")
     if stepping == "fixed_cost":
-        set_("integrator.scheme", "Stepping::kFixedCost")
+        set_("integrator.stepping", "Stepping::kFixedCost")
         refresh = solver.get("refresh_steps", 8)
         if refresh > elements:
             r.error("refresh_steps" if "refresh_steps" in solver else "stepping",
