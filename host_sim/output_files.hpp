@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "beltsim/stepping/generalized_alpha.hpp"
+#include "beltsim/stepping/reference_stepper.hpp"
 #include "scenario.hpp"
 
 namespace beltsim::host {

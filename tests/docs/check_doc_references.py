@@ -40,7 +40,9 @@ A README section whose heading names the docs file that now holds its details
 
 Figures tied to a test: for each row of TIES, the value a doc states (DOC_REGEX in DOC) must
 equal the value a test enforces (SOURCE_REGEX in SOURCE, and ENFORCER must use it): the README's
-Cortex-M7 memory budgets against cortex_m7_firmware_memory_budget's FLASH_LIMIT / RAM_LIMIT.
+Cortex-M7 memory budgets against cortex_m7_firmware_memory_budget's FLASH_LIMIT / RAM_LIMIT, and
+the README's validation table (paper values and limits) against scripts/validate_paper.py's checks.
+Every model/ header is named in the README's folder map, and one over 500 lines says why there.
 
 Output: one line per broken citation ("path:line: cites FILE section 'NAME', which does not
 exist (sections there: closest matches)") and exit status 1, or the number of citations checked
@@ -73,6 +75,15 @@ TIES = (
      "tests/cmake/check_memory_budget.cmake", r"ram GREATER RAM_LIMIT"),
 )
 UNITS = {"B": 1, "KiB": 1024, "MiB": 1024 * 1024}
+# The validation table's rows (README, *Validation*) against the checks of scripts/validate_paper.py
+# that print them: (row label in the table, the check's name there). The table's paper value and
+# limit must be the check's reference and tolerance.
+VALIDATION_ROWS = (
+    ("tight span force F1", "F1 tight span force [N]"),
+    ("slack span force F2", "F2 slack span force [N]"),
+    ("drive torque τ_P1", "drive torque [N m]"),
+    ("ω_P2", "omega_P2 [rad/s]"),
+)
 # Words that make "README <words> section" prose rather than a section name.
 STOP_WORDS = {"or", "and", "the", "a", "an", "of", "in", "its", "each", "every", "which", "that"}
 
@@ -471,12 +482,58 @@ def retired_citations(root):
     return errors
 
 
+def validation_table_ties(root):
+    """The README's validation table states the paper's values and limits that validate_paper.py checks."""
+    readme = read_text(os.path.join(root, "README.md")) or ""
+    script = read_text(os.path.join(root, "scripts", "validate_paper.py")) or ""
+    errors = []
+    for label, check in VALIDATION_ROWS:
+        row = re.search(r"^\| " + re.escape(label) + r"[^|]*\|[^|]*\| ([\d.]+) [^|]*\|[^|]*\| ([\d.]+) % \|$", readme, re.M)
+        src = re.search(r'\("' + re.escape(check) + r'", \w+, ([\d.]+), ([\d.]+)\)', script)
+        if row is None or src is None:
+            where = "README.md's validation table" if row is None else "scripts/validate_paper.py"
+            errors.append(f"{where}: no row for {label!r} / check {check!r} in the form the docs check expects")
+            continue
+        paper, limit = float(row.group(1)), float(row.group(2)) / 100.0
+        reference, tolerance = float(src.group(1)), float(src.group(2))
+        if paper != reference or abs(limit - tolerance) > 1e-12:
+            errors.append(f"README.md: validation row {label!r} states {paper} within {100 * limit:g} %, "
+                          f"scripts/validate_paper.py checks {reference} within {100 * tolerance:g} %")
+    return errors
+
+
+def folder_map_gaps(root):
+    """Every model/ header is named in the README's folder map; one over 500 lines says why there."""
+    readme = read_text(os.path.join(root, "README.md")) or ""
+    start = readme.find("## Folder map")
+    section = readme[start:readme.find("\n## ", start + 1)] if start >= 0 else ""
+    errors = []
+    base = os.path.join(root, "model", "include", "beltsim")
+    for folder in sorted(os.listdir(base)):
+        for name in sorted(os.listdir(os.path.join(base, folder))):
+            if not name.endswith(".hpp"):
+                continue
+            if f"`{name}`" not in section:
+                errors.append(f"README.md: the folder map does not name model/ header {folder}/{name}")
+                continue
+            with open(os.path.join(base, folder, name), encoding="utf-8") as f:
+                lines = sum(1 for _ in f)
+            entry = section[section.find(f"`{name}`"):]
+            entry = entry[:entry.find(")") + 1]
+            if lines > 500 and "500" not in entry and str(lines) not in entry:
+                errors.append(f"README.md: {folder}/{name} has {lines} lines; the folder map must say why it is one idea")
+    return errors
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--verbose"]
     root = os.path.abspath(args[0] if args else os.path.join(os.path.dirname(__file__), "..", ".."))
     c = Checker(root, verbose="--verbose" in sys.argv[1:])
     c.run()
     c.errors.extend(retired_citations(root))
+    c.errors.extend(folder_map_gaps(root))
+    c.errors.extend(validation_table_ties(root))
+    c.checked += len(VALIDATION_ROWS)
     for cited, n in sorted(c.skipped.items()):
         print(f"note: {cited} does not exist yet: {n} citation(s) of it not checked")
     for e in c.errors:

@@ -96,7 +96,7 @@ TEST(BeltDrive, BeltAtRestInEquilibriumStaysAtRest) {
   ASSERT_EQ(p.drive.residual(IterationPoint<Drive::Vector>{&p.q, &zero, &zero, 0.0, &sc}, r), Status::kOk);
   EXPECT_LT(r.norm(), 0.02);
   EXPECT_NEAR(std::fabs(r(Drive::nodeDof(0, 0))), r.norm(), 1e-6);
-  static GeneralizedAlpha<Drive> integ;
+  static ReferenceStepper<Drive> integ;
   ASSERT_TRUE(integ.setUp(paperIntegrator(), 5e-5).ok());
   integ.initialize(p.q, Drive::Vector::Zero(), Drive::Vector::Zero(), 0.0);
   for (int i = 0; i < 200; ++i) {
@@ -111,7 +111,7 @@ TEST(BeltDrive, SpeedDrivenPulleyFollowsItsProfileExactly) {
   // The prescribed row sets omega(t_{n+1}) exactly (docs/model.md §7.12 elimination).
   static PaperDrive p;
   solveStaticEquilibrium(p.drive, p.q, StaticSettings{}, p.friction);
-  static GeneralizedAlpha<Drive> integ;
+  static ReferenceStepper<Drive> integ;
   ASSERT_TRUE(integ.setUp(paperIntegrator(), 5e-5).ok());
   integ.initialize(p.q, Drive::Vector::Zero(), Drive::Vector::Zero(), 0.0);
   double previousTorque = 0.0;
@@ -143,7 +143,7 @@ TEST(BeltDrive, ResidualMemoAndHandedOverKinematicsKeepTheFullEvaluationsBits) {
   // stick/slip states.
   static PaperDrive p;
   solveStaticEquilibrium(p.drive, p.q, StaticSettings{}, p.friction);
-  static GeneralizedAlpha<Drive> integ;
+  static ReferenceStepper<Drive> integ;
   ASSERT_TRUE(integ.setUp(paperIntegrator(), 5e-5).ok());
   integ.initialize(p.q, Drive::Vector::Zero(), Drive::Vector::Zero(), 0.0);
   for (int i = 0; i < 2000; ++i) integ.step(p.drive);

@@ -68,7 +68,7 @@ TEST(ThreePulleyBelt, StaticEquilibriumCarriesThePreTension) {
 TEST(ThreePulleyBelt, UnloadedIdlerRollsWithTheBelt) {
   static ThreePulleyDrive d;
   solveStaticEquilibrium(d.drive, d.q, StaticSettings{}, d.friction);
-  static GeneralizedAlpha<Drive> integ;
+  static ReferenceStepper<Drive> integ;
   IntegratorSettings s;
   s.newmark = true;
   s.maxNewtonIterations = 8;

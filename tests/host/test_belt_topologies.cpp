@@ -234,7 +234,7 @@ TEST(BeltTopologies, TorqueDrivenPulleyReachesTheSpeedWhereTheDamperTakesTheTorq
   ASSERT_EQ(sr.status, Status::kOk);
   ASSERT_TRUE(sr.converged);
 
-  static GeneralizedAlpha<Drive> integ;
+  static ReferenceStepper<Drive> integ;
   const double h = 2e-4, endTime = 0.35, window = 0.05;
   ASSERT_TRUE(integ.setUp(trapezoidal(), h).ok());
   integ.initialize(b.q, Drive::Vector::Zero(), Drive::Vector::Zero(), 0.0);

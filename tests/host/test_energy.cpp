@@ -9,7 +9,7 @@
 #include "beltsim/system/belt_drive.hpp"
 #include "beltsim/system/belt_geometry.hpp"
 #include "beltsim/system/energy.hpp"
-#include "beltsim/stepping/generalized_alpha.hpp"
+#include "beltsim/stepping/reference_stepper.hpp"
 #include "beltsim/system/paper_parameters.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
 
@@ -180,7 +180,7 @@ EnergyRun runReleased(double stepSize, double endTime) {
     run.faults = -1;
     return run;
   }
-  static GeneralizedAlpha<Drive> integ;
+  static ReferenceStepper<Drive> integ;
   if (!integ.setUp(trapezoidalRule(), stepSize).ok()) {
     run.faults = -1;
     return run;

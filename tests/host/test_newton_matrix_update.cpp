@@ -92,7 +92,7 @@ TEST(NewtonMatrixUpdate, AChangedStickSlipStateIsReEvaluatedLikeAFullBuild) {
 }
 
 // The update keeps the elimination of the chain blocks before the first one a changed pair
-// touches (BeltDrive::keptChainBlocks) and still gives the full build's solution bit for bit, with
+// touches (BeltDrive::reusedChainBlocks) and still gives the full build's solution bit for bit, with
 // the whole border and with the compact one: a sticking segment of an element in the second half
 // of the belt switched to slip.
 TEST(NewtonMatrixUpdate, AnUpdateKeepsTheChainBeforeTheChangedPairAndTheFullBuildsBits) {
@@ -105,9 +105,9 @@ TEST(NewtonMatrixUpdate, AnUpdateKeepsTheChainBeforeTheChangedPairAndTheFullBuil
     ASSERT_TRUE(findStickingSegment(partial, element, circle, segment, kNE / 2))
         << "the ramp should leave sticking contacts in the second half";
     ASSERT_EQ(partial.factorize(point.at(0.2)), Status::kOk);
-    EXPECT_EQ(partial.keptChainBlocks(), 0);  // a full build eliminates the whole chain
+    EXPECT_EQ(partial.reusedChainBlocks(), 0);  // a full build eliminates the whole chain
     ASSERT_NO_FATAL_FAILURE(slipAndUpdate(partial, point, element, circle, segment));
-    EXPECT_EQ(partial.keptChainBlocks(), element - 1) << "node " << element << " is chain block " << element - 1;
+    EXPECT_EQ(partial.reusedChainBlocks(), element - 1) << "node " << element << " is chain block " << element - 1;
     const Vector updated = solveWith(partial);
     reference = partial;
     ASSERT_EQ(reference.factorize(point.at(0.2)), Status::kOk);
@@ -137,7 +137,7 @@ TEST(NewtonMatrixUpdate, AChangedBorderMakesTheNextUpdateAWholeFactorization) {
   EXPECT_EQ(drive.eliminatedBorderWidth(), Drive::kBorder);
   drive.setCompactBorder(true);
   ASSERT_NO_FATAL_FAILURE(slipAndUpdate(drive, point, e, p, i));
-  EXPECT_EQ(drive.keptChainBlocks(), 0);
+  EXPECT_EQ(drive.reusedChainBlocks(), 0);
   EXPECT_EQ(drive.eliminatedBorderWidth(), Drive::kBorder - 5);
 }
 

@@ -56,7 +56,7 @@ template <int NP>
 struct DriveRun {
   using Drive = BeltDrive<kNE, NP, kNCS>;
   Drive drive;
-  GeneralizedAlpha<Drive> integrator;
+  ReferenceStepper<Drive> integrator;
   typename Drive::Vector q = Drive::Vector::Zero();
 
   // Static equilibrium, then `steps` steps of 5e-4 s; false if anything failed.

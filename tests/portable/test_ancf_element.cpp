@@ -510,7 +510,7 @@ MT_TEST(invalid_parameters_are_rejected_by_name) {
       {"bendingDamping", [](Parameters& p, double, double i) { p.bendingDamping = i; }},
       {"gravity", [](Parameters& p, double n, double) { p.gravity(0) = n; }},
       {"gravity", [](Parameters& p, double, double i) { p.gravity(1) = i; }},
-      {"rule", [](Parameters& p, double, double) { p.axialRule = static_cast<AxialRule>(7); }},
+      {"axialRule", [](Parameters& p, double, double) { p.axialRule = static_cast<AxialRule>(7); }},
   };
   for (const Case& c : cases) {
     Parameters p = beltParameters(AxialRule::kC);

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "beltsim/solver/fixed_lu.hpp"
-#include "beltsim/stepping/generalized_alpha.hpp"
+#include "beltsim/stepping/reference_stepper.hpp"
 #include "minitest.hpp"
 
 namespace {
@@ -58,7 +58,7 @@ struct OscillatorSystem {
   }
 };
 
-using Integrator = beltsim::GeneralizedAlpha<OscillatorSystem>;
+using Integrator = beltsim::ReferenceStepper<OscillatorSystem>;
 
 beltsim::IntegratorSettings trapezoidal() {
   beltsim::IntegratorSettings s;

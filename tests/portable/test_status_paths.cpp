@@ -8,7 +8,7 @@
 // uncoupled linear springs (m a + k q = f), whose post-Newton step returns a chosen status.
 #include "beltsim/solver/fixed_lu.hpp"
 #include "beltsim/stepping/fixed_cost_stepper.hpp"
-#include "beltsim/stepping/generalized_alpha.hpp"
+#include "beltsim/stepping/reference_stepper.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
 #include "minitest.hpp"
 
@@ -122,9 +122,9 @@ bool faultsOnPostNewtonStatus(beltsim::Stepping stepping, Status status) {
 }  // namespace
 
 MT_TEST(reference_stepper_faults_a_step_whose_post_newton_step_reports_a_degenerate_segment) {
-  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::GeneralizedAlpha<SpringSystem>>(beltsim::Stepping::kReference,
+  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::ReferenceStepper<SpringSystem>>(beltsim::Stepping::kReference,
                                                                                Status::kDegenerateState)));
-  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::GeneralizedAlpha<SpringSystem>>(beltsim::Stepping::kReference,
+  MT_EXPECT((faultsOnPostNewtonStatus<beltsim::ReferenceStepper<SpringSystem>>(beltsim::Stepping::kReference,
                                                                                Status::kNonFiniteValue)));
 }
 

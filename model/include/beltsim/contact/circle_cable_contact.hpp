@@ -5,7 +5,7 @@
 //
 // Phases of one time step:
 //   beginStep()                  D0 := D
-//   evaluateNewton() / jacobian  forces with the history D frozen (no switching inside Newton)
+//   evaluateNewton()             forces with the history D frozen (no switching inside Newton)
 //   postNewtonStep()             updates D from the converged state, returns e_PNS (N)
 #pragma once
 #include <cmath>
@@ -13,337 +13,14 @@
 
 #include "beltsim/contact/bounding_box.hpp"
 #include "beltsim/contact/bristle_friction.hpp"
+#include "beltsim/contact/contact_parameters.hpp"
+#include "beltsim/contact/pair_results.hpp"
+#include "beltsim/contact/segment_geometry.hpp"
 #include "beltsim/core/detmath.hpp"
-#include "beltsim/element/segment_marker.hpp"
 #include "beltsim/core/status.hpp"
+#include "beltsim/element/segment_marker.hpp"
 
 namespace beltsim {
-
-// Kinematic state of a circle: centre, its velocity, rotation angle and angular velocity.
-struct CircleState {
-  Vector2 centre = Vector2::Zero();    // m
-  Vector2 velocity = Vector2::Zero();  // m/s
-  double angle = 0.0;                  // rad
-  double angularVelocity = 0.0;        // rad/s
-};
-
-// What a segment's gap is measured against (issue 33; scenario key contact.segment_gap).
-//   kChord: the circle itself, as the paper ([P] eq. 7). A straight segment whose ends lie on
-//     the belt's curve sags inside that curve by about L_s^2 / (8 r) at its middle, so the penalty
-//     pushes the belt out until the chord, not the belt, touches the circle: on a coarse mesh every
-//     wrap is too long by about theta L_s^2 / (8 r) and the belt's tension too high.
-//   kArc: the circle's arc through the segment's ends. A chord of length L_s = |v_s| inscribed in
-//     a circle of radius r has its closest point, its middle, at sqrt(r^2 - L_s^2 / 4) from the
-//     centre, so the gap is measured against sqrt(r^2 - w(rho) |v_s|^2) with the weight
-//     w = 4 rho^2 (1 - rho)^2 (1/4 at rho = 1/2): a belt whose segment ends lie on the circle has
-//     gap 0 whatever the segment length. The weight fades to 0 with a zero slope where the closest
-//     point reaches an end of the segment (rho = 0 or 1: a segment that meets the circle with one
-//     end, at the edge of a wrap, is not an inscribed chord), so the gap stays smooth there.
-//     Tried and dropped (issue 33 notes): the arc's own radius at rho, sqrt(r^2 - rho (1 - rho)
-//     L_s^2), whose kink at rho = 0, 1 left 66 of 2450 steps of the microcontroller configuration
-//     flagged instead of 34; w = 1/4 everywhere (17 flagged), which pushes on straight segments
-//     next to a wrap by their sag and lost the static equilibrium at 12 elements; and a plateau of
-//     1/4 with smooth fades over rho < 1/4 and rho > 3/4 (118 flagged, no static equilibrium at 12).
-//     The force keeps the segment's normal and the closest-point split of the paper.
-//     The arc gap also allows for the element's own sag: the cubic Hermite curve through two nodes
-//     on a circle of radius r, with the circle's tangents scaled to the arc length, runs inside the
-//     circle by r (alpha^2 - phi^2)^2 / 24 (the Hermite remainder; phi the angle from the element's
-//     middle, alpha half the element's angle L / (2 r)), that is e_m 16 xi^2 (1 - xi)^2 at the
-//     element coordinate xi in [0, 1] with e_m = r alpha^4 / 24 (ContactParameters::elementSag).
-//     Without it the penalty pushes the element's middle out by e_m, which the element can only do
-//     with a strain that is high at its nodes and low at its middle: the 12-element belt at rest
-//     carried +2.6 % of its tension (0.31 mm sag), +0.19 % at 24 elements (0.02 mm).
-enum class SegmentGapMeasure : std::uint8_t { kChord = 0, kArc = 1 };
-
-struct ContactParameters {
-  int segmentCount = 4;            // n_cs, at most the pair's compile-time maximum
-  double contactStiffness = 0.0;   // k_c, N/m per segment (N/m^n for the exponent law)
-  double contactDamping = 0.0;     // d_c, N s/m per segment
-  double normalExponent = 1.0;     // n of f_n = k_c |g|^n (paper [P] eq. 9); 1 = linear, 1.5 = Hertz
-  FrictionParameters friction;
-  double radius = 0.0;             // r, contact radius of the circle, m
-  double offset = 0.0;             // h_o, segment points' offset along the element normal, m
-  double beltWidth = 1.0;          // b, m; only for contact stresses (force / (b L_seg))
-  bool useSegmentNormals = true;   // SN (default) or point-wise normals (PWN), docs/model.md §4.8
-  bool useBoundingBox = true;      // skip pairs whose element box is clear of the circle (docs/model.md §5)
-  SegmentGapMeasure gapMeasure = SegmentGapMeasure::kChord;
-  // m; the gap is measured to a circle of radius r + radiusAllowance (the torque arm and x_cur keep
-  // r), so that a loaded belt sits on r instead of inside it.
-  double radiusAllowance = 0.0;
-  // N; > 0: BeltDrive::setUp sets each circle's radiusAllowance to the penetration of a segment
-  // under this belt tension (penetrationUnderTension; contactFromPerArea gives the pre-tension when
-  // the scenario asks for contact.penetration_compensation). 0: radiusAllowance as given.
-  double compensatedTension = 0.0;
-  // m; e_m, the element's own sag at its middle on this circle (arc gap only; see SegmentGapMeasure).
-  // BeltDrive::setUp sets it from the element length and the circle (cubicArcSag); 0: none.
-  double elementSag = 0.0;
-};
-
-// e_m = r alpha^4 / 24 with alpha = L / (2 r), the inward sag at the middle of a cubic Hermite
-// element of arc length L laid on a circle of radius r (SegmentGapMeasure). alpha is held at 1 (an
-// element of two radians and more; e_m = r / 24), far beyond the coarse-mesh warning's limit.
-inline double cubicArcSag(double elementLength, double radius) {
-  if (!(elementLength > 0.0) || !(radius > 0.0)) return 0.0;
-  double alpha = 0.5 * elementLength / radius;
-  if (alpha > 1.0) alpha = 1.0;
-  const double a2 = alpha * alpha;
-  return radius * a2 * a2 / 24.0;
-}
-
-// Penetration (m) of a segment of length segmentLength under a belt of tension T (N) wrapped on the
-// circle: its normal load is T times the angle it spans, T L_s / r, and the penetration is what the
-// contact law needs for that load, (T L_s / (r k_c))^(1/n). The same for any contact stiffness, the
-// belt's path over a compensated circle has the length of a belt that sits on r at that tension.
-inline double penetrationUnderTension(const ContactParameters& p, double tension, double segmentLength) {
-  if (!(tension > 0.0) || !(p.contactStiffness > 0.0) || !(p.radius > 0.0)) return 0.0;
-  const double ratio = tension * segmentLength / (p.radius * p.contactStiffness);
-  if (p.normalExponent == 1.0) return ratio;
-  return detmath::pow(ratio, 1.0 / p.normalExponent);
-}
-
-// Radius of the circle the gaps are measured against, m.
-inline double contactSurfaceRadius(const ContactParameters& p) { return p.radius + p.radiusAllowance; }
-
-template <int MaxSegments>
-ParameterError validateContactParameters(const ContactParameters& p) {
-  if (p.segmentCount < 1 || p.segmentCount > MaxSegments) return ParameterError::invalid("segmentCount");
-  if (!(isFinite(p.contactStiffness) && p.contactStiffness >= 0)) return ParameterError::invalid("contactStiffness");
-  if (!(isFinite(p.contactDamping) && p.contactDamping >= 0)) return ParameterError::invalid("contactDamping");
-  if (!(isFinite(p.normalExponent) && p.normalExponent >= 1.0 && p.normalExponent <= 4.0))
-    return ParameterError::invalid("normalExponent");
-  if (!(isFinite(p.friction.frictionCoefficient) && p.friction.frictionCoefficient >= 0))
-    return ParameterError::invalid("frictionCoefficient");
-  if (!(isFinite(p.friction.bristleStiffness) && p.friction.bristleStiffness >= 0))
-    return ParameterError::invalid("bristleStiffness");
-  if (!(isFinite(p.friction.velocityPenalty) && p.friction.velocityPenalty >= 0))
-    return ParameterError::invalid("velocityPenalty");
-  if (!(isFinite(p.friction.characteristicVelocity) && p.friction.characteristicVelocity > 0))
-    return ParameterError::invalid("characteristicVelocity");
-  if (p.friction.stickMemory != StickMemory::kSegment && p.friction.stickMemory != StickMemory::kWholeElement)
-    return ParameterError::invalid("stickMemory");
-  if (!(isFinite(p.radius) && p.radius > 0)) return ParameterError::invalid("radius");
-  if (!isFinite(p.offset)) return ParameterError::invalid("offset");
-  if (!(isFinite(p.radiusAllowance) && p.radiusAllowance >= 0 && p.radiusAllowance < 0.5 * p.radius))
-    return ParameterError::invalid("radiusAllowance");
-  if (!(isFinite(p.elementSag) && p.elementSag >= 0 && p.elementSag <= p.radius / 24.0))
-    return ParameterError::invalid("elementSag");
-  if (!(isFinite(p.compensatedTension) && p.compensatedTension >= 0))
-    return ParameterError::invalid("compensatedTension");
-  if (p.gapMeasure != SegmentGapMeasure::kChord && p.gapMeasure != SegmentGapMeasure::kArc)
-    return ParameterError::invalid("gapMeasure");
-  if (p.gapMeasure == SegmentGapMeasure::kArc && !p.useSegmentNormals)
-    return ParameterError::invalid("gapMeasure");  // the arc gap is defined for segment normals only
-  if (!(isFinite(p.beltWidth) && p.beltWidth > 0)) return ParameterError::invalid("beltWidth");
-  return ParameterError::success();
-}
-
-// Closest point of a segment to the circle centre, gap and contact frame (docs/model.md §4.2).
-struct SegmentGeometry {
-  double rho = 0.0;       // closest-point parameter on the segment, clamped to [0, 1]
-  double distance = 0.0;  // delta, m
-  double gap = 0.0;       // g = delta - surfaceRadius + elementSag, m; <= 0 is penetration
-  double surfaceRadius = 0.0;  // what delta is compared with, m: r (chord) or sqrt(r^2 - w(rho) |v_s|^2) (arc)
-  // w(rho) = 4 rho^2 (1 - rho)^2 of the arc gap (> 0 only for 0 < rho < 1); 0: surfaceRadius does
-  // not move with the segment (chord gap, rho at an end, or the radius held at its floor).
-  double arcWeight = 0.0;
-  double arcWeightSlope = 0.0; // dw/drho = 8 rho (1 - rho) (1 - 2 rho)
-  // The element's own sag at the closest point, e_m 16 xi^2 (1 - xi)^2 with xi = (i + rho) / n_cs
-  // (arc gap; m), and its derivative by rho (0 where rho is clamped to an end).
-  double elementSag = 0.0;
-  double elementSagSlope = 0.0;
-  Vector2 normal = Vector2::Zero();   // n, from the circle centre to the segment
-  Vector2 tangent = Vector2::Zero();  // t = n^perp, counter-clockwise around the circle
-  Vector2 direction = Vector2::Zero();  // v_s = P_{i+1} - P_i
-  bool degenerate = false;  // centre on the segment (delta = 0): normal chosen, state flagged
-};
-
-// |d| below this multiple of the coordinates' magnitude is rounding noise: the centre is on the
-// segment (64 ulp of the largest coordinate involved).
-constexpr double kDegenerateRelativeDistance = 64.0 * 2.220446049250313e-16;
-
-// The element's own sag of the arc gap for one segment: e_m and where the segment lies on the
-// element (xi = xiStart + rho xiLength).
-struct ElementSagSpan {
-  double middle = 0.0;    // e_m, m; 0: none
-  double xiStart = 0.0;   // i / n_cs
-  double xiLength = 0.0;  // 1 / n_cs
-};
-
-inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, const Vector2& centre, double radius,
-                                       SegmentGapMeasure measure = SegmentGapMeasure::kChord,
-                                       const ElementSagSpan& sag = ElementSagSpan{}) {
-  SegmentGeometry g;
-  g.direction = p1 - p0;
-  const Vector2 vp = centre - p0;
-  const double nRho = g.direction.dot(vp);
-  const double dRho = g.direction.dot(g.direction);
-  Vector2 d;
-  if (dRho == 0.0) {  // coincident points
-    g.rho = 0.0;
-    d = vp;
-    g.distance = d.norm();
-  } else {
-    g.rho = nRho / dRho;
-    if (g.rho < 0.0) {
-      g.rho = 0.0;
-      d = vp;
-      g.distance = d.norm();
-    } else if (g.rho >= 1.0) {
-      g.rho = 1.0;
-      d = centre - p1;
-      g.distance = d.norm();
-    } else {
-      d = centre - (p0 + g.rho * g.direction);
-      const double radicand = vp.dot(vp) - nRho * nRho / dRho;
-      g.distance = std::sqrt(radicand > 0.0 ? radicand : 0.0);  // clamped (docs/model.md §4.2)
-    }
-  }
-  g.surfaceRadius = radius;
-  if (measure == SegmentGapMeasure::kArc && g.rho > 0.0 && g.rho < 1.0) {
-    const double middle = g.rho * (1.0 - g.rho);
-    const double weight = 4.0 * middle * middle;
-    // Kept at or above (r/2)^2, reached only by a segment longer than sqrt(3) r (a mesh far too
-    // coarse for the circle; the scenario check warns long before): there it stops following.
-    const double radicand = radius * radius - weight * dRho;
-    const double floor = 0.25 * radius * radius;
-    if (radicand > floor) {
-      g.surfaceRadius = std::sqrt(radicand);
-      g.arcWeight = weight;
-      g.arcWeightSlope = 8.0 * middle * (1.0 - 2.0 * g.rho);
-    } else {
-      g.surfaceRadius = 0.5 * radius;
-    }
-  }
-  if (measure == SegmentGapMeasure::kArc && sag.middle > 0.0) {
-    const double xi = sag.xiStart + g.rho * sag.xiLength;
-    const double inner = xi * (1.0 - xi);
-    g.elementSag = 16.0 * sag.middle * inner * inner;
-    if (g.rho > 0.0 && g.rho < 1.0) g.elementSagSlope = 32.0 * sag.middle * inner * (1.0 - 2.0 * xi) * sag.xiLength;
-  }
-  g.gap = g.distance - g.surfaceRadius + g.elementSag;
-  // The normal is d normalised by its own length |d|, not by delta: in the interior case delta
-  // comes from the radicand, whose cancellation error (~sqrt(eps)|v_p|) makes -d/delta a short or
-  // zero vector when the centre lies on the segment up to rounding. The centre counts as on the
-  // segment when |d| is at the rounding level of the coordinates (or delta was clamped to 0).
-  const double dLength = d.norm();
-  const double scale = vp.cwiseAbs().maxCoeff() + g.direction.cwiseAbs().maxCoeff() +
-                       centre.cwiseAbs().maxCoeff();
-  if (g.distance > 0.0 && dLength > kDegenerateRelativeDistance * scale) {
-    g.normal = -d / dLength;
-  } else {
-    // Centre on the segment: no direction is defined. Choose the segment's left normal (for a
-    // belt running clockwise around the circle, the belt lies on that side) and flag it.
-    g.degenerate = true;
-    const double len = std::sqrt(dRho);
-    g.normal = len > 0.0 ? Vector2(leftNormal(g.direction) / len) : Vector2(0.0, 1.0);
-  }
-  g.tangent = leftNormal(g.normal);
-  return g;
-}
-
-// 1 / n for a segment count n: from a table up to 8 (the host's largest count), so that the
-// segment geometry of every Newton iteration takes no double-precision divide for it (about 30
-// cycles on the Cortex-M7); the same bits as the division.
-inline double inverseSegmentCount(int n) {
-  static constexpr double kInverse[9] = {0.0, 1.0, 1.0 / 2, 1.0 / 3, 1.0 / 4, 1.0 / 5, 1.0 / 6, 1.0 / 7, 1.0 / 8};
-  return n >= 1 && n <= 8 ? kInverse[n] : 1.0 / n;
-}
-
-// Segment i of a pair with parameters p: the gap measure, the radius and the element's sag the
-// parameters ask for.
-inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, const Vector2& centre,
-                                       const ContactParameters& p, int i) {
-  ElementSagSpan sag;
-  if (p.elementSag > 0.0) {
-    sag.middle = p.elementSag;
-    sag.xiLength = inverseSegmentCount(p.segmentCount);
-    sag.xiStart = i * sag.xiLength;
-  }
-  return segmentGeometry(p0, p1, centre, contactSurfaceRadius(p), p.gapMeasure, sag);
-}
-
-// Everything the force laws need of one segment at the current state.
-struct SegmentKinematics {
-  SegmentGeometry geometry;
-  double normalVelocity = 0.0;      // v_n, m/s
-  double tangentialVelocity = 0.0;  // v_t, m/s, relative to the circle surface (includes r omega)
-  double stickingCoordinate = 0.0;  // x_cur, m (unwrapped)
-};
-
-// x_cur of a segment (needs an atan2; only the stick law and the PNS read it).
-inline double stickingCoordinate(const ContactParameters& p, const SegmentGeometry& g, double length,
-                                 const CircleState& circle) {
-  // docs/model.md §4.5: x_c = r * angle of n in the circle frame (atan2(n) - phi, which differs from
-  // atan2(A^T n) only by multiples of 2 pi; only wrapped differences are used), plus the
-  // segment part sigma rho L_seg with the orientation sign sigma.
-  const double circlePart = p.radius * (detmath::atan2(g.normal(1), g.normal(0)) - circle.angle);
-  const double sigma = g.tangent.dot(g.direction) > 0.0 ? -1.0 : 1.0;
-  return circlePart + sigma * g.rho * (length / p.segmentCount);
-}
-
-// Whether the Newton-phase tangential force of a segment in this state reads x_cur.
-inline bool newtonForceNeedsStickingCoordinate(const FrictionParameters& f, const SegmentHistory& h) {
-  return f.law != TangentialLaw::kContinuous && h.state == StickSlip::kStick && f.bristleStiffness != 0.0;
-}
-
-// needSticking = false leaves stickingCoordinate at 0 (saves the atan2 where it is not read).
-template <int MaxSegments>
-SegmentKinematics segmentKinematics(const ContactParameters& p, const SegmentPoints<MaxSegments>& points, int i,
-                                    double length, const CircleState& circle, bool needSticking = true) {
-  SegmentKinematics k;
-  k.geometry = segmentGeometry(points.position[i], points.position[i + 1], circle.centre, p, i);
-  const SegmentGeometry& g = k.geometry;
-  const Vector2 pointVelocity = (1.0 - g.rho) * points.velocity[i] + g.rho * points.velocity[i + 1];
-  // Circle surface velocity at the contact includes the rotation r omega t (docs/model.md §4.3, §11.8).
-  const Vector2 surfaceVelocity = circle.velocity + p.radius * circle.angularVelocity * g.tangent;
-  const Vector2 relative = pointVelocity - surfaceVelocity;
-  k.normalVelocity = relative.dot(g.normal);
-  k.tangentialVelocity = relative.dot(g.tangent);
-  if (needSticking && p.friction.bristleStiffness != 0.0) k.stickingCoordinate = stickingCoordinate(p, g, length, circle);
-  return k;
-}
-
-// f_n = k_c g + d_c v_n (linear), or k_c sgn(g)|g|^n + d_c v_n; not clipped (docs/model.md §4.4, §11.17).
-inline double normalForceLaw(const ContactParameters& p, double gap, double normalVelocity) {
-  double spring = p.contactStiffness * gap;
-  if (p.normalExponent != 1.0) {
-    const double magnitude = p.normalExponent == 1.5 ? absOf(gap) * std::sqrt(absOf(gap))
-                                                     : detmath::pow(absOf(gap), p.normalExponent);
-    spring = p.contactStiffness * signOf(gap) * magnitude;
-  }
-  return spring + p.contactDamping * normalVelocity;
-}
-
-// LHS contributions of one pair: element (8), circle coordinates (x, y, phi).
-struct PairForces {
-  Vector8 element = Vector8::Zero();
-  Vector2 circleForce = Vector2::Zero();  // LHS on (x, y) of the circle: -F_sum
-  double circleTorque = 0.0;              // LHS on phi: -T_sum
-  int activeSegments = 0;                 // segments with g^D <= 0
-  bool degenerate = false;                // a flagged segment had the centre on it
-};
-
-// The segment points and the kinematics of the segments that a Newton-phase force evaluation
-// computed: a post-Newton step at the same state (the same q, q_dot and circle) takes them
-// instead of computing them again. Only the segments in contact are evaluated there (known).
-template <int MaxSegments>
-struct PairKinematics {
-  SegmentPoints<MaxSegments> points;
-  SegmentKinematics segment[MaxSegments];
-  bool known[MaxSegments] = {};
-  bool stickingKnown[MaxSegments] = {};  // segment[i].stickingCoordinate was computed (stick law)
-};
-
-// Per-segment outputs (docs/model.md §4.10, with physical-unit stresses).
-struct SegmentOutput {
-  double gap = 0.0;               // m (current geometry)
-  double normalForce = 0.0;       // f_n, N, LHS sign (< 0 in compression); 0 if not flagged
-  double tangentialForce = 0.0;   // f_t, N, LHS sign; 0 if not flagged
-  double normalStress = 0.0;      // f_n / (b L_seg), N/m^2
-  double tangentialStress = 0.0;  // f_t / (b L_seg), N/m^2
-  StickSlip state = StickSlip::kUndefined;
-  double stickingDisplacement = 0.0;  // wrap(x_cur - x_stick) while sticking, else 0, m
-};
 
 template <int MaxSegments = 4>
 class ContactPair {
@@ -360,6 +37,37 @@ class ContactPair {
     anchorlessRenewing_ = false;  // the reference stepping's view until a fixed-cost stepper prepares
     reset();
     return e;
+  }
+  // New friction parameters; the history, its start-of-step copy and the stepping's view stay.
+  ParameterError setFriction(const FrictionParameters& friction) {
+    ContactParameters changed = p_;
+    changed.friction = friction;
+    const ParameterError e = validateContactParameters<MaxSegments>(changed);
+    if (!e.ok()) return e;
+    p_ = changed;
+    for (int i = 0; i < MaxSegments; ++i) decidedSwitches_[i] = 0;
+    return e;
+  }
+  // History from the geometry of element coordinates (q, qDot) of the given length
+  // (docs/model.md §8.4): a segment in contact (g <= 0) sticks, anchored where it is; any other
+  // is undefined. Also the start-of-step copy. An element whose segment points cannot be
+  // computed keeps its history.
+  void initializeHistory(const Eigen::Matrix<double, 8, 1>& q, const Eigen::Matrix<double, 8, 1>& qDot, double length,
+                         const CircleState& circle) {
+    SegmentPoints<MaxSegments> points;
+    if (computeSegmentPoints(q, qDot, length, p_.segmentCount, p_.offset, points) != Status::kOk) return;
+    for (int i = 0; i < MaxSegments; ++i) {
+      if (i >= p_.segmentCount) break;
+      const SegmentKinematics k = segmentKinematics(p_, points, i, length, circle);
+      SegmentHistory h;
+      h.gap = k.geometry.gap;
+      if (h.gap <= 0.0) {
+        h.state = StickSlip::kStick;
+        h.stickingPosition = k.stickingCoordinate;
+      }
+      current_[i] = h;
+    }
+    beginStep();
   }
   // Initial history [0.1, undefined, 0] (docs/model.md §4.1, §11.16).
   void reset() {
@@ -481,64 +189,6 @@ class ContactPair {
   // for the rest of the step's Newton iterations (the post-Newton pass decides it at the end):
   // without this, a segment at the edge of a slip arc can alternate at every iteration.
   static constexpr int kMaxDecidedSwitches = 2;
-
-  // LHS vector of the 11 local coordinates (element, circle x, y, phi).
-  Status localLhs(const Vector11& position, const Vector11& velocity, double length, Vector11& lhs) const {
-    const Vector8 q = position.template head<8>();
-    const Vector8 qDot = velocity.template head<8>();
-    CircleState circle;
-    circle.centre = Vector2(position(8), position(9));
-    circle.angle = position(10);
-    circle.velocity = Vector2(velocity(8), velocity(9));
-    circle.angularVelocity = velocity(10);
-    PairForces f;
-    const Status s = evaluateNewton(q, qDot, length, circle, f);
-    lhs.template head<8>() = f.element;
-    lhs(8) = f.circleForce(0);
-    lhs(9) = f.circleForce(1);
-    lhs(10) = f.circleTorque;
-    return s;
-  }
-
-  // Stiffness dLHS/dq and damping dLHS/dq_dot over the 11 local coordinates, by central
-  // differences inside this fixed-size block with the history frozen (docs/model.md §4.9 allows numerical
-  // differentiation; the reference uses forward differences). Zero if no segment is flagged.
-  // Steps: 1e-7 max(1e-2, |q_j|) for positions (the reference's rule), 1e-7 max(1, |v_j|) for
-  // velocities. The LHS is affine in the velocities except for the continuous law (scale v0) and
-  // |f_n| in the slip force, so the velocity step is limited by rounding, eps |LHS| / step, not by
-  // truncation; the reference's floor 1e-2 (step 1e-9 m/s at rest) made that error ~1e-4 of the
-  // damping entries when |LHS| / d_c is large (the floor 1 keeps (step / v0)^2 <= 1e-8 for v0 >= 1e-3).
-  Status jacobian(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
-                  Matrix11& stiffness, Matrix11& damping) const {
-    stiffness.setZero();
-    damping.setZero();
-    if (!anyFlagged()) return Status::kOk;
-    Vector11 x, v;
-    x << q, circle.centre, circle.angle;
-    v << qDot, circle.velocity, circle.angularVelocity;
-    Vector11 plus, minus;
-    for (int j = 0; j < kLocalCoordinates; ++j) {
-      const double h = 1e-7 * std::fmax(1e-2, absOf(x(j)));
-      Vector11 xp = x, xm = x;
-      xp(j) += h;
-      xm(j) -= h;
-      Status s = localLhs(xp, v, length, plus);
-      if (s == Status::kOk) s = localLhs(xm, v, length, minus);
-      if (s != Status::kOk) return s;
-      stiffness.col(j) = (plus - minus) / (xp(j) - xm(j));
-    }
-    for (int j = 0; j < kLocalCoordinates; ++j) {
-      const double h = 1e-7 * std::fmax(1.0, absOf(v(j)));
-      Vector11 vp = v, vm = v;
-      vp(j) += h;
-      vm(j) -= h;
-      Status s = localLhs(x, vp, length, plus);
-      if (s == Status::kOk) s = localLhs(x, vm, length, minus);
-      if (s != Status::kOk) return s;
-      damping.col(j) = (plus - minus) / (vp(j) - vm(j));
-    }
-    return Status::kOk;
-  }
 
   // Post-Newton step (docs/model.md §4.7, with the bounding-box rules of §5.6). Updates the current
   // history D from the converged state, reading anchors from D0. Returns e_PNS = e_n + e_t, the

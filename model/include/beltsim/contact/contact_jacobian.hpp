@@ -692,6 +692,33 @@ Status contactSegmentSwitchBlock(const ContactPair<MaxSegments>& pair, const Vec
 
 // Stiffness and damping of a pair separately (tests, tools): the Newton block with the factors
 // (1, 0) and (0, 1); point-wise normals take the general form.
+// Generalized LHS of a unit force on segment i along its normal (column 0) and its tangent
+// (column 1) over the pair's 11 coordinates, as evaluateNewton distributes a segment force: the
+// directions a switch of the segment's state changes the pair's Newton block along (the kept
+// matrix's low-rank columns, kept_newton_matrix.hpp).
+template <int MaxSegments>
+Status segmentLoadDirections(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
+                             const SegmentShapeTable<MaxSegments>& table, const CircleState& cs, int i,
+                             Eigen::Matrix<double, 11, 2>& u) {
+  SegmentPoints<MaxSegments> pts;
+  const Status s = computeSegmentPoints(q, qDot, table, pair.parameters().offset, pts);
+  if (s != Status::kOk) return s;
+  const SegmentGeometry g = segmentGeometry(pts.position[i], pts.position[i + 1], cs.centre, pair.parameters(), i);
+  const Vector2 direction[2] = {g.normal, g.tangent};
+  for (int a = 0; a < 2; ++a) {
+    Vector8 element = Vector8::Zero();
+    addPointForce(table.shape[i], pts.slope[i], pts.tangent[i], pts.slopeSquared[i], pair.parameters().offset,
+                  Vector2((1.0 - g.rho) * direction[a]), element);
+    addPointForce(table.shape[i + 1], pts.slope[i + 1], pts.tangent[i + 1], pts.slopeSquared[i + 1],
+                  pair.parameters().offset, Vector2(g.rho * direction[a]), element);
+    u.col(a).template head<8>() = element;
+    u(8, a) = -direction[a](0);
+    u(9, a) = -direction[a](1);
+    u(10, a) = a == 1 ? -pair.parameters().radius : 0.0;
+  }
+  return Status::kOk;
+}
+
 template <int MaxSegments>
 Status contactPairJacobian(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
                            const SegmentShapeTable<MaxSegments>& table, const CircleState& circle,

@@ -3,7 +3,7 @@
 //
 // One step t -> t + h (IntegratorSettings: fixedNewtonIterations = n, refreshSteps = S,
 // switchColumnsPerStep = K):
-//   1. predictor (as the reference, generalized_alpha.hpp);
+//   1. predictor (as the reference, reference_stepper.hpp);
 //   2. n modified-Newton iterations on the kept Newton matrix. The first m of them
 //      (frozenStateIterations) take the states committed by the last post-Newton pass, as the
 //      reference's Newton does; every later residual decides every segment's contact and
@@ -42,7 +42,7 @@
 #pragma once
 #include <Eigen/Core>
 
-#include "beltsim/stepping/generalized_alpha.hpp"
+#include "beltsim/stepping/reference_stepper.hpp"
 #include "beltsim/stepping/step_phase.hpp"
 #include "beltsim/core/status.hpp"
 

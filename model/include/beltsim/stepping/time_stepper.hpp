@@ -1,10 +1,10 @@
 // The stepper a plant or a scenario selects (IntegratorSettings::stepping): the reference
-// Newton / post-Newton loops of the paper (generalized_alpha.hpp) or the fixed-cost stepping of
+// Newton / post-Newton loops of the paper (reference_stepper.hpp) or the fixed-cost stepping of
 // the real-time configurations (fixed_cost_stepper.hpp). Both are kept (each holds only its state
 // vectors); the calls go to the selected one.
 #pragma once
 #include "beltsim/stepping/fixed_cost_stepper.hpp"
-#include "beltsim/stepping/generalized_alpha.hpp"
+#include "beltsim/stepping/reference_stepper.hpp"
 
 namespace beltsim {
 
@@ -45,7 +45,7 @@ class TimeStepper {
  private:
   Stepping stepping_ = Stepping::kReference;
   bool compactBorder_ = false;
-  GeneralizedAlpha<System> reference_;
+  ReferenceStepper<System> reference_;
   FixedCostStepper<System> fixed_;
 };
 

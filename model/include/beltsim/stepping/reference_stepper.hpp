@@ -1,0 +1,191 @@
+// The reference stepper: implicit fixed-step time integration with bounded Newton and bounded post-Newton (PNS) loops
+// (docs/model.md §7.2-7.3, §7.6-7.7, §7.11). Generalized-alpha in the Arnold-Bruls form with spectral
+// radius rho_inf in [0, 1] (rho_inf = 1: the trapezoidal rule of the paper), or Newmark with
+// given beta, gamma. Never shrinks the step, never retries: a step that does not converge within
+// the bounds is completed, flagged and counted.
+// The System's interface: system_interface.hpp.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include <Eigen/Core>
+
+#include "beltsim/core/status.hpp"
+#include "beltsim/stepping/integrator_coefficients.hpp"
+#include "beltsim/stepping/integrator_settings.hpp"
+#include "beltsim/stepping/step_statistics.hpp"
+#include "beltsim/stepping/system_interface.hpp"
+
+namespace beltsim {
+
+template <typename System>
+class ReferenceStepper {
+ public:
+  using Vector = typename System::Vector;
+  static constexpr int kSize = System::kSize;
+
+  ParameterError setUp(const IntegratorSettings& settings, double stepSize) {
+    const ParameterError e = validateIntegratorSettings(settings);
+    if (!e.ok()) return e;
+    if (!(isFinite(stepSize) && stepSize > 0.0)) return ParameterError::invalid("stepSize");
+    settings_ = settings;
+    h_ = stepSize;
+    coefficients_ = IntegratorCoefficients::make(settings, stepSize);
+    haveFactorization_ = false;
+    return e;
+  }
+
+  // Initial state; the accelerations should be consistent (a = M^-1 (Q_ext - Q)); at a static
+  // equilibrium they are 0. The algorithmic acceleration starts equal to a.
+  void initialize(const Vector& q, const Vector& v, const Vector& a, double time) {
+    q_ = q;
+    v_ = v;
+    a_ = a;
+    aBar_ = a;
+    time_ = time;
+    startTime_ = time;
+    steps_ = 0;
+    haveFactorization_ = false;  // the System may have changed mode or parameters since
+  }
+
+  const Vector& positions() const { return q_; }
+  const Vector& velocities() const { return v_; }
+  const Vector& accelerations() const { return a_; }
+  double time() const { return time_; }
+  long long stepIndex() const { return steps_; }
+  double stepSize() const { return h_; }
+  const IntegratorCoefficients& coefficients() const { return coefficients_; }
+
+  // One step t -> t + h. Always returns after at most maxPns x maxNewton iterations.
+  StepStatistics step(System& system) {
+    StepStatistics stats;
+    const Vector q0 = q_, v0 = v_, a0 = a_, aBar0 = aBar_;
+    // t = step index * h, not an accumulated sum: no drift over long runs.
+    const double tNext = startTime_ + static_cast<double>(steps_ + 1) * h_;
+    system.beginStep();
+    for (int k = 1; k <= settings_.maxPnsIterations; ++k) {
+      stats.pnsIterations = k;
+      if (k == 1 || !settings_.warmStartPns) predictor(q0, v0, a0, aBar0);
+      // A later pass may update the pass-1 matrix only where the PNS changed the contacts.
+      // With reuseJacobian, so may the first pass, relative to the last build of an earlier step.
+      const bool laterPass = k > 1 && settings_.warmStartPns && stats.jacobianUpdates > 0;
+      const bool reused = settings_.reuseJacobian && haveFactorization_;
+      const MatrixUpdate firstBuild = settings_.updateChangedContactsOnly && (laterPass || reused)
+                                          ? MatrixUpdate::kChangedContacts
+                                          : MatrixUpdate::kFull;
+      const bool newtonConverged = newton(system, tNext, firstBuild, stats);
+      if (stats.status != Status::kOk) {
+        // Fault: keep the start-of-step state, so the outputs stay finite and meaningful, and the
+        // start-of-step contact history (an earlier pass of this step may have changed it).
+        q_ = q0; v_ = v0; a_ = a0; aBar_ = aBar0;
+        system.rejectStep();
+        stats.flags |= kStepFault;
+        haveFactorization_ = false;
+        return stats;
+      }
+      if (!newtonConverged) stats.flags |= kStepNewtonNotConverged;
+      double error = 0.0;
+      const IterationPoint<Vector> point{&q_, &v_, &a_, tNext, &coefficients_};
+      const Status pns = system.postNewtonStep(point, error);
+      if (pns != Status::kOk) {  // non-finite, or a degenerate segment (|r'| = 0): a fault
+        q_ = q0; v_ = v0; a_ = a0; aBar_ = aBar0;
+        system.rejectStep();
+        stats.status = pns;
+        stats.flags |= kStepFault;
+        return stats;
+      }
+      stats.pnsError = error;
+      if (error <= settings_.pnsTolerance) break;
+      if (k == settings_.maxPnsIterations) stats.flags |= kStepPnsNotConverged;  // accepted as is
+    }
+    // Algorithmic acceleration of the accepted solution (docs/model.md §7.3 step 4).
+    aBar_ = aBarStar_ + (1.0 - coefficients_.alphaF) / (1.0 - coefficients_.alphaM) * a_;
+    ++steps_;
+    time_ = tNext;
+    return stats;
+  }
+
+ private:
+  void predictor(const Vector& q0, const Vector& v0, const Vector& a0, const Vector& aBar0) {
+    predictStep(coefficients_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_, settings_.constantAccelerationPredictor);
+  }
+
+  // Newton with at most maxNewtonIterations updates. Jacobian at the first iteration of every
+  // Newton solve (the contact set may have changed in the PNS, docs/model.md §7.11) unless reuseJacobian
+  // keeps the last one, and again whenever the contraction is poor. Returns true if converged.
+  bool newton(System& system, double t, MatrixUpdate firstBuild, StepStatistics& stats) {
+    const IterationPoint<Vector> point{&q_, &v_, &a_, t, &coefficients_};
+    Vector r;
+    Status s = system.residual(point, r);
+    if (s != Status::kOk || !allFinite(r)) {
+      stats.status = s != Status::kOk ? s : Status::kNonFiniteValue;
+      return false;
+    }
+    double res = r.norm();
+    double initial = res > settings_.absoluteTolerance ? res : 2.0 * settings_.absoluteTolerance;
+    double last = res;
+    stats.residualNorm = res;
+    if (res <= settings_.absoluteTolerance) return true;
+    // Reused matrices are still brought up to date where the contacts changed, if so configured.
+    bool rebuild = !(settings_.reuseJacobian && haveFactorization_) || firstBuild == MatrixUpdate::kChangedContacts;
+    for (int j = 1; j <= settings_.maxNewtonIterations; ++j) {
+      if (rebuild) {
+        haveFactorization_ = false;
+        bool built = false;
+        s = system.factorize(point, j == 1 ? firstBuild : MatrixUpdate::kFull, built);
+        if (s != Status::kOk) {
+          stats.status = s;
+          return false;
+        }
+        haveFactorization_ = true;
+        if (built) ++stats.jacobianUpdates;
+        rebuild = false;
+      }
+      Vector delta;
+      s = system.solve(r, delta);
+      if (s != Status::kOk) {
+        stats.status = s;
+        return false;
+      }
+      q_ -= delta;
+      v_ -= coefficients_.velocityFactor * delta;
+      a_ -= coefficients_.accelerationFactor * delta;
+      ++stats.newtonIterations;
+      s = system.residual(point, r);
+      if (s != Status::kOk || !allFinite(r)) {
+        stats.status = s != Status::kOk ? s : Status::kNonFiniteValue;
+        return false;
+      }
+      res = r.norm();
+      stats.residualNorm = res;
+#ifdef BELTSIM_TRACE_NEWTON
+      std::printf("    newton j=%d res=%.3e initial=%.3e\n", j, res, initial);
+#endif
+      // The predictor's residual can be tiny (a = 0 at rest): adopt the first update's as scale.
+      if (j == 1 && res > initial) initial = res;
+      if (res / initial <= settings_.relativeTolerance || res <= settings_.absoluteTolerance) return true;
+      if (res / last > settings_.contractivityLimit) rebuild = true;
+      last = res;
+    }
+    haveFactorization_ = false;  // not converged: the next solve starts with a fresh matrix
+    return false;
+  }
+
+  static bool allFinite(const Vector& x) {
+    for (int i = 0; i < kSize; ++i)
+      if (!isFinite(x(i))) return false;
+    return true;
+  }
+
+  IntegratorSettings settings_;
+  IntegratorCoefficients coefficients_;
+  double h_ = 1e-4;
+  double time_ = 0.0;
+  double startTime_ = 0.0;
+  long long steps_ = 0;
+  bool haveFactorization_ = false;  // the System holds a factorization valid for these coefficients
+  Vector q_ = Vector::Zero(), v_ = Vector::Zero(), a_ = Vector::Zero();
+  Vector aBar_ = Vector::Zero(), aBarStar_ = Vector::Zero();
+};
+
+}  // namespace beltsim

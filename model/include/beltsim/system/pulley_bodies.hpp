@@ -1,0 +1,198 @@
+// The pulleys as rigid bodies (docs/model.md §6): their parameters in use, the commands that
+// drive them, the tensioner arms' friction anchors, and each body's own rows of the residual and
+// the Newton matrix (inertia, damper, applied torque, a floating centre's supports, a tensioner
+// arm's spring). The belt's contact forces on them are added by the contact pairs (belt_drive.hpp).
+#pragma once
+#include <cmath>
+
+#include "beltsim/contact/circle_cable_contact.hpp"
+#include "beltsim/core/status.hpp"
+#include "beltsim/system/drive_layout.hpp"
+#include "beltsim/system/drive_parameters.hpp"
+#include "beltsim/system/static_phase.hpp"
+
+namespace beltsim {
+
+// What the belt and the drive do to each pulley at the last residual (physical signs).
+template <int NP>
+struct PulleyReactions {
+  double driveTorque[NP] = {};  // reaction of a prescribed rotation: the torque the drive applies, N m
+  double beltTorque[NP] = {};   // torque of the belt's contact forces, N m (counter-clockwise)
+  Vector2 hubForce[NP];         // force of the belt's contact forces on the centre, N
+  double staticLockReaction = 0.0;  // static solve: the force the lock of node 0's x applies, N
+};
+
+template <int NE, int NP>
+class PulleyBodies {
+ public:
+  using Layout = DriveLayout<NE, NP>;
+  using Vector = typename Layout::Vector;
+
+  // Unused circles (index >= count) are fixed and touch nothing.
+  void setCount(int count) {
+    count_ = count;
+    for (int p = count; p < NP; ++p) {
+      circle_[p] = CircleParameters{};
+      circle_[p].kind = CircleKind::kFixed;
+      circle_[p].radius = 1.0;
+      circle_[p].inertia = 1.0;
+    }
+  }
+  // Validates and stores circle p; a tensioner's arm geometry and friction anchor start here.
+  ParameterError setUp(int p, const CircleParameters& c) {
+    const ParameterError e = validateCircleParameters(c);
+    if (!e.ok()) return e;
+    if (c.kind == CircleKind::kTensionerArm) {
+      armGeometry_[p] = armGeometry(c.arm, c.centre, c.mass);
+      armAnchor_[p] = armAnchorStart_[p] = 0.0;
+      if (!(armGeometry_[p].equivalentMass > 0.0)) return ParameterError::invalid("arm.inertia");
+    }
+    circle_[p] = c;
+    return ParameterError::success();
+  }
+  int count() const { return count_; }
+  const CircleParameters& circle(int p) const { return circle_[p]; }
+  void setRotationalDamping(int p, double damping) { circle_[p].rotationalDamping = damping; }
+  const ArmGeometry& armGeometryOf(int p) const { return armGeometry_[p]; }
+
+  // ---- commands (docs/model.md §6) ----
+  void setInput(const BeltDriveInput<NP>& input) {
+    previousInput_ = input_;
+    input_ = input;
+  }
+  void clearInput() { input_ = previousInput_ = BeltDriveInput<NP>{}; }
+  const BeltDriveInput<NP>& input() const { return input_; }
+  double prescribedSpeed(int p, double t) const {
+    return input_.useCommand[p] ? input_.command[p] : circle_[p].speed.at(t);
+  }
+  double speedAtStepStart(int p, double t, double h) const {
+    if (input_.useCommand[p] && previousInput_.useCommand[p]) return previousInput_.command[p];
+    return circle_[p].speed.at(t - h);
+  }
+  double appliedTorque(int p, double t) const {
+    double torque = circle_[p].torque.at(t);
+    if (input_.useCommand[p] && circle_[p].kind != CircleKind::kSpeedDriven) torque += input_.command[p];
+    return torque;
+  }
+
+  CircleState state(const Vector& q, const Vector& v, int p) const {
+    CircleState c;
+    c.centre = Vector2(q(Layout::circleDof(p, 0)), q(Layout::circleDof(p, 1)));
+    c.angle = q(Layout::circleDof(p, 2));
+    c.velocity = Vector2(v(Layout::circleDof(p, 0)), v(Layout::circleDof(p, 1)));
+    c.angularVelocity = v(Layout::circleDof(p, 2));
+    return c;
+  }
+  ArmForce armState(int p, const Vector& q, const Vector& v, DriveMode mode) const {
+    const CircleState cs = state(q, v, p);
+    return armForce(circle_[p].arm, armGeometry_[p], cs.centre, cs.velocity, mode == DriveMode::kDynamic,
+                    armAnchor_[p]);
+  }
+  // Translational mass of a moving centre: a tensioner's includes its arm (tensioner_arm.hpp).
+  double centreMass(int p) const {
+    return circle_[p].kind == CircleKind::kTensionerArm ? armGeometry_[p].equivalentMass : circle_[p].mass;
+  }
+
+  // ---- tensioner friction anchors (docs/model.md §6) ----
+  void beginStep() {
+    for (int p = 0; p < count_; ++p) armAnchorStart_[p] = armAnchor_[p];
+  }
+  void rejectStep() {
+    for (int p = 0; p < count_; ++p) armAnchor_[p] = armAnchorStart_[p];
+  }
+  // The arms' share of the post-Newton step: each friction anchor from its start-of-step anchor,
+  // as the belt's segments; the change, as a force at the pulley (N), raises `error`.
+  void postNewtonStep(const Vector& q, const Vector& v, DriveMode mode, double& error) {
+    for (int p = 0; p < count_; ++p) {
+      const CircleParameters& c = circle_[p];
+      if (c.kind != CircleKind::kTensionerArm || !hasArmFriction(c.arm) || mode != DriveMode::kDynamic) continue;
+      const double anchor = updateArmAnchor(c.arm, armAnchorStart_[p], armState(p, q, v, mode).angle);
+      const double change = std::fabs(anchor - armAnchor_[p]) * c.arm.frictionStiffness / armGeometry_[p].length;
+      if (change > error) error = change;
+      armAnchor_[p] = anchor;
+    }
+  }
+  // Tensioner friction anchored where the arm is: no friction torque at the start.
+  void anchorArms(const Vector& q, const Vector& v, DriveMode mode) {
+    for (int p = 0; p < count_; ++p)
+      if (circle_[p].kind == CircleKind::kTensionerArm) armAnchor_[p] = armAnchorStart_[p] = armState(p, q, v,
+          mode).angle;
+  }
+
+  // ---- the body's rows ----
+  void addResidual(int p, const Vector& q, const Vector& v, const Vector& a, double t, const StaticPhase<Vector>& phase,
+                   Vector& r) const {
+    const CircleParameters& c = circle_[p];
+    const int ix = Layout::circleDof(p, 0), iy = Layout::circleDof(p, 1), ip = Layout::circleDof(p, 2);
+    const bool isStatic = phase.isStatic();
+    if (c.kind == CircleKind::kTensionerArm) {
+      const ArmForce f = armState(p, q, v, phase.mode);
+      const double m = centreMass(p);
+      for (int l = 0; l < 2; ++l) {
+        const int i = Layout::circleDof(p, l);
+        r(i) += (isStatic ? phase.stabilizer * m * (q(i) - phase.previous(i)) : m * a(i)) - f.force(l);
+      }
+      if (isStatic) return;
+    }
+    if (isStatic) {
+      if (c.kind == CircleKind::kFloating) {
+        r(ix) += c.supportStiffness * (q(ix) - c.centre(0)) + phase.stabilizer * c.mass * (q(ix) - phase.previous(ix)) -
+                 phase.loadFactor * c.force(0);
+        r(iy) += c.supportStiffness * (q(iy) - c.centre(1)) + phase.stabilizer * c.mass * (q(iy) - phase.previous(iy)) -
+                 phase.loadFactor * c.force(1);
+      }
+      return;
+    }
+    r(ip) += c.inertia * a(ip) + c.rotationalDamping * v(ip) - appliedTorque(p, t);
+    if (c.kind == CircleKind::kFloating) {
+      r(ix) += c.mass * a(ix) + c.supportStiffness * (q(ix) - c.centre(0)) + c.supportDamping * v(ix) - c.force(0);
+      r(iy) += c.mass * a(iy) + c.supportStiffness * (q(iy) - c.centre(1)) + c.supportDamping * v(iy) - c.force(1);
+    }
+  }
+
+  // massFactor M + stiffnessFactor K + dampingFactor D of body p, added through
+  // matrix.addEntry(row, col, value) in system coordinates.
+  template <class Matrix>
+  void addMatrix(int p, const Vector& q, const Vector& v, double massFactor, double stiffnessFactor,
+                 double dampingFactor, DriveMode mode, Matrix& matrix) const {
+    const CircleParameters& c = circle_[p];
+    const int ip = Layout::circleDof(p, 2);
+    const bool isStatic = mode == DriveMode::kStatic;
+    if (c.kind == CircleKind::kTensionerArm) {
+      const ArmForce f = armState(p, q, v, mode);
+      const double m = centreMass(p);
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) {
+          // (f.damping is zero in the static solve.)
+          const double value = stiffnessFactor * f.stiffness(i, j) + dampingFactor * f.damping(i, j);
+          matrix.addEntry(Layout::circleDof(p, i), Layout::circleDof(p, j), i == j ? value + massFactor * m : value);
+        }
+      if (isStatic) return;
+    }
+    if (isStatic) {
+      if (c.kind == CircleKind::kFloating) {
+        for (int l = 0; l < 2; ++l)
+          matrix.addEntry(Layout::circleDof(p, l), Layout::circleDof(p, l),
+                          stiffnessFactor * c.supportStiffness + massFactor * c.mass);
+      }
+      return;
+    }
+    matrix.addEntry(ip, ip, massFactor * c.inertia + dampingFactor * c.rotationalDamping);
+    if (c.kind == CircleKind::kFloating) {
+      for (int l = 0; l < 2; ++l)
+        matrix.addEntry(Layout::circleDof(p, l), Layout::circleDof(p, l),
+                        massFactor * c.mass + stiffnessFactor * c.supportStiffness + dampingFactor * c.supportDamping);
+    }
+  }
+
+ private:
+  CircleParameters circle_[NP];
+  int count_ = NP;
+  ArmGeometry armGeometry_[NP];
+  double armAnchor_[NP] = {};       // tensioner friction anchor, rad from the drawn position
+  double armAnchorStart_[NP] = {};  // the same at the start of the step
+  BeltDriveInput<NP> input_;
+  BeltDriveInput<NP> previousInput_;
+};
+
+}  // namespace beltsim
