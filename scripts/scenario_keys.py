@@ -52,9 +52,11 @@ def is_type(kind, value):
 def problem(entry, value):
     """What is wrong with `value` for this key ("" when nothing), worded as beltsim words it."""
     kind = entry["type"]
+    if kind == "vector2" and isinstance(value, list) and len(value) == 2 and not is_type(kind, value):
+        return "expected [x, y] of numbers"
     if not is_type(kind, value):
         return EXPECTED[kind]
-    if kind == "number" and not math.isfinite(value):
+    if kind in ("number", "vector2") and not all(math.isfinite(v) for v in (value if kind == "vector2" else [value])):
         return "must be finite"
     if "min" in entry:
         low, high, open_low = entry["min"], entry["max"], entry.get("min_open", False)

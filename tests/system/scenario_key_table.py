@@ -9,7 +9,8 @@ tensioner arm and profiles) that gives the key that value:
   integer): both refuse it, each with the one line `FILE:LINE: key 'PATH': out of range: ...`,
   and the two lines are the same;
 - on a closed end: neither says the key is out of range.
-For every key with choices, a value not among them: both refuse it with the same line.
+For every key with choices, a value not among them, and for every key of a scalar or [x, y] type
+a value of another kind (and NaN for a number): both refuse it with the same line.
 And the readers hold no ranges or choices of their own: no reader call in host_sim/scenario.cpp
 passes one, and scripts/scenario_to_plant_config.py words no range or choice message itself.
 
@@ -25,6 +26,14 @@ import tomllib
 BASE = "host_sim/scenarios/accessory_drive.toml"
 TENSIONER = 5  # the accessory drive's pulley with an arm
 PROFILE = 0    # the accessory drive's pulley with a speed profile
+
+
+# Values of the wrong kind, by the key's type, and the message both readers give.
+WRONG = {"number": [("text", "x", "expected a number"), ("nan", math.nan, "must be finite")],
+         "integer": [("fraction", 1.5, "expected an integer")],
+         "boolean": [("text", "x", "expected true or false")],
+         "string": [("number", 1, "expected a string")],
+         "vector2": [("one", [1.0], "expected [x, y]"), ("text", ["x", 1.0], "expected [x, y] of numbers")]}
 
 
 def toml_value(value):
@@ -74,6 +83,9 @@ def place(doc, table, name, value):
         if name == "value":  # a constant profile's
             doc["pulley"][PROFILE]["speed"]["shape"] = "constant"
         return doc, f"pulley[{PROFILE}].speed.{name}"
+    if table == "":
+        doc[name] = value
+        return doc, name
     doc.setdefault(table, {})[name] = value
     return doc, f"{table}.{name}"
 
@@ -139,6 +151,12 @@ def main():
                     if f"key '{path}': out of range" in p.stderr:
                         failures.append(f"{path} = {value!r} (its {end}): {tool} refuses it: {p.stderr.strip()}")
                 checked += 1
+        for label, value, expect in WRONG.get(entry["type"], []):
+            doc, path = place(base, table, name, value)
+            refused_alike(f"{path} = {value!r} ({label})", path,
+                          *run_both(beltsim, source, work, f"{table}_{name}_{label}".replace(".", "_"), doc),
+                          re.escape(expect))
+            checked += 1
         if "choices" in entry:
             doc, path = place(base, table, name, "none_of_these")
             refused_alike(f"{path} = none_of_these", path,
