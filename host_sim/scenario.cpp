@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
+#include <stdexcept>
 #include <sstream>
 
 #define TOML_HEADER_ONLY 1
@@ -29,6 +31,7 @@
 
 #include "beltsim/system/belt_geometry.hpp"
 #include "beltsim/system/paper_parameters.hpp"
+#include "scenario_keys.hpp"
 
 namespace beltsim::host {
 
@@ -68,20 +71,73 @@ std::string lineOf(const std::string& file, const toml::node& node) {
   throw ScenarioError{lineOf(file, node) + ": key '" + key + "': " + message};
 }
 
-// Reads the keys of one table, remembering which were used; unknown keys are errors.
+// The entry of host_sim/scenario_keys.toml (through the header generated from it) of a key, or
+// nullptr.
+const ScenarioKey* findKey(const std::string& table, const std::string& name) {
+  for (const ScenarioKey& k : kScenarioKeys)
+    if (table == k.table && name == k.name) return &k;
+  return nullptr;
+}
+
+// The key whose retired name `alias` is, or nullptr.
+const ScenarioKey* findRetired(const std::string& table, const std::string& alias) {
+  for (const ScenarioKey& k : kScenarioKeys)
+    if (k.alias != nullptr && table == k.table && alias == k.alias) return &k;
+  return nullptr;
+}
+
+// A key this reader reads must be in the table: a programming error otherwise, not the file's.
+const ScenarioKey& keyOf(const std::string& table, const std::string& name, KeyType type) {
+  const ScenarioKey* k = findKey(table, name);
+  if (k == nullptr || k->type != type)
+    throw std::logic_error("host_sim/scenario_keys.toml has no key " + table + "." + name + " of the type read");
+  return *k;
+}
+
+// The one line a retired key name prints (it is read as the new one).
+void retiredNotice(const std::string& where, const std::string& old, const std::string& now) {
+  std::fprintf(stderr, "%s: %s is now %s; read as such\n", where.c_str(), old.c_str(), now.c_str());
+}
+
+std::string listOf(const ScenarioKey& k) {
+  std::vector<std::string> sorted;
+  for (const char* const* c = k.choices; *c != nullptr; ++c) sorted.emplace_back(*c);
+  std::sort(sorted.begin(), sorted.end());
+  std::string list;
+  for (const auto& a : sorted) list += (list.empty() ? "" : ", ") + a;
+  return list;
+}
+
+// Reads the keys of one table, remembering which were used; unknown keys are errors. Types,
+// ranges, choices and defaults come from host_sim/scenario_keys.toml.
 class TableReader {
  public:
-  TableReader(const std::string& file, const toml::table& table, std::string prefix)
-      : file_(file), table_(table), prefix_(std::move(prefix)) {}
+  // `keyTable`: the table's name there; `prefix`: its path in messages (pulley[2].arm).
+  TableReader(const std::string& file, const toml::table& table, std::string keyTable, std::string prefix)
+      : file_(file), table_(table), keyTable_(std::move(keyTable)), prefix_(std::move(prefix)) {}
+  TableReader(const std::string& file, const toml::table& table, const std::string& name)
+      : TableReader(file, table, name, name) {}
 
   std::string key(const std::string& name) const { return prefix_.empty() ? name : prefix_ + "." + name; }
 
+  // The key's node, or that of its retired name (with the notice; both given is an error).
   const toml::node* find(const std::string& name) {
-    used_.insert(name);
-    return table_.get(name);
+    const ScenarioKey* k = findKey(keyTable_, name);
+    if (k == nullptr) throw std::logic_error("host_sim/scenario_keys.toml has no key " + keyTable_ + "." + name);
+    const bool first = used_.insert(name).second;
+    const toml::node* n = table_.get(name);
+    if (k->alias == nullptr) return n;
+    used_.insert(k->alias);
+    const toml::node* old = table_.get(k->alias);
+    if (old == nullptr) return n;
+    if (n != nullptr) fail(file_, *n, key(name), "given twice: also as " + key(k->alias) + ", its old name, at line " +
+                                                     std::to_string(old->source().begin.line));
+    if (first) retiredNotice(lineOf(file_, *old), key(k->alias), key(name));
+    return old;
   }
 
-  void number(const std::string& name, double& out, double low, double high, bool lowOpen = false) {
+  void number(const std::string& name, double& out) {
+    const ScenarioKey& k = keyOf(keyTable_, name, KeyType::kNumber);
     const toml::node* n = find(name);
     if (n == nullptr) return;
     double value;
@@ -93,28 +149,30 @@ class TableReader {
       fail(file_, *n, key(name), "expected a number");
     }
     if (!std::isfinite(value)) fail(file_, *n, key(name), "must be finite");
-    if ((lowOpen ? !(value > low) : !(value >= low)) || !(value <= high)) {
+    if (k.ranged && ((k.minOpen ? !(value > k.min) : !(value >= k.min)) || !(value <= k.max))) {
       std::ostringstream s;
-      s << "out of range: " << value << " not in " << (lowOpen ? "(" : "[") << low << ", " << high << "]";
+      s << "out of range: " << value << " not in " << (k.minOpen ? "(" : "[") << k.min << ", " << k.max << "]";
       fail(file_, *n, key(name), s.str());
     }
     out = value;
   }
 
-  void integer(const std::string& name, int& out, int low, int high) {
+  void integer(const std::string& name, int& out) {
+    const ScenarioKey& k = keyOf(keyTable_, name, KeyType::kInteger);
     const toml::node* n = find(name);
     if (n == nullptr) return;
     auto i = n->value_exact<int64_t>();
     if (!i) fail(file_, *n, key(name), "expected an integer");
-    if (*i < low || *i > high) {
+    if (k.ranged && (*i < k.min || *i > k.max)) {
       std::ostringstream s;
-      s << "out of range: " << *i << " not in [" << low << ", " << high << "]";
+      s << "out of range: " << *i << " not in [" << k.min << ", " << k.max << "]";
       fail(file_, *n, key(name), s.str());
     }
     out = static_cast<int>(*i);
   }
 
   void boolean(const std::string& name, bool& out) {
+    keyOf(keyTable_, name, KeyType::kBoolean);
     const toml::node* n = find(name);
     if (n == nullptr) return;
     auto b = n->value_exact<bool>();
@@ -122,20 +180,27 @@ class TableReader {
     out = *b;
   }
 
-  std::string text(const std::string& name, const std::string& fallback, const std::set<std::string>& allowed) {
+  // A string; absent: the table's default (or "").
+  std::string text(const std::string& name) {
+    const ScenarioKey& k = keyOf(keyTable_, name, KeyType::kString);
+    return text(name, k.fallback != nullptr ? k.fallback : "");
+  }
+
+  // A string; absent: `fallback` (where the default depends on the scenario's other defaults).
+  std::string text(const std::string& name, const std::string& fallback) {
+    const ScenarioKey& k = keyOf(keyTable_, name, KeyType::kString);
     const toml::node* n = find(name);
     if (n == nullptr) return fallback;
     auto s = n->value_exact<std::string>();
     if (!s) fail(file_, *n, key(name), "expected a string");
-    if (!allowed.empty() && allowed.count(*s) == 0) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      fail(file_, *n, key(name), "'" + *s + "' is not one of: " + list);
-    }
+    bool allowed = k.choices[0] == nullptr;
+    for (const char* const* c = k.choices; *c != nullptr; ++c) allowed = allowed || *s == *c;
+    if (!allowed) fail(file_, *n, key(name), "'" + *s + "' is not one of: " + listOf(k));
     return *s;
   }
 
   void vector2(const std::string& name, Vector2& out) {
+    keyOf(keyTable_, name, KeyType::kVector2);
     const toml::node* n = find(name);
     if (n == nullptr) return;
     const toml::array* a = n->as_array();
@@ -154,6 +219,7 @@ class TableReader {
   }
 
   const toml::table* subtable(const std::string& name) {
+    keyOf(keyTable_, name, KeyType::kTable);
     const toml::node* n = find(name);
     if (n == nullptr) return nullptr;
     const toml::table* t = n->as_table();
@@ -171,23 +237,24 @@ class TableReader {
  private:
   const std::string& file_;
   const toml::table& table_;
+  std::string keyTable_;
   std::string prefix_;
   std::set<std::string> used_;
 };
 
 RampProfile readProfile(const std::string& file, const toml::table& t, const std::string& prefix) {
-  TableReader r(file, t, prefix);
+  TableReader r(file, t, "profile", prefix);
   RampProfile p;
-  const std::string shape = r.text("shape", "linear", {"linear", "smooth", "constant"});
+  const std::string shape = r.text("shape");
   p.shape = shape == "smooth" ? RampProfile::Shape::kSmooth : RampProfile::Shape::kLinear;
-  r.number("t0", p.t0, 0.0, 1e9);
-  r.number("t1", p.t1, 0.0, 1e9);
-  r.number("from", p.v0, -1e9, 1e9);
+  r.number("t0", p.t0);
+  r.number("t1", p.t1);
+  r.number("from", p.v0);
   p.v1 = p.v0;
-  r.number("to", p.v1, -1e9, 1e9);
+  r.number("to", p.v1);
   if (shape == "constant") {
     double value = 0.0;
-    r.number("value", value, -1e9, 1e9);
+    r.number("value", value);
     p.v0 = p.v1 = value;
     p.t0 = p.t1 = 0.0;
   }
@@ -204,11 +271,20 @@ void applyOverride(toml::table& root, const std::string& text, const std::string
   const std::string path = text.substr(0, eq);
   const std::string value = text.substr(eq + 1);
   toml::table* table = &root;
+  std::string keyTable;  // the table's name in host_sim/scenario_keys.toml (pulley.arm)
   std::string::size_type start = 0;
   for (;;) {
     const auto dot = path.find('.', start);
-    const std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (dot == std::string::npos) {
+      // A retired name sets the key's new one; the override replaces the file's value under
+      // either name.
+      if (const ScenarioKey* retired = findRetired(keyTable, part)) {
+        part = retired->name;
+        retiredNotice(file + ":--set", path, path.substr(0, start) + part);
+      }
+      const ScenarioKey* k = findKey(keyTable, part);
+      if (k != nullptr && k->alias != nullptr) table->erase(k->alias);
       // Value: integer, float, boolean, else string.
       char* end = nullptr;
       const long long asInt = std::strtoll(value.c_str(), &end, 10);
@@ -252,6 +328,7 @@ void applyOverride(toml::table& root, const std::string& text, const std::string
     }
     if (!next->is_table()) throw ScenarioError{file + ":--set: key '" + path + "': '" + part + "' is not a table"};
     table = next->as_table();
+    keyTable += (keyTable.empty() ? "" : ".") + part.substr(0, part.find('['));
     start = dot + 1;
   }
 }
@@ -353,20 +430,20 @@ void checkPulleyLayout(const std::string& file, const Scenario& s) {
 // [pulley.arm] of a tensioner (model: tensioner_arm.hpp). Pivot and spring are required; the
 // friction torques are the asymmetric damping (counter-clockwise / clockwise arm motion).
 void readArm(const std::string& file, const toml::table& t, const std::string& prefix, TensionerArm& arm) {
-  TableReader r(file, t, prefix);
+  TableReader r(file, t, "pulley.arm", prefix);
   for (const char* required : {"pivot", "stiffness", "preload_angle"})
     if (t.get(required) == nullptr) fail(file, t, prefix + "." + required, "missing (a tensioner arm needs it)");
   r.vector2("pivot", arm.pivot);
-  r.number("inertia", arm.inertia, 0.0, 1e6);
-  r.number("stiffness", arm.stiffness, 0.0, 1e9);
-  r.number("preload_angle", arm.preloadAngle, -2.0 * detmath::kPi, 2.0 * detmath::kPi);
-  r.number("damping", arm.damping, 0.0, 1e9);
-  r.number("friction_torque_ccw", arm.frictionTorque[0], 0.0, 1e6);
-  r.number("friction_torque_cw", arm.frictionTorque[1], 0.0, 1e6);
-  r.number("friction_stiffness", arm.frictionStiffness, 0.0, 1e12, true);
-  r.number("friction_damping_ratio", arm.frictionDampingRatio, 0.0, 100.0);
-  r.number("radial_stiffness", arm.radialStiffness, 0.0, 1e14, true);
-  r.number("radial_damping_ratio", arm.radialDampingRatio, 0.0, 100.0);
+  r.number("inertia", arm.inertia);
+  r.number("stiffness", arm.stiffness);
+  r.number("preload_angle", arm.preloadAngle);
+  r.number("damping", arm.damping);
+  r.number("friction_torque_ccw", arm.frictionTorque[0]);
+  r.number("friction_torque_cw", arm.frictionTorque[1]);
+  r.number("friction_stiffness", arm.frictionStiffness);
+  r.number("friction_damping_ratio", arm.frictionDampingRatio);
+  r.number("radial_stiffness", arm.radialStiffness);
+  r.number("radial_damping_ratio", arm.radialDampingRatio);
   r.finish();
 }
 
@@ -374,12 +451,11 @@ void readArm(const std::string& file, const toml::table& t, const std::string& p
 // `end`, or `nodes`, elements + 1 points); the element length is the polyline's length / elements.
 // A closed belt rejects them.
 void readCableEnds(const std::string& file, const toml::table& t, TableReader& r, Scenario& s) {
-  const std::set<std::string> ends{"free", "pinned", "clamped"};
   auto end = [](const std::string& text) {
     return text == "clamped" ? CableEnd::kClamped : text == "pinned" ? CableEnd::kPinned : CableEnd::kFree;
   };
-  s.belt.startEnd = end(r.text("start_end", "free", ends));
-  s.belt.finishEnd = end(r.text("finish_end", "free", ends));
+  s.belt.startEnd = end(r.text("start_end"));
+  s.belt.finishEnd = end(r.text("finish_end"));
   Vector2 start = Vector2::Zero(), finish = Vector2::Zero();
   r.vector2("start", start);
   r.vector2("end", finish);
@@ -456,139 +532,245 @@ void checkOpenCableLayout(const std::string& file, const Scenario& s) {
   }
 }
 
+// [belt]: the mesh, the element (the paper belt's values unless given) and an open cable's ends.
+void readBelt(const std::string& file, const toml::table& t, Scenario& s) {
+  TableReader r(file, t, "belt");
+  r.integer("elements", s.elements);
+  const auto& supported = supportedElementCounts();
+  if (std::find(supported.begin(), supported.end(), s.elements) == supported.end()) {
+    std::string list;
+    for (int n : supported) list += (list.empty() ? "" : ", ") + std::to_string(n);
+    fail(file, *t.get("elements"), "belt.elements",
+         std::to_string(s.elements) + " is not compiled in; supported element counts: " + list);
+  }
+  r.boolean("closed", s.belt.closed);
+  readCableEnds(file, t, r, s);
+  auto& e = s.belt.element;
+  // Decision (issue 35): the paper belt's pre-stretch (-0.05, 400 N) is the default of a closed
+  // belt only; an open cable is stress-free at its drawn length unless it says otherwise (a
+  // cantilever written without the key must not start under 400 N of tension).
+  if (!s.belt.closed) e.referenceAxialStrain = 0.0;
+  r.number("mass_per_length", e.massPerLength);
+  r.number("axial_stiffness", e.EA);
+  r.number("bending_stiffness", e.EI);
+  r.number("reference_strain", e.referenceAxialStrain);
+  r.number("reference_curvature", e.referenceCurvature);
+  r.number("axial_damping", e.axialDamping);
+  r.number("bending_damping", e.bendingDamping);
+  r.vector2("gravity", e.gravity);
+  e.lumpedGravity = r.text("gravity_loads") == "lumped";
+  const std::string rule = r.text("axial_rule");
+  e.axialRule = rule == "a" ? AxialRule::kA : rule == "b" ? AxialRule::kB : AxialRule::kC;
+  r.number("thickness", s.belt.thickness);
+  r.number("width", s.belt.width);
+  r.finish();
+}
+
+// [contact]: the penalty contact per area and the segment geometry.
+void readContact(const std::string& file, const toml::table& t, Scenario& s) {
+  TableReader r(file, t, "contact");
+  r.integer("segments_per_element", s.segmentsPerElement);
+  r.number("stiffness_per_area", s.contactPerArea.stiffness);
+  r.number("damping_per_area", s.contactPerArea.damping);
+  r.number("normal_exponent", s.normalExponent);
+  r.boolean("segment_normals", s.useSegmentNormals);
+  r.boolean("bounding_box", s.useBoundingBox);
+  // Defaults: Scenario::scenarioContactDefaults (the arc gap, no penetration compensation).
+  const bool arcByDefault = s.contactPerArea.gapMeasure == SegmentGapMeasure::kArc;
+  const std::string gap = r.text("segment_gap", arcByDefault ? "arc" : "chord");
+  s.contactPerArea.gapMeasure = gap == "chord" ? SegmentGapMeasure::kChord : SegmentGapMeasure::kArc;
+  r.boolean("penetration_compensation", s.contactPerArea.penetrationCompensation);
+  if (!s.useSegmentNormals && s.contactPerArea.gapMeasure == SegmentGapMeasure::kArc) {
+    const toml::node* at = t.get("segment_gap") != nullptr ? t.get("segment_gap") : t.get("segment_normals");
+    fail(file, *at, t.get("segment_gap") != nullptr ? "contact.segment_gap" : "contact.segment_normals",
+         "the arc gap is defined for segment normals only: with segment_normals = false give segment_gap = \"chord\"");
+  }
+  r.finish();
+}
+
+// [friction]: the friction law and its bristles.
+void readFriction(const std::string& file, const toml::table& t, Scenario& s) {
+  TableReader r(file, t, "friction");
+  r.number("coefficient", s.contactPerArea.frictionCoefficient);
+  r.number("bristle_stiffness_per_area", s.contactPerArea.bristleStiffness);
+  r.number("velocity_penalty_damping_ratio", s.contactPerArea.velocityPenaltyDampingRatio);
+  r.number("velocity_penalty", s.contactPerArea.velocityPenalty);
+  if (t.get("velocity_penalty") != nullptr && t.get("velocity_penalty_damping_ratio") != nullptr)
+    fail(file, *t.get("velocity_penalty"), "friction.velocity_penalty",
+         "give either velocity_penalty (N s/m^3 per area) or velocity_penalty_damping_ratio, not both");
+  const std::string law = r.text("law");
+  s.law = law == "continuous" ? TangentialLaw::kContinuous : TangentialLaw::kBristle;
+  r.number("characteristic_velocity", s.characteristicVelocity);
+  // Bristle anchors (issue 33): "segment" (the paper's) or "element" (kept only from the step
+  // the segment's whole element lies on the pulley until it leaves contact); the continuous law
+  // keeps none.
+  const bool elementByDefault = s.contactPerArea.stickMemory == StickMemory::kWholeElement;
+  const std::string memory = r.text("stick_memory", elementByDefault ? "element" : "segment");
+  s.contactPerArea.stickMemory = memory == "element" ? StickMemory::kWholeElement : StickMemory::kSegment;
+  if (s.law == TangentialLaw::kContinuous && t.get("stick_memory") != nullptr)
+    fail(file, *t.get("stick_memory"), "friction.stick_memory",
+         "the continuous friction law keeps no sticking positions: give stick_memory with law = \"bristle\" only");
+  r.finish();
+}
+
+// [solver]: the step, the integrator and the stepping (reference or fixed-cost) with its settings.
+void readSolver(const std::string& file, const toml::table& t, Scenario& s) {
+  TableReader r(file, t, "solver");
+  r.number("step_size", s.stepSize);
+  r.number("end_time", s.endTime);
+  const std::string integrator = r.text("integrator");
+  s.integrator.newmark = integrator == "newmark";
+  r.number("spectral_radius", s.integrator.spectralRadius);
+  r.number("newmark_beta", s.integrator.newmarkBeta);
+  r.number("newmark_gamma", s.integrator.newmarkGamma);
+  r.integer("max_newton", s.integrator.maxNewtonIterations);
+  r.integer("max_pns", s.integrator.maxPnsIterations);
+  r.number("relative_tolerance", s.integrator.relativeTolerance);
+  r.number("absolute_tolerance", s.integrator.absoluteTolerance);
+  r.number("pns_tolerance", s.integrator.pnsTolerance);
+  r.boolean("warm_start_pns", s.integrator.warmStartPns);
+  r.boolean("constant_acceleration_predictor", s.integrator.constantAccelerationPredictor);
+  r.boolean("update_changed_contacts_only", s.integrator.updateChangedContactsOnly);
+  r.boolean("reuse_jacobian", s.integrator.reuseJacobian);
+  r.number("contractivity_limit", s.integrator.contractivityLimit);
+  r.boolean("compact_border", s.integrator.compactBorder);
+  // Stepping: the paper's Newton / post-Newton loops, or the fixed-cost stepping of the real-time
+  // configurations (model/include/beltsim/stepping/fixed_cost_stepper.hpp, docs/firmware.md,
+  // *Fixed-cost stepping*).
+  const toml::node* stepping = r.find("stepping");
+  const bool fixedCost = r.text("stepping") == "fixed_cost";
+  s.integrator.stepping = fixedCost ? Stepping::kFixedCost : Stepping::kReference;
+  r.integer("fixed_newton_iterations", s.integrator.fixedNewtonIterations);
+  const toml::node* frozen = r.find("frozen_state_iterations");
+  r.integer("frozen_state_iterations", s.integrator.frozenStateIterations);
+  const toml::node* refresh = r.find("refresh_steps");
+  r.integer("refresh_steps", s.integrator.refreshSteps);
+  r.integer("switch_columns", s.integrator.switchColumnsPerStep);
+  const toml::node* refactor = r.find("refactor_pairs");
+  r.integer("refactor_pairs", s.integrator.refactorPairsPerStep);
+  r.integer("columns_after_refactor", s.integrator.columnsAfterRefactor);
+  const toml::node* age = r.find("block_age_steps");
+  r.integer("block_age_steps", s.integrator.blockAgeSteps);
+  r.integer("renewal_pairs", s.integrator.renewalPairsPerStep);
+  r.number("fixed_residual_tolerance", s.integrator.fixedResidualTolerance);
+  r.finish();
+  if (s.integrator.frozenStateIterations > s.integrator.fixedNewtonIterations)
+    fail(file, frozen != nullptr ? *frozen : *stepping, "solver.frozen_state_iterations",
+         "must be 0..fixed_newton_iterations (" + std::to_string(s.integrator.fixedNewtonIterations) + ")");
+  if (s.integrator.refactorPairsPerStep > 0 && s.integrator.refreshSteps != 1)
+    fail(file, *refactor, "solver.refactor_pairs", "needs refresh_steps = 1 (the matrix rebuilt after every step)");
+  if (s.integrator.blockAgeSteps > 1 && s.integrator.refreshSteps != 1)
+    fail(file, *age, "solver.block_age_steps", "needs refresh_steps = 1 (the matrix rebuilt after every step)");
+  if (fixedCost) {
+    // The kept matrix is built from the analytic segment-normal blocks of a closed belt.
+    if (!s.useSegmentNormals)
+      fail(file, *stepping, "solver.stepping", "fixed_cost needs segment normals (contact.segment_normals = true)");
+    if (!s.belt.closed) fail(file, *stepping, "solver.stepping", "fixed_cost runs closed belts only");
+    if (s.integrator.refreshSteps > s.elements)
+      fail(file, refresh != nullptr ? *refresh : *stepping, "solver.refresh_steps",
+           "more refresh steps than elements (" + std::to_string(s.elements) + ")");
+  }
+}
+
+// [static]: the static equilibrium the run starts from.
+void readStatic(const std::string& file, const toml::table& t, Scenario& s) {
+  TableReader r(file, t, "static");
+  r.integer("load_steps", s.staticSettings.loadSteps);
+  r.number("load_range", s.staticSettings.loadRange);
+  r.number("stabilizer", s.staticSettings.stabilizer);
+  r.integer("max_newton", s.staticSettings.maxNewtonIterations);
+  s.startAtRest = r.text("start") == "rest";
+  r.finish();
+}
+
+// [output]: what timeseries.csv samples.
+void readOutput(const std::string& file, const toml::table& t, Scenario& s) {
+  TableReader r(file, t, "output");
+  r.number("sample_interval", s.sampleInterval);
+  r.boolean("plots", s.plots);
+  if (const toml::node* n = r.find("nodes")) {
+    const toml::array* a = n->as_array();
+    const int last = s.belt.closed ? s.elements - 1 : s.elements;
+    if (a == nullptr) fail(file, *n, "output.nodes", "expected a list of node indices");
+    for (const toml::node& item : *a) {
+      const auto k = item.value_exact<int64_t>();
+      if (!k || *k < 0 || *k > last)
+        fail(file, *n, "output.nodes", "expected node indices in [0, " + std::to_string(last) + "]");
+      s.outputNodes.push_back(static_cast<int>(*k));
+    }
+  }
+  r.finish();
+}
+
+// One [[pulley]]: its kind, circle, motor limit, profiles and arm.
+PulleySpec readPulley(const std::string& file, const toml::node& item, const std::string& prefix) {
+  TableReader r(file, *item.as_table(), "pulley", prefix);
+  PulleySpec p;
+  p.name = r.text("name", prefix);
+  // speed / torque: driven (profile, or the HIL command); fixed_axis: turns freely on its axle
+  // (a loaded pulley with a torque profile and a damper, or an idler with bearing friction
+  // as its damper); fixed: does not turn; floating: centre on support springs.
+  // tensioner: centre on a pivoting arm with a torsional spring ([pulley.arm]).
+  const std::string kind = r.text("kind");
+  p.kind = kind;
+  p.line = static_cast<int>(item.source().begin.line);
+  p.circle.kind = kind == "speed" ? CircleKind::kSpeedDriven
+                : kind == "torque" ? CircleKind::kTorqueDriven
+                : kind == "floating" ? CircleKind::kFloating
+                : kind == "fixed" ? CircleKind::kFixed
+                : kind == "tensioner" ? CircleKind::kTensionerArm : CircleKind::kFixedAxis;
+  r.vector2("centre", p.circle.centre);
+  r.number("radius", p.circle.radius);
+  r.number("inertia", p.circle.inertia);
+  r.number("damping", p.circle.rotationalDamping);
+  r.integer("side", p.circle.side);
+  if (p.circle.side == 0) fail(file, *item.as_table()->get("side"), prefix + ".side", "must be +1 or -1");
+  r.number("mass", p.circle.mass);
+  r.number("support_stiffness", p.circle.supportStiffness);
+  r.number("support_damping", p.circle.supportDamping);
+  // A motor's acceleration limit for speed commands (HIL, firmware, FMU): it applies whenever
+  // the pulley runs speed-driven, so a torque motor may carry it for a firmware image built in
+  // speed mode. Speed profiles of `beltsim run` are followed as written.
+  r.number("max_acceleration", p.circle.maxAcceleration);
+  if (p.circle.maxAcceleration > 0.0 && kind != "speed" && kind != "torque")
+    fail(file, *item.as_table()->get("max_acceleration"), prefix + ".max_acceleration",
+         "only a motor (kind = \"speed\" or \"torque\") has an acceleration limit");
+  if (const toml::table* sp = r.subtable("speed")) p.circle.speed = readProfile(file, *sp, prefix + ".speed");
+  if (const toml::table* tq = r.subtable("torque")) p.circle.torque = readProfile(file, *tq, prefix + ".torque");
+  if (p.circle.kind == CircleKind::kFloating && !(p.circle.mass > 0.0))
+    fail(file, item, prefix + ".mass", "a floating pulley needs a mass > 0");
+  if (const toml::table* arm = r.subtable("arm")) {
+    if (p.circle.kind != CircleKind::kTensionerArm)
+      fail(file, *arm, prefix + ".arm", "only a pulley of kind = \"tensioner\" has an arm");
+    readArm(file, *arm, prefix + ".arm", p.circle.arm);
+  } else if (p.circle.kind == CircleKind::kTensionerArm) {
+    fail(file, item, prefix + ".arm", "a tensioner needs an [pulley.arm] table (pivot, stiffness, preload_angle)");
+  }
+  r.finish();
+  return p;
+}
+
+// [[pulley]] in belt travel order.
+void readPulleys(const std::string& file, const toml::node& n, Scenario& s) {
+  const toml::array* a = n.as_array();
+  if (a == nullptr || !a->is_array_of_tables()) fail(file, n, "pulley", "expected [[pulley]] tables");
+  int index = 0;
+  for (const toml::node& item : *a) {
+    const std::string prefix = "pulley[" + std::to_string(index++) + "]";
+    const PulleySpec p = readPulley(file, item, prefix);
+    if (s.pulleys.size() == kMaxPulleys)
+      fail(file, item, prefix, "at most " + std::to_string(kMaxPulleys) + " pulleys");
+    s.pulleys.push_back(p);
+  }
+}
+
 void readScenario(const std::string& file, const toml::table& root, Scenario& s) {
   TableReader top(file, root, "");
-  s.title = top.text("title", "", {});
-  if (const toml::table* t = top.subtable("belt")) {
-    TableReader r(file, *t, "belt");
-    r.integer("elements", s.elements, 1, 100000);
-    const auto& supported = supportedElementCounts();
-    if (std::find(supported.begin(), supported.end(), s.elements) == supported.end()) {
-      std::string list;
-      for (int n : supported) list += (list.empty() ? "" : ", ") + std::to_string(n);
-      fail(file, *t->get("elements"), "belt.elements",
-           std::to_string(s.elements) + " is not compiled in; supported element counts: " + list);
-    }
-    r.boolean("closed", s.belt.closed);
-    readCableEnds(file, *t, r, s);
-    auto& e = s.belt.element;
-    // Decision (issue 35): the paper belt's pre-stretch (-0.05, 400 N) is the default of a closed
-    // belt only; an open cable is stress-free at its drawn length unless it says otherwise (a
-    // cantilever written without the key must not start under 400 N of tension).
-    if (!s.belt.closed) e.referenceAxialStrain = 0.0;
-    r.number("mass_per_length", e.massPerLength, 0.0, 1e6);
-    r.number("axial_stiffness", e.EA, 0.0, 1e12, true);
-    r.number("bending_stiffness", e.EI, 0.0, 1e9);
-    r.number("reference_strain", e.referenceAxialStrain, -0.9, 0.9);
-    r.number("reference_curvature", e.referenceCurvature, -1e6, 1e6);
-    r.number("axial_damping", e.axialDamping, 0.0, 1e9);
-    r.number("bending_damping", e.bendingDamping, 0.0, 1e9);
-    r.vector2("gravity", e.gravity);
-    e.lumpedGravity = r.text("gravity_loads", "consistent", {"consistent", "lumped"}) == "lumped";
-    const std::string rule = r.text("integration_scheme", "c", {"a", "b", "c"});
-    e.axialRule = rule == "a" ? AxialRule::kA : rule == "b" ? AxialRule::kB : AxialRule::kC;
-    r.number("thickness", s.belt.thickness, 0.0, 1.0);
-    r.number("width", s.belt.width, 0.0, 10.0, true);
-    r.finish();
-  }
-  if (const toml::table* t = top.subtable("contact")) {
-    TableReader r(file, *t, "contact");
-    r.integer("segments_per_element", s.segmentsPerElement, 1, 8);
-    r.number("stiffness_per_area", s.contactPerArea.stiffness, 0.0, 1e15, true);
-    r.number("damping_per_area", s.contactPerArea.damping, 0.0, 1e15);
-    r.number("normal_exponent", s.normalExponent, 1.0, 4.0);
-    r.boolean("segment_normals", s.useSegmentNormals);
-    r.boolean("bounding_box", s.useBoundingBox);
-    // Defaults: Scenario::scenarioContactDefaults (the arc gap, no penetration compensation).
-    const bool arcByDefault = s.contactPerArea.gapMeasure == SegmentGapMeasure::kArc;
-    const std::string gap = r.text("segment_gap", arcByDefault ? "arc" : "chord", {"arc", "chord"});
-    s.contactPerArea.gapMeasure = gap == "chord" ? SegmentGapMeasure::kChord : SegmentGapMeasure::kArc;
-    r.boolean("penetration_compensation", s.contactPerArea.penetrationCompensation);
-    if (!s.useSegmentNormals && s.contactPerArea.gapMeasure == SegmentGapMeasure::kArc) {
-      const toml::node* at = t->get("segment_gap") != nullptr ? t->get("segment_gap") : t->get("segment_normals");
-      fail(file, *at, t->get("segment_gap") != nullptr ? "contact.segment_gap" : "contact.segment_normals",
-           "the arc gap is defined for segment normals only: with segment_normals = false give segment_gap = \"chord\"");
-    }
-    r.finish();
-  }
-  if (const toml::table* t = top.subtable("friction")) {
-    TableReader r(file, *t, "friction");
-    r.number("coefficient", s.contactPerArea.frictionCoefficient, 0.0, 10.0);
-    r.number("bristle_stiffness_per_area", s.contactPerArea.bristleStiffness, 0.0, 1e15);
-    r.number("velocity_penalty_damping_ratio", s.contactPerArea.velocityPenaltyDampingRatio, 0.0, 100.0);
-    r.number("velocity_penalty", s.contactPerArea.velocityPenalty, 0.0, 1e15);
-    if (t->get("velocity_penalty") != nullptr && t->get("velocity_penalty_damping_ratio") != nullptr)
-      fail(file, *t->get("velocity_penalty"), "friction.velocity_penalty",
-           "give either velocity_penalty (N s/m^3 per area) or velocity_penalty_damping_ratio, not both");
-    const std::string law = r.text("law", "bristle", {"bristle", "continuous"});
-    s.law = law == "continuous" ? TangentialLaw::kContinuous : TangentialLaw::kBristle;
-    r.number("characteristic_velocity", s.characteristicVelocity, 0.0, 100.0, true);
-    // Bristle anchors (issue 33): "segment" (the paper's) or "element" (kept only from the step
-    // the segment's whole element lies on the pulley until it leaves contact); the continuous law
-    // keeps none.
-    const bool elementByDefault = s.contactPerArea.stickMemory == StickMemory::kWholeElement;
-    const std::string memory = r.text("stick_memory", elementByDefault ? "element" : "segment", {"segment", "element"});
-    s.contactPerArea.stickMemory = memory == "element" ? StickMemory::kWholeElement : StickMemory::kSegment;
-    if (s.law == TangentialLaw::kContinuous && t->get("stick_memory") != nullptr)
-      fail(file, *t->get("stick_memory"), "friction.stick_memory",
-           "the continuous friction law keeps no sticking positions: give stick_memory with law = \"bristle\" only");
-    r.finish();
-  }
-  if (const toml::node* n = top.find("pulley")) {
-    const toml::array* a = n->as_array();
-    if (a == nullptr || !a->is_array_of_tables()) fail(file, *n, "pulley", "expected [[pulley]] tables");
-    int index = 0;
-    for (const toml::node& item : *a) {
-      const std::string prefix = "pulley[" + std::to_string(index++) + "]";
-      TableReader r(file, *item.as_table(), prefix);
-      PulleySpec p;
-      p.name = r.text("name", prefix, {});
-      // speed / torque: driven (profile, or the HIL command); fixed_axis: turns freely on its axle
-      // (a loaded pulley with a torque profile and a damper, or an idler with bearing friction
-      // as its damper); fixed: does not turn; floating: centre on support springs.
-      // tensioner: centre on a pivoting arm with a torsional spring ([pulley.arm]).
-      const std::string kind =
-          r.text("kind", "fixed_axis", {"fixed_axis", "speed", "torque", "floating", "fixed", "tensioner"});
-      p.kind = kind;
-      p.line = static_cast<int>(item.source().begin.line);
-      p.circle.kind = kind == "speed" ? CircleKind::kSpeedDriven
-                    : kind == "torque" ? CircleKind::kTorqueDriven
-                    : kind == "floating" ? CircleKind::kFloating
-                    : kind == "fixed" ? CircleKind::kFixed
-                    : kind == "tensioner" ? CircleKind::kTensionerArm : CircleKind::kFixedAxis;
-      r.vector2("centre", p.circle.centre);
-      r.number("radius", p.circle.radius, 0.0, 100.0, true);
-      r.number("inertia", p.circle.inertia, 0.0, 1e9, true);
-      r.number("damping", p.circle.rotationalDamping, 0.0, 1e9);
-      r.integer("side", p.circle.side, -1, 1);
-      if (p.circle.side == 0) fail(file, *item.as_table()->get("side"), prefix + ".side", "must be +1 or -1");
-      r.number("mass", p.circle.mass, 0.0, 1e9);
-      r.number("support_stiffness", p.circle.supportStiffness, 0.0, 1e12);
-      r.number("support_damping", p.circle.supportDamping, 0.0, 1e12);
-      // A motor's acceleration limit for speed commands (HIL, firmware, FMU): it applies whenever
-      // the pulley runs speed-driven, so a torque motor may carry it for a firmware image built in
-      // speed mode. Speed profiles of `beltsim run` are followed as written.
-      r.number("max_acceleration", p.circle.maxAcceleration, 0.0, 1e9);
-      if (p.circle.maxAcceleration > 0.0 && kind != "speed" && kind != "torque")
-        fail(file, *item.as_table()->get("max_acceleration"), prefix + ".max_acceleration",
-             "only a motor (kind = \"speed\" or \"torque\") has an acceleration limit");
-      if (const toml::table* sp = r.subtable("speed")) p.circle.speed = readProfile(file, *sp, prefix + ".speed");
-      if (const toml::table* tq = r.subtable("torque")) p.circle.torque = readProfile(file, *tq, prefix + ".torque");
-      if (p.circle.kind == CircleKind::kFloating && !(p.circle.mass > 0.0))
-        fail(file, item, prefix + ".mass", "a floating pulley needs a mass > 0");
-      if (const toml::table* arm = r.subtable("arm")) {
-        if (p.circle.kind != CircleKind::kTensionerArm)
-          fail(file, *arm, prefix + ".arm", "only a pulley of kind = \"tensioner\" has an arm");
-        readArm(file, *arm, prefix + ".arm", p.circle.arm);
-      } else if (p.circle.kind == CircleKind::kTensionerArm) {
-        fail(file, item, prefix + ".arm", "a tensioner needs an [pulley.arm] table (pivot, stiffness, preload_angle)");
-      }
-      r.finish();
-      if (s.pulleys.size() == kMaxPulleys)
-        fail(file, item, prefix, "at most " + std::to_string(kMaxPulleys) + " pulleys");
-      s.pulleys.push_back(p);
-    }
-  }
+  s.title = top.text("title");
+  if (const toml::table* t = top.subtable("belt")) readBelt(file, *t, s);
+  if (const toml::table* t = top.subtable("contact")) readContact(file, *t, s);
+  if (const toml::table* t = top.subtable("friction")) readFriction(file, *t, s);
+  if (const toml::node* n = top.find("pulley")) readPulleys(file, *n, s);
   if (s.belt.closed) {
     if (s.pulleys.size() < 2) {
       throw ScenarioError{file + ": key 'pulley': a closed belt needs at least 2 pulleys (got " +
@@ -598,89 +780,9 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
   } else {
     checkOpenCableLayout(file, s);
   }
-  if (const toml::table* t = top.subtable("solver")) {
-    TableReader r(file, *t, "solver");
-    r.number("step_size", s.stepSize, 0.0, 1.0, true);
-    r.number("end_time", s.endTime, 0.0, 1e6, true);
-    const std::string integrator = r.text("integrator", "newmark", {"newmark", "generalized_alpha"});
-    s.integrator.newmark = integrator == "newmark";
-    r.number("spectral_radius", s.integrator.spectralRadius, 0.0, 1.0);
-    r.number("newmark_beta", s.integrator.newmarkBeta, 0.0, 0.5, true);
-    r.number("newmark_gamma", s.integrator.newmarkGamma, 0.5, 1.0);
-    r.integer("max_newton", s.integrator.maxNewtonIterations, 1, 50);
-    r.integer("max_pns", s.integrator.maxPnsIterations, 1, 50);
-    r.number("relative_tolerance", s.integrator.relativeTolerance, 0.0, 1.0, true);
-    r.number("absolute_tolerance", s.integrator.absoluteTolerance, 0.0, 1e6, true);
-    r.number("pns_tolerance", s.integrator.pnsTolerance, 0.0, 1e6, true);
-    r.boolean("warm_start_pns", s.integrator.warmStartPns);
-    r.boolean("constant_acceleration_predictor", s.integrator.constantAccelerationPredictor);
-    r.boolean("update_changed_contacts_only", s.integrator.updateChangedContactsOnly);
-    r.boolean("reuse_jacobian", s.integrator.reuseJacobian);
-    r.number("contractivity_limit", s.integrator.contractivityLimit, 0.0, 1.0, true);
-    r.boolean("compact_border", s.integrator.compactBorder);
-    // Stepping: the paper's Newton / post-Newton loops, or the fixed-cost stepping of the real-time
-    // configurations (model/include/beltsim/stepping/fixed_cost_stepper.hpp, docs/firmware.md,
-    // *Fixed-cost stepping*).
-    const toml::node* stepping = r.find("stepping");
-    const bool fixedCost = r.text("stepping", "reference", {"reference", "fixed_cost"}) == "fixed_cost";
-    s.integrator.stepping = fixedCost ? Stepping::kFixedCost : Stepping::kReference;
-    r.integer("fixed_newton_iterations", s.integrator.fixedNewtonIterations, 1, 8);
-    const toml::node* frozen = r.find("frozen_state_iterations");
-    r.integer("frozen_state_iterations", s.integrator.frozenStateIterations, 0, 8);
-    const toml::node* refresh = r.find("refresh_steps");
-    r.integer("refresh_steps", s.integrator.refreshSteps, 1, 64);
-    r.integer("switch_columns", s.integrator.switchColumnsPerStep, 0, 16);
-    const toml::node* refactor = r.find("refactor_pairs");
-    r.integer("refactor_pairs", s.integrator.refactorPairsPerStep, 0, 16);
-    r.integer("columns_after_refactor", s.integrator.columnsAfterRefactor, 0, 16);
-    const toml::node* age = r.find("block_age_steps");
-    r.integer("block_age_steps", s.integrator.blockAgeSteps, 1, 64);
-    r.integer("renewal_pairs", s.integrator.renewalPairsPerStep, 0, 64);
-    r.number("fixed_residual_tolerance", s.integrator.fixedResidualTolerance, 0.0, 1e6, true);
-    r.finish();
-    if (s.integrator.frozenStateIterations > s.integrator.fixedNewtonIterations)
-      fail(file, frozen != nullptr ? *frozen : *stepping, "solver.frozen_state_iterations",
-           "must be 0..fixed_newton_iterations (" + std::to_string(s.integrator.fixedNewtonIterations) + ")");
-    if (s.integrator.refactorPairsPerStep > 0 && s.integrator.refreshSteps != 1)
-      fail(file, *refactor, "solver.refactor_pairs", "needs refresh_steps = 1 (the matrix rebuilt after every step)");
-    if (s.integrator.blockAgeSteps > 1 && s.integrator.refreshSteps != 1)
-      fail(file, *age, "solver.block_age_steps", "needs refresh_steps = 1 (the matrix rebuilt after every step)");
-    if (fixedCost) {
-      // The kept matrix is built from the analytic segment-normal blocks of a closed belt.
-      if (!s.useSegmentNormals)
-        fail(file, *stepping, "solver.stepping", "fixed_cost needs segment normals (contact.segment_normals = true)");
-      if (!s.belt.closed) fail(file, *stepping, "solver.stepping", "fixed_cost runs closed belts only");
-      if (s.integrator.refreshSteps > s.elements)
-        fail(file, refresh != nullptr ? *refresh : *stepping, "solver.refresh_steps",
-             "more refresh steps than elements (" + std::to_string(s.elements) + ")");
-    }
-  }
-  if (const toml::table* t = top.subtable("static")) {
-    TableReader r(file, *t, "static");
-    r.integer("load_steps", s.staticSettings.loadSteps, 1, 100);
-    r.number("load_range", s.staticSettings.loadRange, 1.0, 1e12);
-    r.number("stabilizer", s.staticSettings.stabilizer, 0.0, 1e12);
-    r.integer("max_newton", s.staticSettings.maxNewtonIterations, 1, 200);
-    s.startAtRest = r.text("start", "equilibrium", {"equilibrium", "rest"}) == "rest";
-    r.finish();
-  }
-  if (const toml::table* t = top.subtable("output")) {
-    TableReader r(file, *t, "output");
-    r.number("sample_interval", s.sampleInterval, 0.0, 1e6, true);
-    r.boolean("plots", s.plots);
-    if (const toml::node* n = r.find("nodes")) {
-      const toml::array* a = n->as_array();
-      const int last = s.belt.closed ? s.elements - 1 : s.elements;
-      if (a == nullptr) fail(file, *n, "output.nodes", "expected a list of node indices");
-      for (const toml::node& item : *a) {
-        const auto k = item.value_exact<int64_t>();
-        if (!k || *k < 0 || *k > last)
-          fail(file, *n, "output.nodes", "expected node indices in [0, " + std::to_string(last) + "]");
-        s.outputNodes.push_back(static_cast<int>(*k));
-      }
-    }
-    r.finish();
-  }
+  if (const toml::table* t = top.subtable("solver")) readSolver(file, *t, s);
+  if (const toml::table* t = top.subtable("static")) readStatic(file, *t, s);
+  if (const toml::table* t = top.subtable("output")) readOutput(file, *t, s);
   top.finish();
   if (s.sampleInterval < s.stepSize) s.sampleInterval = s.stepSize;
 }
@@ -695,8 +797,9 @@ ParseResult parseScenario(const std::string& file, const std::vector<std::string
   // Defaults of the paper's belt (docs/model.md §9.1); a scenario file states what it changes.
   s.belt = paperBelt();
   s.integrator.newmark = true;
-  s.integrator.maxNewtonIterations = 8;
-  s.integrator.absoluteTolerance = 1e-7;
+  // The solver defaults a scenario sets over the model's (host_sim/scenario_keys.toml).
+  s.integrator.maxNewtonIterations = static_cast<int>(keyOf("solver", "max_newton", KeyType::kInteger).defaultValue);
+  s.integrator.absoluteTolerance = keyOf("solver", "absolute_tolerance", KeyType::kNumber).defaultValue;
   try {
     toml::table root = parse();
     for (const auto& o : overrides) applyOverride(root, o, file);

@@ -24,6 +24,10 @@ import re
 import sys
 import tomllib
 
+import scenario_keys
+
+KEYS = scenario_keys.load()
+
 
 class ConfigError(Exception):
     pass
@@ -55,45 +59,66 @@ def key_line(text, table, key):
 
 
 class Reader:
-    """Reads one table's keys with their types; remembers the used ones."""
+    """Reads one table's keys, checked against host_sim/scenario_keys.toml; remembers the used ones."""
 
     def __init__(self, path, text, table, data, prefix, line_table=None):
-        self.path, self.text, self.data, self.prefix = path, text, data, prefix
+        self.path, self.text, self.table, self.data, self.prefix = path, text, table, data, prefix
         self.line_table = line_table or table
         self.used = set()
 
-    def error(self, key, message):
-        line = key_line(self.text, self.line_table, key)
+    def error(self, key, message, spelled=None):
+        line = key_line(self.text, self.line_table, spelled or key)
         where = f"{self.path}:{line}" if line else self.path
         raise ConfigError(f"{where}: key '{self.prefix}{key}': {message}")
 
-    def get(self, key, kind):
-        self.used.add(key)
-        if key not in self.data:
+    def spelling(self, key):
+        """How the file names the key: itself, its retired name (with the one line saying the new
+        name), or None when absent. Both names given is an error."""
+        alias = KEYS[(self.table, key)].get("alias")
+        first = key not in self.used
+        self.used.update({key, alias} - {None})
+        if alias is None or alias not in self.data:
+            return key if key in self.data else None
+        if key in self.data:
+            self.error(key, f"given twice: also as {self.prefix}{alias}, its old name, at line "
+                            f"{key_line(self.text, self.line_table, alias)}")
+        if first:
+            print(f"{self.path}:{key_line(self.text, self.line_table, alias)}: {self.prefix}{alias} is now "
+                  f"{self.prefix}{key}; read as such", file=sys.stderr)
+        return alias
+
+    def get(self, key):
+        """The key's value, checked (type, range, choices), or None when the file does not give it."""
+        spelled = self.spelling(key)
+        if spelled is None:
             return None
-        value = self.data[key]
-        ok = {
-            "number": isinstance(value, (int, float)) and not isinstance(value, bool),
-            "int": isinstance(value, int) and not isinstance(value, bool),
-            "bool": isinstance(value, bool),
-            "str": isinstance(value, str),
-            "table": isinstance(value, dict),
-            "vec2": isinstance(value, list) and len(value) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value),
-        }[kind]
-        if not ok:
-            self.error(key, {"number": "expected a number", "int": "expected an integer", "bool": "expected true or false",
-                             "str": "expected a string", "table": "expected a table", "vec2": "expected [x, y]"}[kind])
+        value = self.data[spelled]
+        wrong = scenario_keys.problem(KEYS[(self.table, key)], value)
+        if wrong:
+            self.error(key, wrong, spelled)
         return value
 
+    def default(self, key):
+        """The scenario format's default of the key (host_sim/scenario_keys.toml)."""
+        return KEYS[(self.table, key)]["default"]
+
     def unsupported(self, key, default, why):
-        value = self.data.get(key, default)
-        self.used.add(key)
-        if value != default:
+        value = self.get(key)
+        if value is not None and value != default:
             self.error(key, f"the firmware plant does not support it ({why})")
 
     def ignored(self, *keys):
-        self.used.update(keys)
+        """Keys the firmware has no use for, checked all the same: a file beltsim refuses is refused."""
+        for key in keys:
+            self.get(key)
+
+    def check_table(self, key, table, line_table):
+        """A subtable the firmware has no use for ([output], a pulley's profiles), checked whole."""
+        data = self.get(key)
+        if data is not None:
+            sub = Reader(self.path, self.text, table, data, f"{self.prefix}{key}.", line_table=line_table)
+            sub.ignored(*[name for (t, name) in KEYS if t == table])
+            sub.finish()
 
     def finish(self):
         for key in self.data:
@@ -103,8 +128,6 @@ class Reader:
 
 # [contact] penetration_compensation when a scenario does not give it (host_sim/scenario.hpp).
 SCENARIO_PENETRATION_COMPENSATION = False
-# [friction] stick_memory when a scenario does not give it (ContactPerArea, paper_parameters.hpp).
-SCENARIO_STICK_MEMORY = "segment"
 MAX_PULLEYS = 8  # beltsim::kMaxPlantPulleys: the HIL frames' pulley slots
 KINDS = {"speed": "kSpeedDriven", "torque": "kTorqueDriven", "fixed_axis": "kFixedAxis", "fixed": "kFixed",
          "floating": "kFloating", "tensioner": "kTensionerArm"}
@@ -119,13 +142,10 @@ def number(value):
     return repr(float(value))
 
 
-# The solver's integer keys and their ranges, as beltsim reads them (host_sim/scenario.cpp): a
-# value outside is refused here, naming the key and the line, instead of failing the image's
-# parameter check at start-up.
-INTEGER_RANGES = {"max_newton": (1, 50), "max_pns": (1, 50), "fixed_newton_iterations": (1, 8),
-                  "frozen_state_iterations": (0, 8), "refresh_steps": (1, 64), "switch_columns": (0, 16),
-                  "refactor_pairs": (0, 16), "columns_after_refactor": (0, 16), "block_age_steps": (1, 64),
-                  "renewal_pairs": (0, 64)}
+def cpp_value(entry, value):
+    """A checked value as C++ text, by the key's type."""
+    return {"boolean": lambda: "true" if value else "false", "integer": lambda: str(value)}.get(
+        entry["type"], lambda: number(value))()
 
 
 def generate(path, name, info=None):
@@ -145,62 +165,58 @@ def generate(path, name, info=None):
         lines.append(f"  c.{field} = {value};")
 
     top = Reader(path, text, "", doc, "")
-    top.ignored("title", "output")
+    top.ignored("title")
+    top.check_table("output", "output", "output")
     elements = 60
     belt = doc.get("belt", {})
     top.used.add("belt")
     r = Reader(path, text, "belt", belt, "belt.")
-    if r.get("elements", "int") is not None:
-        elements = r.get("elements", "int")
-        if not 1 <= elements <= 2000:
-            r.error("elements", "out of range: not in [1, 2000]")
+    if r.get("elements") is not None:
+        elements = r.get("elements")
+        if elements > 2000:  # the firmware's largest element count (host_sim/CMakeLists.txt's too)
+            r.error("elements", "the firmware plant takes 1 to 2000")
     r.unsupported("closed", True, "an open belt")
+    for key in ("start_end", "finish_end", "start", "end", "nodes"):
+        if r.get(key) is not None:
+            r.error(key, "only an open belt (closed = false) has it")
     for key, field in [("mass_per_length", "belt.element.massPerLength"), ("axial_stiffness", "belt.element.EA"),
                        ("bending_stiffness", "belt.element.EI"), ("reference_strain", "belt.element.referenceAxialStrain"),
                        ("reference_curvature", "belt.element.referenceCurvature"),
                        ("axial_damping", "belt.element.axialDamping"), ("bending_damping", "belt.element.bendingDamping"),
                        ("thickness", "belt.thickness"), ("width", "belt.width")]:
-        v = r.get(key, "number")
+        v = r.get(key)
         if v is not None:
             set_(field, number(v))
-    g = r.get("gravity", "vec2")
+    g = r.get("gravity")
     if g is not None:
         set_("belt.element.gravity", f"Eigen::Vector2d({number(g[0])}, {number(g[1])})")
-    scheme = r.get("integration_scheme", "str")
-    if scheme is not None:
-        if scheme not in ("a", "b", "c"):
-            r.error("integration_scheme", f"'{scheme}' is not one of: a, b, c")
-        set_("belt.element.axialRule", f"AxialRule::k{scheme.upper()}")
-    loads = r.get("gravity_loads", "str")
+    rule = r.get("axial_rule")
+    if rule is not None:
+        set_("belt.element.axialRule", f"AxialRule::k{rule.upper()}")
+    loads = r.get("gravity_loads")
     if loads is not None:
-        if loads not in ("consistent", "lumped"):
-            r.error("gravity_loads", f"'{loads}' is not one of: consistent, lumped")
         set_("belt.element.lumpedGravity", "true" if loads == "lumped" else "false")
     r.finish()
 
     contact = doc.get("contact", {})
     top.used.add("contact")
     r = Reader(path, text, "contact", contact, "contact.")
-    segments = r.get("segments_per_element", "int")
+    segments = r.get("segments_per_element")
     if segments is not None:
         if not 1 <= segments <= 4:
             r.error("segments_per_element", "the firmware plant takes 1 to 4")
         set_("segmentsPerElement", str(segments))
     for key, field in [("stiffness_per_area", "contact.stiffness"), ("damping_per_area", "contact.damping")]:
-        v = r.get(key, "number")
+        v = r.get(key)
         if v is not None:
             set_(field, number(v))
     r.unsupported("normal_exponent", 1.0, "a nonlinear normal law")
     r.unsupported("segment_normals", True, "point-wise normals")
     r.unsupported("bounding_box", True, "contact without the bounding-box pre-check")
     # Segment geometry (issue 33), with the scenario defaults of host_sim/scenario.hpp.
-    gap = r.get("segment_gap", "str")
-    if gap is None:
-        gap = "arc"
-    elif gap not in ("arc", "chord"):
-        r.error("segment_gap", f"'{gap}' is not one of: arc, chord")
+    gap = r.get("segment_gap") or r.default("segment_gap")
     set_("contact.gapMeasure", "SegmentGapMeasure::kArc" if gap == "arc" else "SegmentGapMeasure::kChord")
-    compensation = r.get("penetration_compensation", "bool")
+    compensation = r.get("penetration_compensation")
     if compensation is None:
         compensation = SCENARIO_PENETRATION_COMPENSATION
     set_("contact.penetrationCompensation", "true" if compensation else "false")
@@ -213,15 +229,11 @@ def generate(path, name, info=None):
                        ("bristle_stiffness_per_area", "contact.bristleStiffness"),
                        ("velocity_penalty_damping_ratio", "contact.velocityPenaltyDampingRatio"),
                        ("velocity_penalty", "contact.velocityPenalty")]:
-        v = r.get(key, "number")
+        v = r.get(key)
         if v is not None:
             set_(field, number(v))
     friction_reader = r
-    memory = r.get("stick_memory", "str")
-    if memory is None:
-        memory = SCENARIO_STICK_MEMORY
-    elif memory not in ("segment", "element"):
-        r.error("stick_memory", f"'{memory}' is not one of: element, segment")
+    memory = r.get("stick_memory") or r.default("stick_memory")
     set_("contact.stickMemory", "StickMemory::kWholeElement" if memory == "element" else "StickMemory::kSegment")
     r.unsupported("law", "bristle", "the continuous friction law")
     r.unsupported("characteristic_velocity", 1e-3, "the continuous friction law")
@@ -240,12 +252,12 @@ def generate(path, name, info=None):
     motor_mode = None
     for p, pulley in enumerate(pulleys):
         r = Reader(path, text, "pulley", pulley, f"pulley[{p}].", line_table=f"pulley#{p}")
-        r.ignored("name", "speed", "torque")  # profiles: the firmware's commands come from the controller
-        kind = r.get("kind", "str") or "fixed_axis"
-        if kind not in KINDS:
-            r.error("kind", f"'{kind}' is not one of: {', '.join(sorted(KINDS))}")
+        r.ignored("name")
+        for profile in ("speed", "torque"):  # the firmware's commands come from the controller
+            r.check_table(profile, "profile", f"pulley.{profile}#{p}")
+        kind = r.get("kind") or r.default("kind")
         if info is not None:
-            label = r.get("name", "str")
+            label = r.get("name")
             info.setdefault("pulleys", []).append({
                 "name": label, "line": key_line(text, f"pulley#{p}", "name"), "kind": kind,
                 "inertia": pulley.get("inertia", 0.0), "damping": pulley.get("damping", 0.0)})
@@ -259,27 +271,25 @@ def generate(path, name, info=None):
         pre = f"pulley[{p}]"
         set_(pre, "CircleParameters{}")
         set_(f"{pre}.kind", f"CircleKind::{KINDS[kind]}")
-        centre = r.get("centre", "vec2")
+        centre = r.get("centre")
         set_(f"{pre}.centre", f"Vector2({number(centre[0])}, {number(centre[1])})")
         for key, field in [("radius", "radius"), ("inertia", "inertia"), ("damping", "rotationalDamping"),
                            ("mass", "mass"), ("support_stiffness", "supportStiffness"),
                            ("support_damping", "supportDamping"), ("max_acceleration", "maxAcceleration")]:
-            v = r.get(key, "number")
+            v = r.get(key)
             if v is not None:
                 set_(f"{pre}.{field}", number(v))
-        side = r.get("side", "int")
+        side = r.get("side")
         if side is not None:
             if side not in (1, -1):
                 r.error("side", "must be +1 or -1")
             set_(f"{pre}.side", str(side))
-        acceleration = r.get("max_acceleration", "number")
-        if acceleration is not None and not 0.0 <= acceleration <= 1e9:  # beltsim's range (host_sim/scenario.cpp)
-            r.error("max_acceleration", "must be 0..1e9 (rad/s^2; 0: a speed command is taken at once)")
+        acceleration = r.get("max_acceleration")
         if acceleration and kind not in ("speed", "torque"):
             r.error("max_acceleration", "only a motor (kind = \"speed\" or \"torque\") has an acceleration limit")
-        if kind == "floating" and not (r.get("mass", "number") or 0.0) > 0.0:
+        if kind == "floating" and not (r.get("mass") or 0.0) > 0.0:
             r.error("mass", "a floating pulley needs a mass > 0")
-        arm = r.get("arm", "table")
+        arm = r.get("arm")
         if arm is not None and kind != "tensioner":
             r.error("arm", "only a pulley of kind = \"tensioner\" has an arm")
         if kind == "tensioner":
@@ -289,10 +299,10 @@ def generate(path, name, info=None):
             for key in ("pivot", "stiffness", "preload_angle"):
                 if key not in arm:
                     a.error(key, "missing (a tensioner arm needs it)")
-            pivot = a.get("pivot", "vec2")
+            pivot = a.get("pivot")
             set_(f"{pre}.arm.pivot", f"Vector2({number(pivot[0])}, {number(pivot[1])})")
             for key, field in ARM_FIELDS:
-                v = a.get(key, "number")
+                v = a.get(key)
                 if v is not None:
                     set_(f"{pre}.arm.{field}", number(v))
             a.finish()
@@ -301,47 +311,32 @@ def generate(path, name, info=None):
     solver = doc.get("solver", {})
     top.used.add("solver")
     r = Reader(path, text, "solver", solver, "solver.")
-    r.ignored("end_time")
-    step = r.get("step_size", "number")
+    r.get("end_time")  # checked; the firmware runs until stopped
+    step = r.get("step_size")
     set_("stepSize", number(step if step is not None else 5e-5))
-    scheme = r.get("scheme", "str") or "newmark"
-    if scheme not in ("newmark", "generalized_alpha"):
-        r.error("scheme", f"'{scheme}' is not one of: generalized_alpha, newmark")
-    set_("integrator.newmark", "true" if scheme == "newmark" else "false")
-    defaults = {"max_newton": 8, "absolute_tolerance": 1e-7}  # scenario.cpp's, not IntegratorSettings'
-    for key, field, kind in [("spectral_radius", "spectralRadius", "number"), ("newmark_beta", "newmarkBeta", "number"),
-                             ("newmark_gamma", "newmarkGamma", "number"), ("max_newton", "maxNewtonIterations", "int"),
-                             ("max_pns", "maxPnsIterations", "int"), ("relative_tolerance", "relativeTolerance", "number"),
-                             ("absolute_tolerance", "absoluteTolerance", "number"),
-                             ("pns_tolerance", "pnsTolerance", "number"), ("warm_start_pns", "warmStartPns", "bool"),
-                             ("constant_acceleration_predictor", "constantAccelerationPredictor", "bool"),
-                             ("update_changed_contacts_only", "updateChangedContactsOnly", "bool"),
-                             ("reuse_jacobian", "reuseJacobian", "bool"),
-                             ("contractivity_limit", "contractivityLimit", "number"),
-                             ("compact_border", "compactBorder", "bool"),
-                             ("fixed_newton_iterations", "fixedNewtonIterations", "int"),
-                             ("frozen_state_iterations", "frozenStateIterations", "int"),
-                             ("refresh_steps", "refreshSteps", "int"), ("switch_columns", "switchColumnsPerStep", "int"),
-                             ("refactor_pairs", "refactorPairsPerStep", "int"),
-                             ("columns_after_refactor", "columnsAfterRefactor", "int"),
-                             ("block_age_steps", "blockAgeSteps", "int"),
-                             ("renewal_pairs", "renewalPairsPerStep", "int"),
-                             ("fixed_residual_tolerance", "fixedResidualTolerance", "number")]:
-        v = r.get(key, kind)
-        if v is not None and key in INTEGER_RANGES and not INTEGER_RANGES[key][0] <= v <= INTEGER_RANGES[key][1]:
-            low, high = INTEGER_RANGES[key]
-            r.error(key, f"out of range: {v} not in [{low}, {high}]")
-        if key == "contractivity_limit" and v is not None and not 0.0 < v <= 1.0:
-            r.error(key, f"out of range: {v} not in (0, 1]")
+    integrator = r.get("integrator") or r.default("integrator")
+    set_("integrator.newmark", "true" if integrator == "newmark" else "false")
+    for key, field in [("spectral_radius", "spectralRadius"), ("newmark_beta", "newmarkBeta"),
+                       ("newmark_gamma", "newmarkGamma"), ("max_newton", "maxNewtonIterations"),
+                       ("max_pns", "maxPnsIterations"), ("relative_tolerance", "relativeTolerance"),
+                       ("absolute_tolerance", "absoluteTolerance"), ("pns_tolerance", "pnsTolerance"),
+                       ("warm_start_pns", "warmStartPns"),
+                       ("constant_acceleration_predictor", "constantAccelerationPredictor"),
+                       ("update_changed_contacts_only", "updateChangedContactsOnly"),
+                       ("reuse_jacobian", "reuseJacobian"), ("contractivity_limit", "contractivityLimit"),
+                       ("compact_border", "compactBorder"), ("fixed_newton_iterations", "fixedNewtonIterations"),
+                       ("frozen_state_iterations", "frozenStateIterations"), ("refresh_steps", "refreshSteps"),
+                       ("switch_columns", "switchColumnsPerStep"), ("refactor_pairs", "refactorPairsPerStep"),
+                       ("columns_after_refactor", "columnsAfterRefactor"), ("block_age_steps", "blockAgeSteps"),
+                       ("renewal_pairs", "renewalPairsPerStep"),
+                       ("fixed_residual_tolerance", "fixedResidualTolerance")]:
+        v = r.get(key)
         if v is None:
-            v = defaults.get(key)
+            v = KEYS[("solver", key)].get("default")  # the scenario's defaults over IntegratorSettings'
         if v is None:
             continue
-        text_value = ("true" if v else "false") if kind == "bool" else str(v) if kind == "int" else number(v)
-        set_(f"integrator.{field}", text_value)
-    stepping = r.get("stepping", "str") or "reference"
-    if stepping not in ("reference", "fixed_cost"):
-        r.error("stepping", f"'{stepping}' is not one of: fixed_cost, reference")
+        set_(f"integrator.{field}", cpp_value(KEYS[("solver", key)], v))
+    stepping = r.get("stepping") or r.default("stepping")
     frozen, newton = solver.get("frozen_state_iterations", 0), solver.get("fixed_newton_iterations", 2)
     if not 0 <= frozen <= newton:
         r.error("frozen_state_iterations", f"must be 0..fixed_newton_iterations ({newton})")
@@ -363,11 +358,11 @@ def generate(path, name, info=None):
     statics = doc.get("static", {})
     top.used.add("static")
     r = Reader(path, text, "static", statics, "static.")
-    for key, field, kind in [("load_steps", "loadSteps", "int"), ("load_range", "loadRange", "number"),
-                             ("stabilizer", "stabilizer", "number"), ("max_newton", "maxNewtonIterations", "int")]:
-        v = r.get(key, kind)
+    for key, field in [("load_steps", "loadSteps"), ("load_range", "loadRange"), ("stabilizer", "stabilizer"),
+                       ("max_newton", "maxNewtonIterations")]:
+        v = r.get(key)
         if v is not None:
-            set_(f"statics.{field}", str(v) if kind == "int" else number(v))
+            set_(f"statics.{field}", cpp_value(KEYS[("static", key)], v))
     r.unsupported("start", "equilibrium", "a start from rest")
     r.finish()
     top.finish()
@@ -410,11 +405,7 @@ def main():
     except (ConfigError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    # Written only when it changed, so a reconfigure does not rebuild the firmware.
-    if not os.path.exists(output) or open(output).read() != header:
-        os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
-        with open(output, "w") as f:
-            f.write(header)
+    scenario_keys.write_if_changed(output, header)
     return 0
 
 

@@ -74,7 +74,7 @@ def main():
          r":\d+: key 'friction.stick_memory': 'pulley' is not one of: element, segment"),
         ("a contractivity limit of 0 (a new Newton matrix at every iteration is max_newton's job)",
          base.replace("[solver]\n", "[solver]\ncontractivity_limit = 0.0\n"),
-         r":\d+: key 'solver.contractivity_limit': out of range: 0.0 not in \(0, 1\]"),
+         r":\d+: key 'solver.contractivity_limit': out of range: 0 not in \(0, 1\]"),
         ("more re-factorized pairs than a step may take",
          base.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nrefresh_steps = 1\nrefactor_pairs = 99\n"),
          r":\d+: key 'solver.refactor_pairs': out of range: 99 not in \[0, 16\]"),
@@ -86,7 +86,7 @@ def main():
          r":\d+: key 'pulley\[1\].max_acceleration': only a motor \(kind = \"speed\" or \"torque\"\) has an acceleration limit"),
         ("a negative acceleration limit",
          base.replace('name = "motor"\nkind = "torque"\n', 'name = "motor"\nkind = "torque"\nmax_acceleration = -1.0\n'),
-         r":\d+: key 'pulley\[0\].max_acceleration': must be 0\.\.1e9"),
+         r":\d+: key 'pulley\[0\].max_acceleration': out of range: -1 not in \[0, 1e\+09\]"),
     ]
     passed = failed = 0
     for i, (name, text, pattern) in enumerate(cases):

@@ -71,7 +71,7 @@ MIN_SLIP_ARC = 0.3    # rad: several contact segments (about 0.07 rad each at 60
 HUB_LIMIT = 0.01      # of the larger adjacent span force
 RIPPLE_LIMIT = 0.005  # standard deviation of a pulley's speed over its mean (issue 33)
 RIPPLE_WINDOW = (1.5, 2.0)  # s
-COARSE_MESH = ("belt.integration_scheme=b", "contact.segment_gap=arc", "friction.stick_memory=element",
+COARSE_MESH = ("belt.axial_rule=b", "contact.segment_gap=arc", "friction.stick_memory=element",
                "solver.step_size=1e-4")
 # summary.json tail_ripple key -> timeseries.csv column (the paper's drive: span 0 is the tight one)
 RIPPLE_COLUMNS = {"omega_p2": "omega_p2", "drive_torque": "torque_p1", "span_force_tight": "span_force_0",
