@@ -42,8 +42,8 @@ double placeCable(const Scenario& sc, typename Drive::Vector& q) {
     q(Drive::nodeDof(k, 3)) = slope(1);
   }
   for (size_t p = 0; p < sc.pulleys.size(); ++p) {
-    q(Drive::circleDof(static_cast<int>(p), 0)) = sc.pulleys[p].circle.centre(0);
-    q(Drive::circleDof(static_cast<int>(p), 1)) = sc.pulleys[p].circle.centre(1);
+    q(Drive::pulleyDof(static_cast<int>(p), 0)) = sc.pulleys[p].circle.centre(0);
+    q(Drive::pulleyDof(static_cast<int>(p), 1)) = sc.pulleys[p].circle.centre(1);
   }
   return length / NE;
 }
@@ -58,7 +58,7 @@ int runOpenCableWith(const Scenario& sc, const RunOptions& options) {
   Vector q;
   const double length = placeCable<Drive>(sc, q);
 
-  CircleParameters circles[kMaxPulleys];
+  PulleyParameters circles[kMaxPulleys];
   for (int p = 0; p < pulleys; ++p) circles[p] = sc.pulleys[p].circle;
   const ContactParameters contact = contactParametersOf(sc, length);
   if (!setUpRun(sc, *drive, *integrator, length, circles, pulleys, contact)) return 2;
@@ -84,13 +84,13 @@ int runOpenCableWith(const Scenario& sc, const RunOptions& options) {
     CableRow row;
     row.time = t;
     for (int p = 0; p < pulleys; ++p) {
-      row.angle[p] = qq(Drive::circleDof(p, 2));
-      row.omega[p] = vv(Drive::circleDof(p, 2));
+      row.angle[p] = qq(Drive::pulleyDof(p, 2));
+      row.omega[p] = vv(Drive::pulleyDof(p, 2));
       row.torque[p] = pulleyTorque(*drive, p, t);
       row.hubForce[p][0] = drive->hubForce(p)(0);
       row.hubForce[p][1] = drive->hubForce(p)(1);
-      row.centre[p][0] = qq(Drive::circleDof(p, 0));
-      row.centre[p][1] = qq(Drive::circleDof(p, 1));
+      row.centre[p][0] = qq(Drive::pulleyDof(p, 0));
+      row.centre[p][1] = qq(Drive::pulleyDof(p, 1));
     }
     BeltSample first, last;
     const int segments = sc.segmentsPerElement;

@@ -125,7 +125,7 @@ void writePlots(const std::string& directory, const Scenario& sc) {
        "set size ratio -1\n";
   g << "plot 'belt_profile.csv' every ::1 using 2:3 with linespoints pt 7 ps 0.4 title 'belt'";
   for (int p = 0; p < n; ++p) {  // the pulleys at their drawn centres, as curves (they set the range)
-    const CircleParameters& c = sc.pulleys[p].circle;
+    const PulleyParameters& c = sc.pulleys[p].circle;
     g << ", [t=0:2*pi] '+' using (" << num(c.centre(0)) << " + " << num(c.radius) << " * cos($1)):("
       << num(c.centre(1)) << " + " << num(c.radius) << " * sin($1)) with lines lc rgb 'gray40' title 'P" << p + 1
       << " " << quoted(sc.pulleys[p].name, '\'') << "'";

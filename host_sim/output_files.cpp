@@ -34,7 +34,7 @@ struct Columns {
   int armTorque(int j, int m) const { return 2 + 10 * pulleys + m + j; }
 };
 
-bool isTensioner(const Scenario& sc, int p) { return sc.pulleys[p].circle.kind == CircleKind::kTensionerArm; }
+bool isTensioner(const Scenario& sc, int p) { return sc.pulleys[p].circle.kind == PulleyKind::kTensionerArm; }
 
 std::string jsonText(const std::string& text) {
   std::string out = "\"";

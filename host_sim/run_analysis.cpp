@@ -9,8 +9,8 @@ namespace {
 
 // Pulleys that turn with the belt against a drive or load: the capstan check is written for them.
 bool turnsWithBelt(const Scenario& sc, int p) {
-  const CircleKind kind = sc.pulleys[p].circle.kind;
-  return kind == CircleKind::kSpeedDriven || kind == CircleKind::kTorqueDriven || kind == CircleKind::kFixedAxis;
+  const PulleyKind kind = sc.pulleys[p].circle.kind;
+  return kind == PulleyKind::kSpeedDriven || kind == PulleyKind::kTorqueDriven || kind == PulleyKind::kFixedAxis;
 }
 
 TailMeans tailMeans(const std::vector<TimeRow>& rows) {

@@ -66,8 +66,8 @@ bool staticStart(const Scenario& sc, Drive& drive, typename Drive::Vector& q, co
 // Sets up the model and the stepper; false (with the message on stderr) if a parameter is invalid.
 template <typename Drive>
 bool setUpRun(const Scenario& sc, Drive& drive, TimeStepper<Drive>& integrator, double elementLength,
-              const CircleParameters* circles, int circleCount, const ContactParameters& contact) {
-  ParameterError e = drive.setUp(sc.belt, elementLength, circles, circleCount, contact);
+              const PulleyParameters* circles, int pulleyCount, const ContactParameters& contact) {
+  ParameterError e = drive.setUp(sc.belt, elementLength, circles, pulleyCount, contact);
   if (!e.ok()) {
     std::fprintf(stderr, "%s: invalid model parameter '%s'\n", sc.file.c_str(), e.parameter);
     return false;
@@ -125,9 +125,9 @@ int beginRun(const RunOptions& options, OutputFiles& out, TimeStepper<Drive>& in
 // (profile and command); a fixed pulley's axle holds the belt's torque.
 template <typename Drive>
 double pulleyTorque(const Drive& drive, int p, double t) {
-  const CircleKind kind = drive.circle(p).kind;
-  return kind == CircleKind::kSpeedDriven ? drive.driveTorque(p)
-         : kind == CircleKind::kFixed     ? -drive.beltTorque(p)
+  const PulleyKind kind = drive.circle(p).kind;
+  return kind == PulleyKind::kSpeedDriven ? drive.driveTorque(p)
+         : kind == PulleyKind::kFixed     ? -drive.beltTorque(p)
                                           : drive.appliedTorque(p, t);
 }
 
@@ -150,8 +150,8 @@ RunLimits runLimits(const Drive& drive, const typename Drive::Vector& q) {
   double farthest = 0.0;
   for (int k = 0; k < Drive::kNodes; ++k)
     farthest = std::max(farthest, std::hypot(q(Drive::nodeDof(k, 0)), q(Drive::nodeDof(k, 1))));
-  for (int p = 0; p < drive.circleCount(); ++p)
-    farthest = std::max(farthest, std::hypot(q(Drive::circleDof(p, 0)), q(Drive::circleDof(p, 1))));
+  for (int p = 0; p < drive.pulleyCount(); ++p)
+    farthest = std::max(farthest, std::hypot(q(Drive::pulleyDof(p, 0)), q(Drive::pulleyDof(p, 1))));
   limits.position = 10.0 * (farthest + Drive::kElements * drive.belt().element.length);
   return limits;
 }
@@ -181,14 +181,14 @@ std::string implausibility(const Drive& drive, const typename Drive::Vector& q, 
       return text;
     }
   }
-  for (int p = 0; p < drive.circleCount(); ++p) {
-    const double x = q(Drive::circleDof(p, 0)), y = q(Drive::circleDof(p, 1));
+  for (int p = 0; p < drive.pulleyCount(); ++p) {
+    const double x = q(Drive::pulleyDof(p, 0)), y = q(Drive::pulleyDof(p, 1));
     if (std::fabs(x) > limits.position || std::fabs(y) > limits.position) {
       std::snprintf(text, sizeof text, "pulley %d's centre at (%.6g, %.6g) m, beyond the plausible %.6g m", p + 1, x,
                     y, limits.position);
       return text;
     }
-    const double omega = v(Drive::circleDof(p, 2));
+    const double omega = v(Drive::pulleyDof(p, 2));
     if (std::fabs(omega) > limits.pulleySpeed) {
       std::snprintf(text, sizeof text, "pulley %d turning at %.6g rad/s, beyond the plausible %.6g rad/s", p + 1,
                     omega, limits.pulleySpeed);

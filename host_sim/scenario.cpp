@@ -36,7 +36,7 @@
 namespace beltsim::host {
 
 PathCircle pathCircleOf(const Scenario& s, int p) {
-  const CircleParameters& c = s.pulleys[p].circle;
+  const PulleyParameters& c = s.pulleys[p].circle;
   return PathCircle{c.centre, c.radius + 0.5 * s.belt.thickness * c.side, c.side};
 }
 
@@ -389,8 +389,8 @@ void checkPulleyLayout(const std::string& file, const Scenario& s) {
                         " degrees instead of 360); list the pulleys in belt travel order, clockwise"};
   }
   for (int p = 0; p < n; ++p) {
-    const CircleParameters& c = s.pulleys[p].circle;
-    if (c.kind != CircleKind::kTensionerArm) continue;
+    const PulleyParameters& c = s.pulleys[p].circle;
+    if (c.kind != PulleyKind::kTensionerArm) continue;
     // The belt pulls the pulley along its two spans; the spring's force at the drawn position
     // (the model's own, tensioner_arm.hpp) must push against that pull, or no tension can hold
     // the arm.
@@ -507,9 +507,9 @@ void readCableEnds(const std::string& file, const toml::table& t, TableReader& r
 void checkOpenCableLayout(const std::string& file, const Scenario& s) {
   const int n = static_cast<int>(s.pulleys.size());
   for (int p = 0; p < n; ++p) {
-    const CircleParameters& c = s.pulleys[p].circle;
+    const PulleyParameters& c = s.pulleys[p].circle;
     if (!(c.radius > 0.0)) throw ScenarioError{pulleyAt(file, s, p) + "needs a radius > 0 (key 'radius')"};
-    if (c.kind == CircleKind::kTensionerArm)
+    if (c.kind == PulleyKind::kTensionerArm)
       throw ScenarioError{pulleyAt(file, s, p) + "key 'kind': a tensioner needs a closed belt"};
     for (int b = 0; b < p; ++b) {
       const double distance = (c.centre - s.pulleys[b].circle.centre).norm();
@@ -714,11 +714,11 @@ PulleySpec readPulley(const std::string& file, const toml::node& item, const std
   const std::string kind = r.text("kind");
   p.kind = kind;
   p.line = static_cast<int>(item.source().begin.line);
-  p.circle.kind = kind == "speed" ? CircleKind::kSpeedDriven
-                : kind == "torque" ? CircleKind::kTorqueDriven
-                : kind == "floating" ? CircleKind::kFloating
-                : kind == "fixed" ? CircleKind::kFixed
-                : kind == "tensioner" ? CircleKind::kTensionerArm : CircleKind::kFixedAxis;
+  p.circle.kind = kind == "speed" ? PulleyKind::kSpeedDriven
+                : kind == "torque" ? PulleyKind::kTorqueDriven
+                : kind == "floating" ? PulleyKind::kFloating
+                : kind == "fixed" ? PulleyKind::kFixed
+                : kind == "tensioner" ? PulleyKind::kTensionerArm : PulleyKind::kFixedAxis;
   r.vector2("centre", p.circle.centre);
   r.number("radius", p.circle.radius);
   r.number("inertia", p.circle.inertia);
@@ -737,13 +737,13 @@ PulleySpec readPulley(const std::string& file, const toml::node& item, const std
          "only a motor (kind = \"speed\" or \"torque\") has an acceleration limit");
   if (const toml::table* sp = r.subtable("speed")) p.circle.speed = readProfile(file, *sp, prefix + ".speed");
   if (const toml::table* tq = r.subtable("torque")) p.circle.torque = readProfile(file, *tq, prefix + ".torque");
-  if (p.circle.kind == CircleKind::kFloating && !(p.circle.mass > 0.0))
+  if (p.circle.kind == PulleyKind::kFloating && !(p.circle.mass > 0.0))
     fail(file, item, prefix + ".mass", "a floating pulley needs a mass > 0");
   if (const toml::table* arm = r.subtable("arm")) {
-    if (p.circle.kind != CircleKind::kTensionerArm)
+    if (p.circle.kind != PulleyKind::kTensionerArm)
       fail(file, *arm, prefix + ".arm", "only a pulley of kind = \"tensioner\" has an arm");
     readArm(file, *arm, prefix + ".arm", p.circle.arm);
-  } else if (p.circle.kind == CircleKind::kTensionerArm) {
+  } else if (p.circle.kind == PulleyKind::kTensionerArm) {
     fail(file, item, prefix + ".arm", "a tensioner needs an [pulley.arm] table (pivot, stiffness, preload_angle)");
   }
   r.finish();

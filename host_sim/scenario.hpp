@@ -18,7 +18,7 @@ constexpr int kMaxPulleys = 8;
 struct PulleySpec {
   std::string name;
   std::string kind;  // as written: speed, torque, fixed_axis, fixed, floating
-  CircleParameters circle;
+  PulleyParameters circle;
   int line = 0;      // of its [[pulley]] table, for errors found after parsing
 };
 

@@ -37,7 +37,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
 
   // ---- geometry (docs/model.md §8.1): belt centreline at r + h/2 on every pulley ----------------------
   PathCircle circles[NP];
-  CircleParameters circleParameters[NP];
+  PulleyParameters circleParameters[NP];
   for (int p = 0; p < pulleys; ++p) {
     circleParameters[p] = sc.pulleys[p].circle;
     circles[p] = pathCircleOf(sc, p);
@@ -95,7 +95,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
     PathCircle now[NP];
     for (int p = 0; p < pulleys; ++p) {
       now[p] = circles[p];
-      now[p].centre = Vector2(qq(Drive::circleDof(p, 0)), qq(Drive::circleDof(p, 1)));
+      now[p].centre = Vector2(qq(Drive::pulleyDof(p, 0)), qq(Drive::pulleyDof(p, 1)));
     }
     BeltPath<NP> current;
     if (!buildBeltPath(now, pulleys, current).ok()) return;
@@ -119,15 +119,15 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
     TimeRow row;
     row.time = t;
     for (int p = 0; p < pulleys; ++p) {
-      row.angle[p] = qq(Drive::circleDof(p, 2));
-      row.omega[p] = vv(Drive::circleDof(p, 2));
+      row.angle[p] = qq(Drive::pulleyDof(p, 2));
+      row.omega[p] = vv(Drive::pulleyDof(p, 2));
       row.torque[p] = pulleyTorque(*drive, p, t);
       row.beltTorque[p] = drive->beltTorque(p);
       row.hubForce[p][0] = drive->hubForce(p)(0);
       row.hubForce[p][1] = drive->hubForce(p)(1);
-      row.centre[p][0] = qq(Drive::circleDof(p, 0));
-      row.centre[p][1] = qq(Drive::circleDof(p, 1));
-      if (circleParameters[p].kind == CircleKind::kTensionerArm) {
+      row.centre[p][0] = qq(Drive::pulleyDof(p, 0));
+      row.centre[p][1] = qq(Drive::pulleyDof(p, 1));
+      if (circleParameters[p].kind == PulleyKind::kTensionerArm) {
         const ArmForce arm = drive->armState(p, qq, vv);
         row.armAngle[p] = drive->armGeometryOf(p).drawnAngle + arm.angle;
         row.armTorque[p] = arm.torque;

@@ -269,8 +269,8 @@ def generate(path, name, info=None):
             if key not in pulley:
                 r.error(key, "missing (the firmware plant needs it)")
         pre = f"pulley[{p}]"
-        set_(pre, "CircleParameters{}")
-        set_(f"{pre}.kind", f"CircleKind::{KINDS[kind]}")
+        set_(pre, "PulleyParameters{}")
+        set_(f"{pre}.kind", f"PulleyKind::{KINDS[kind]}")
         centre = r.get("centre")
         set_(f"{pre}.centre", f"Vector2({number(centre[0])}, {number(centre[1])})")
         for key, field in [("radius", "radius"), ("inertia", "inertia"), ("damping", "rotationalDamping"),
@@ -387,7 +387,7 @@ constexpr MotorMode k{upper}MotorMode = {motor_mode};  // pulley 1's kind in the
 inline PlantConfig {name}PlantConfig(MotorMode mode) {{
   PlantConfig c;  // the paper's belt and contact, the default static settings (as a scenario)
 {body}
-  c.pulley[0].kind = mode == MotorMode::kSpeed ? CircleKind::kSpeedDriven : CircleKind::kTorqueDriven;
+  c.pulley[0].kind = mode == MotorMode::kSpeed ? PulleyKind::kSpeedDriven : PulleyKind::kTorqueDriven;
   return c;
 }}
 

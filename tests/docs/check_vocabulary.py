@@ -12,6 +12,9 @@ Scanned: the files tests/docs/check_doc_references.py scans. Retired, with the n
   StepScheme                          Stepping
   SchemeCoefficients                  IntegratorCoefficients
   IntegratorSettings::scheme          IntegratorSettings::stepping (also `.integrator.scheme`)
+  GeneralizedAlpha (the stepper)      ReferenceStepper (it also runs Newmark)
+  CircleKind, CircleParameters        PulleyKind, PulleyParameters (the drive says pulley; only
+  circleDof, circleCount, kCircles    the contact model, contact/, meets a circle)
 The old key names stay where they are still read: the alias entries of host_sim/scenario_keys.toml
 and the tests of the old names (ALIAS_TESTS).
 
@@ -32,6 +35,12 @@ RETIRED = (
     (r"\bStepScheme\b", "Stepping"),
     (r"\bSchemeCoefficients\b", "IntegratorCoefficients"),
     (r"\bIntegratorSettings::scheme\b|\bintegrator\.scheme\b", "IntegratorSettings::stepping"),
+    (r"\bGeneralizedAlpha\b", "ReferenceStepper"),
+    (r"\bCircleKind\b", "PulleyKind"),
+    (r"\bCircleParameters\b", "PulleyParameters"),
+    (r"\bcircleDof\b", "pulleyDof"),
+    (r"\bcircleCount\b", "pulleyCount"),
+    (r"\bkCircles\b", "kPulleys"),
 )
 SELF = "tests/docs/check_vocabulary.py"
 KEY_TABLE = "host_sim/scenario_keys.toml"

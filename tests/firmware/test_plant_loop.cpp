@@ -378,7 +378,7 @@ TEST(PlantLoop, SpeedCommandRampCostsTheInertiaTorque) {
   EXPECT_LT(duringRamp - afterRamp, 20.0);
 }
 
-// A motor with an acceleration limit (CircleParameters::maxAcceleration, scenario key
+// A motor with an acceleration limit (PulleyParameters::maxAcceleration, scenario key
 // pulley[].max_acceleration) reaches a speed step at that acceleration, in both directions, and
 // then holds the command exactly: 500 rad/s^2 at h = 1 ms is 0.5 rad/s a step (exact in binary), so
 // 0 -> 10 rad/s takes 20 steps and 10 -> 4 rad/s 12. The drive torque carries the motor pulley's

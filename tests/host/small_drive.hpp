@@ -16,7 +16,7 @@ using SmallVector = SmallDrive::Vector;
 
 inline PlantConfig smallDriveConfig(bool changedContactsOnly = false, bool reuse = false) {
   PlantConfig c;
-  c.pulley[0].kind = CircleKind::kSpeedDriven;
+  c.pulley[0].kind = PulleyKind::kSpeedDriven;
   c.contact.stiffness = 4e8;
   c.contact.bristleStiffness = 5e8;
   c.contact.damping = 8e4;

@@ -34,12 +34,12 @@ struct PaperDrive {
     BeltPath<2> path;
     EXPECT_TRUE(buildBeltPath(pc, 2, path).ok());
     const BeltParameters belt = paperBelt();
-    CircleParameters c[2];
-    c[0].kind = CircleKind::kSpeedDriven;
+    PulleyParameters c[2];
+    c[0].kind = PulleyKind::kSpeedDriven;
     c[0].radius = r;
     c[0].inertia = 0.25;
     c[0].speed = RampProfile{RampProfile::Shape::kLinear, 0.05, 0.6, 0, 12};
-    c[1].kind = CircleKind::kFixedAxis;
+    c[1].kind = PulleyKind::kFixedAxis;
     c[1].centre = Vector2(d, 0);
     c[1].radius = r;
     c[1].inertia = 0.25;
@@ -120,9 +120,9 @@ TEST(BeltDrive, SpeedDrivenPulleyFollowsItsProfileExactly) {
     integ.step(p.drive);
   }
   const double expected = 12.0 * (0.1 - 0.05) / 0.55;
-  EXPECT_NEAR(integ.velocities()(Drive::circleDof(0, 2)), expected, 1e-9);
+  EXPECT_NEAR(integ.velocities()(Drive::pulleyDof(0, 2)), expected, 1e-9);
   // Trapezoidal rule: the angle is the integral of the (piecewise linear) speed, exact here.
-  EXPECT_NEAR(integ.positions()(Drive::circleDof(0, 2)), 0.5 * expected * 0.05, 1e-9);
+  EXPECT_NEAR(integ.positions()(Drive::pulleyDof(0, 2)), 0.5 * expected * 0.05, 1e-9);
   // The drive torque accelerates P2 and the belt: positive, and of the size J2 alpha + d w.
   EXPECT_GT(p.drive.driveTorque(0), 0.0);
   // ... and it is smooth from step to step: the trapezoidal rule's end-point acceleration of P1
@@ -151,7 +151,7 @@ TEST(BeltDrive, ResidualMemoAndHandedOverKinematicsKeepTheFullEvaluationsBits) {
   withMemo = p.drive;
   full = p.drive;
   Drive::Vector q = integ.positions() + 5e-5 * integ.velocities();
-  q(Drive::circleDof(1, 2)) += 2e-3;  // P2 turned by 0.2 mm at its rim: its bristles give way
+  q(Drive::pulleyDof(1, 2)) += 2e-3;  // P2 turned by 0.2 mm at its rim: its bristles give way
   const Drive::Vector v = integ.velocities();
   const Drive::Vector a = Drive::Vector::Zero();
   const IntegratorCoefficients sc = IntegratorCoefficients::make(paperIntegrator(), 5e-5);

@@ -30,13 +30,13 @@ struct ThreePulleyDrive {
     BeltPath<3> path;
     EXPECT_TRUE(buildBeltPath(pc, 3, path).ok());
     const BeltParameters belt = paperBelt();  // the paper's belt, pulleys and contact values
-    CircleParameters c[3];
+    PulleyParameters c[3];
     for (int p = 0; p < 3; ++p) {
       c[p].centre = centres[p];
       c[p].radius = r;
       c[p].inertia = 0.25;
     }
-    c[0].kind = CircleKind::kSpeedDriven;
+    c[0].kind = PulleyKind::kSpeedDriven;
     c[0].speed = RampProfile{RampProfile::Shape::kLinear, 0.0, 0.2, 0.0, 5.0};
     c[1].inertia = 0.01;  // idler: light, no damper, no load
     c[2].rotationalDamping = 3.0;  // 15 N m at 5 rad/s: well below gross slip
@@ -88,9 +88,9 @@ TEST(ThreePulleyBelt, UnloadedIdlerRollsWithTheBelt) {
     ASSERT_EQ(st.flags & kStepFault, 0) << "step " << i;
     if (st.flags & kStepNewtonNotConverged) ++newtonBound;
     if (i >= 2500 - 750) {
-      sum1 += integ.velocities()(Drive::circleDof(0, 2));
-      sum3 += integ.velocities()(Drive::circleDof(1, 2));
-      sum2 += integ.velocities()(Drive::circleDof(2, 2));
+      sum1 += integ.velocities()(Drive::pulleyDof(0, 2));
+      sum3 += integ.velocities()(Drive::pulleyDof(1, 2));
+      sum2 += integ.velocities()(Drive::pulleyDof(2, 2));
       ++samples;
     }
   }

@@ -34,9 +34,9 @@ constexpr double kOpenLength = 1.0;
 constexpr double kOpenElement = kOpenLength / kOpenNE;
 
 // A fixed-axis circle 10 m away: every contact pair stays clear of it.
-CircleParameters farCircle() {
-  CircleParameters c;
-  c.kind = CircleKind::kFixedAxis;
+PulleyParameters farCircle() {
+  PulleyParameters c;
+  c.kind = PulleyKind::kFixedAxis;
   c.centre = Vector2(10.0, 10.0);
   c.radius = 0.1;
   c.inertia = 1.0;
@@ -57,8 +57,8 @@ void straightCable(const OpenCable& drive, OpenCable::Vector& q) {
     q(OpenCable::nodeDof(k, 0)) = k * kOpenElement;
     q(OpenCable::nodeDof(k, 2)) = 1.0;
   }
-  q(OpenCable::circleDof(0, 0)) = drive.circle(0).centre(0);
-  q(OpenCable::circleDof(0, 1)) = drive.circle(0).centre(1);
+  q(OpenCable::pulleyDof(0, 0)) = drive.circle(0).centre(0);
+  q(OpenCable::pulleyDof(0, 1)) = drive.circle(0).centre(1);
 }
 
 AncfCable2DSection<double> openSection(const OpenCable& drive, const OpenCable::Vector& q, int e, double x) {
@@ -83,7 +83,7 @@ TEST(BeltTopologies, ClampedCantileverTipDeflectionUnderGravity) {
   belt.element.EA = 1e7;
   belt.element.EI = EI;
   belt.element.gravity = Eigen::Vector2d(0.0, -g);
-  const CircleParameters c = farCircle();
+  const PulleyParameters c = farCircle();
   ASSERT_TRUE(drive.setUp(belt, kOpenElement, &c, openContact()).ok());
   straightCable(drive, q);
   const auto start = std::chrono::steady_clock::now();
@@ -127,7 +127,7 @@ TEST(BeltTopologies, PinnedPreTensionedCableSagsLikeATautString) {
   belt.element.EI = 1e-4;
   belt.element.referenceAxialStrain = eps0;
   belt.element.gravity = Eigen::Vector2d(0.0, -g);
-  const CircleParameters c = farCircle();
+  const PulleyParameters c = farCircle();
   ASSERT_TRUE(drive.setUp(belt, kOpenElement, &c, openContact()).ok());
   straightCable(drive, q);
   const auto start = std::chrono::steady_clock::now();
@@ -171,7 +171,7 @@ struct TwoPulleyBelt {
   FrictionParameters friction;
   BeltPath<2> path;
 
-  void setUp(const CircleParameters& p1, const CircleParameters& p2, bool gravity) {
+  void setUp(const PulleyParameters& p1, const PulleyParameters& p2, bool gravity) {
     const PathCircle pc[2] = {{p1.centre, kPulleyRadius + kBeltThickness / 2, 1},
                               {p2.centre, kPulleyRadius + kBeltThickness / 2, 1}};
     ASSERT_TRUE(buildBeltPath(pc, 2, path).ok());
@@ -180,14 +180,14 @@ struct TwoPulleyBelt {
     const double length = path.totalLength / kBeltNE;
     const ContactParameters cp = contactFromPerArea(ContactPerArea{}, belt, length, kBeltNCS);
     friction = cp.friction;
-    const CircleParameters c[2] = {p1, p2};
+    const PulleyParameters c[2] = {p1, p2};
     ASSERT_TRUE(drive.setUp(belt, length, c, cp).ok());
     placeOnPath(drive, path, q);
   }
 };
 
-CircleParameters pulley(CircleKind kind, double x) {
-  CircleParameters c;
+PulleyParameters pulley(PulleyKind kind, double x) {
+  PulleyParameters c;
   c.kind = kind;
   c.centre = Vector2(x, 0.0);
   c.radius = kPulleyRadius;
@@ -224,9 +224,9 @@ TEST(BeltTopologies, TorqueDrivenPulleyReachesTheSpeedWhereTheDamperTakesTheTorq
   // *Validation*). Asserted within 20 %.
   static TwoPulleyBelt b;
   const double torque = 40.0, damping = 4.0, inertia = 0.05;
-  CircleParameters p1 = pulley(CircleKind::kTorqueDriven, 0.0);
+  PulleyParameters p1 = pulley(PulleyKind::kTorqueDriven, 0.0);
   p1.inertia = inertia;
-  CircleParameters p2 = pulley(CircleKind::kFixedAxis, kCentreDistance);
+  PulleyParameters p2 = pulley(PulleyKind::kFixedAxis, kCentreDistance);
   p2.inertia = inertia;
   p2.rotationalDamping = damping;
   b.setUp(p1, p2, true);
@@ -256,8 +256,8 @@ TEST(BeltTopologies, TorqueDrivenPulleyReachesTheSpeedWhereTheDamperTakesTheTorq
     if (i >= steps - windowSteps) {
       const Drive::Vector& q = integ.positions();
       const Drive::Vector& v = integ.velocities();
-      omega1 += v(Drive::circleDof(0, 2)) / windowSteps;
-      omega2 += v(Drive::circleDof(1, 2)) / windowSteps;
+      omega1 += v(Drive::pulleyDof(0, 2)) / windowSteps;
+      omega2 += v(Drive::pulleyDof(1, 2)) / windowSteps;
       beltTorque1 += b.drive.beltTorque(0) / windowSteps;
       beltTorque2 += b.drive.beltTorque(1) / windowSteps;
       const SpanMeasure top = measureSpan(b.drive, q, v, b.path, 0);
@@ -307,8 +307,8 @@ TEST(BeltTopologies, FloatingTensionerSettlesWhereTheSpringCarriesBothSpans) {
   // No gravity: the tensioner's y stays at 0 by symmetry (up to the discretization).
   static TwoPulleyBelt b;
   const double k = 1e5;
-  const CircleParameters p1 = pulley(CircleKind::kFixedAxis, 0.0);
-  CircleParameters p2 = pulley(CircleKind::kFloating, kCentreDistance);
+  const PulleyParameters p1 = pulley(PulleyKind::kFixedAxis, 0.0);
+  PulleyParameters p2 = pulley(PulleyKind::kFloating, kCentreDistance);
   p2.mass = 1.0;
   p2.supportStiffness = k;
   p2.supportDamping = 100.0;
@@ -321,8 +321,8 @@ TEST(BeltTopologies, FloatingTensionerSettlesWhereTheSpringCarriesBothSpans) {
   EXPECT_LT(r.residualNorm, 1e-6);
 
   const Drive::Vector zero = Drive::Vector::Zero();
-  const double dx = kCentreDistance - b.q(Drive::circleDof(1, 0));
-  const double dy = b.q(Drive::circleDof(1, 1));
+  const double dx = kCentreDistance - b.q(Drive::pulleyDof(1, 0));
+  const double dy = b.q(Drive::pulleyDof(1, 1));
   const SpanMeasure top = measureSpan(b.drive, b.q, zero, b.path, 0);
   const SpanMeasure bottom = measureSpan(b.drive, b.q, zero, b.path, 1);
   const double lb = b.path.totalLength;

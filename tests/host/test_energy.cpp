@@ -35,7 +35,7 @@ constexpr double kReleasedPreload = -1.0;  // rad: the spring wound up 0.4 rad f
 struct ConservativeDrive {
   Drive drive;
   Vector q = Vector::Zero();
-  CircleParameters circle[kNP];
+  PulleyParameters circle[kNP];
   BeltParameters belt;
   ContactParameters contact;
   double elementLength = 0.0;
@@ -46,15 +46,15 @@ struct ConservativeDrive {
     const Vector2 centres[kNP] = {Vector2(0.0, 0.0), Vector2(0.2, 0.2), Vector2(0.4, 0.0)};
     PathCircle pc[kNP];
     for (int p = 0; p < kNP; ++p) {
-      CircleParameters& c = circle[p];
-      c = CircleParameters{};
+      PulleyParameters& c = circle[p];
+      c = PulleyParameters{};
       c.centre = centres[p];
       c.radius = p == 1 ? kIdlerRadius : kRadius;
       c.inertia = p == 1 ? 1e-3 : 0.25;
       pc[p] = PathCircle{c.centre, c.radius + 0.5 * kThickness, 1};
     }
-    CircleParameters& idler = circle[1];
-    idler.kind = CircleKind::kTensionerArm;
+    PulleyParameters& idler = circle[1];
+    idler.kind = PulleyKind::kTensionerArm;
     idler.mass = 0.4;
     idler.arm.pivot = Vector2(0.3, 0.2);
     idler.arm.inertia = 2e-3;
@@ -127,9 +127,9 @@ TEST(Energy, PotentialGradientIsTheResidualOfTheDriveAtRest) {
   int rows[4 * kNE + 5];
   int count = 0;
   for (int i = 0; i < 4 * kNE; ++i) rows[count++] = i;
-  rows[count++] = Drive::circleDof(1, 0);
-  rows[count++] = Drive::circleDof(1, 1);
-  for (int p = 0; p < kNP; ++p) rows[count++] = Drive::circleDof(p, 2);
+  rows[count++] = Drive::pulleyDof(1, 0);
+  rows[count++] = Drive::pulleyDof(1, 1);
+  for (int p = 0; p < kNP; ++p) rows[count++] = Drive::pulleyDof(p, 2);
   double largest = 0.0;
   for (int k = 0; k < count; ++k) largest = std::fmax(largest, std::fabs(r(rows[k])));
   ASSERT_GT(largest, 1.0);  // the check is not one of zeros

@@ -172,8 +172,8 @@ TEST(PlantLoopPulleys, EveryPulleyTakesItsOwnInputFromTheFrames) {
   c.pulley[0] = paperPlantPulley(0);
   c.pulley[2] = paperPlantPulley(1);
   c.pulley[2].centre = Vector2(0.35, 0.0);
-  c.pulley[1] = CircleParameters{};  // clockwise travel order: P1 left, P2 top, P3 right
-  c.pulley[1].kind = CircleKind::kFixedAxis;
+  c.pulley[1] = PulleyParameters{};  // clockwise travel order: P1 left, P2 top, P3 right
+  c.pulley[1].kind = PulleyKind::kFixedAxis;
   c.pulley[1].centre = Vector2(0.175, 0.28);
   c.pulley[1].radius = 0.06;
   c.pulley[1].inertia = 0.01;

@@ -26,7 +26,7 @@ using Vector = SmallVector;
 // Finds a flagged segment in stick of an element from firstElement on; returns false if there is none.
 bool findStickingSegment(const Drive& drive, int& element, int& circle, int& segment, int firstElement = 0) {
   for (int e = firstElement; e < kNE; ++e)
-    for (int p = 0; p < Drive::kCircles; ++p)
+    for (int p = 0; p < Drive::kPulleys; ++p)
       for (int i = 0; i < Plant::kSegments; ++i) {
         const SegmentHistory& h = drive.pair(e, p).history(i);
         if (h.gap <= 0.0 && h.state == StickSlip::kStick) {

@@ -24,24 +24,24 @@ constexpr double kRadius = 0.09995, kThickness = 1e-4;
 // on the upper path. Circle parameters in travel order.
 struct Layout {
   int count = 2;
-  CircleParameters circle[3];
+  PulleyParameters circle[3];
   BeltPath<3> path;
 };
 
-Layout makeLayout(bool idler, CircleKind idlerKind = CircleKind::kFixedAxis) {
+Layout makeLayout(bool idler, PulleyKind idlerKind = PulleyKind::kFixedAxis) {
   Layout l;
   l.count = idler ? 3 : 2;
   const Vector2 centres3[3] = {Vector2(0.0, 0.0), Vector2(0.2, 0.2), Vector2(0.4, 0.0)};
   const Vector2 centres2[2] = {Vector2(0.0, 0.0), Vector2(0.3141592653589793, 0.0)};
   PathCircle pc[3];
   for (int p = 0; p < l.count; ++p) {
-    CircleParameters& c = l.circle[p];
+    PulleyParameters& c = l.circle[p];
     c.centre = idler ? centres3[p] : centres2[p];
     c.radius = kRadius;
     c.inertia = 0.25;
     pc[p] = PathCircle{c.centre, kRadius + 0.5 * kThickness, 1};
   }
-  l.circle[0].kind = CircleKind::kSpeedDriven;
+  l.circle[0].kind = PulleyKind::kSpeedDriven;
   l.circle[0].speed = RampProfile{RampProfile::Shape::kLinear, 0.0, 0.1, 0.0, 5.0};
   l.circle[l.count - 1].rotationalDamping = 2.0;
   if (idler) {
@@ -101,14 +101,14 @@ TEST(PulleyCount, UnusedCirclesDoNotChangeTheMotion) {
   const Layout l = makeLayout(false);
   ASSERT_TRUE(two.run(l, 200));
   ASSERT_TRUE(four.run(l, 200));
-  EXPECT_GT(std::fabs(two.integrator.velocities()(DriveRun<2>::Drive::circleDof(1, 2))), 1.0);  // it moved
+  EXPECT_GT(std::fabs(two.integrator.velocities()(DriveRun<2>::Drive::pulleyDof(1, 2))), 1.0);  // it moved
   const std::vector<double> a = two.state(2), b = four.state(2);
   ASSERT_EQ(a.size(), b.size());
   double worst = 0.0;
   for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i]));
   EXPECT_LT(worst, 1e-9);  // positions ~0.3 m, velocities ~0.5 m/s, slopes ~1
   EXPECT_NEAR(two.drive.driveTorque(0), four.drive.driveTorque(0), 1e-9 * std::fabs(two.drive.driveTorque(0)));
-  EXPECT_EQ(four.integrator.positions()(DriveRun<4>::Drive::circleDof(3, 2)), 0.0);  // unused: fixed
+  EXPECT_EQ(four.integrator.positions()(DriveRun<4>::Drive::pulleyDof(3, 2)), 0.0);  // unused: fixed
   std::printf("largest difference of a coordinate or velocity: %.3g\n", worst);
 }
 
@@ -127,11 +127,11 @@ TEST(PulleyCount, FixedPulleyDoesNotTurnAndTakesTheBeltsFriction) {
   // while the friction of the sliding belt acts on it as a torque of the order of mu times its
   // hub load times its radius.
   static DriveRun<3> run;
-  const Layout l = makeLayout(true, CircleKind::kFixed);
+  const Layout l = makeLayout(true, PulleyKind::kFixed);
   ASSERT_TRUE(run.run(l, 300));
   using Drive = DriveRun<3>::Drive;
-  EXPECT_EQ(run.integrator.positions()(Drive::circleDof(1, 2)), 0.0);
-  EXPECT_EQ(run.integrator.velocities()(Drive::circleDof(1, 2)), 0.0);
+  EXPECT_EQ(run.integrator.positions()(Drive::pulleyDof(1, 2)), 0.0);
+  EXPECT_EQ(run.integrator.velocities()(Drive::pulleyDof(1, 2)), 0.0);
   const double hub = run.drive.hubForce(1).norm();
   const double torque = std::fabs(run.drive.beltTorque(1));
   EXPECT_GT(hub, 100.0);

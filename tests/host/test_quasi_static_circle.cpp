@@ -97,8 +97,8 @@ Measurement solveCase(int segments) {
   belt.thickness = kThickness;
   belt.width = kWidth;
 
-  CircleParameters circle;
-  circle.kind = CircleKind::kFloating;
+  PulleyParameters circle;
+  circle.kind = PulleyKind::kFloating;
   circle.centre = Vector2(0.5 * kLength, kRestY);
   circle.radius = kRadius;
   circle.side = 1;  // below the beam, which runs in +x: the circle is right of the travel direction
@@ -121,8 +121,8 @@ Measurement solveCase(int segments) {
     q(Drive::nodeDof(k, 0)) = k * elementLength;
     q(Drive::nodeDof(k, 2)) = 1.0;
   }
-  q(Drive::circleDof(0, 0)) = circle.centre(0);
-  q(Drive::circleDof(0, 1)) = circle.centre(1);
+  q(Drive::pulleyDof(0, 0)) = circle.centre(0);
+  q(Drive::pulleyDof(0, 1)) = circle.centre(1);
 
   const auto start = std::chrono::steady_clock::now();
   const StaticResult r = solveStaticEquilibrium(drive, q, quasiStaticSettings(), friction);
@@ -131,7 +131,7 @@ Measurement solveCase(int segments) {
   m.status = r.status;
   m.residual = r.residualNorm;
   m.newton = r.newtonIterations;
-  m.circleY = q(Drive::circleDof(0, 1));
+  m.circleY = q(Drive::pulleyDof(0, 1));
 
   const Eigen::Matrix<double, 8, 1> zero8 = Eigen::Matrix<double, 8, 1>::Zero();
   AncfCable2DSection<double> s;

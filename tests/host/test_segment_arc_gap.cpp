@@ -43,10 +43,10 @@ WrapResult staticWrap(SegmentGapMeasure measure, bool compensation, double stiff
   BeltParameters belt = paperBelt();
   belt.element.gravity = Vector2::Zero();
   belt.element.axialRule = rule;
-  CircleParameters circle[2];
+  PulleyParameters circle[2];
   PathCircle pc[2];
   for (int p = 0; p < 2; ++p) {
-    circle[p].kind = CircleKind::kFixed;
+    circle[p].kind = PulleyKind::kFixed;
     circle[p].centre = Vector2(p * kCentreDistance, 0.0);
     circle[p].radius = kRadius;
     circle[p].inertia = 0.25;

@@ -100,7 +100,7 @@ struct ArmDrive {
   Drive drive;
   Drive::Vector q;
   BeltPath<kNP> path;
-  CircleParameters circle[kNP];
+  PulleyParameters circle[kNP];
   BeltParameters belt;
 
   // Static equilibrium of the drive with the belt's stress-free length changed by the factor
@@ -109,14 +109,14 @@ struct ArmDrive {
     const Vector2 centres[kNP] = {Vector2(0.0, 0.0), kDrawnCentre, Vector2(0.4, 0.0)};
     PathCircle pc[kNP];
     for (int p = 0; p < kNP; ++p) {
-      CircleParameters& c = circle[p];
-      c = CircleParameters{};
+      PulleyParameters& c = circle[p];
+      c = PulleyParameters{};
       c.centre = centres[p];
       c.radius = p == 1 ? kIdlerRadius : kRadius;
       c.inertia = p == 1 ? 1e-3 : 0.25;
       pc[p] = PathCircle{c.centre, c.radius + 0.5 * kThickness, 1};
     }
-    circle[1].kind = CircleKind::kTensionerArm;
+    circle[1].kind = PulleyKind::kTensionerArm;
     circle[1].mass = 0.4;
     circle[1].arm = sampleArm();
     EXPECT_TRUE(buildBeltPath(pc, kNP, path).ok());
@@ -129,7 +129,7 @@ struct ArmDrive {
     placeOnPath(drive, path, q);
     return solveStaticEquilibrium(drive, q, StaticSettings{}, cp.friction);
   }
-  Vector2 centre() const { return Vector2(q(Drive::circleDof(1, 0)), q(Drive::circleDof(1, 1))); }
+  Vector2 centre() const { return Vector2(q(Drive::pulleyDof(1, 0)), q(Drive::pulleyDof(1, 1))); }
 };
 
 // The drive's geometry with the arm turned by delta from the drawn position: path length and the

@@ -32,16 +32,16 @@ struct StaticResult {
 
 // The starting point of the static solve (docs/model.md §8.1): belt nodes on the path, circle centres at
 // their rest positions, rotations and everything else 0; `start` as in placeBeltNodes.
-template <typename Drive, int MaxCircles>
-void placeOnPath(const Drive& drive, const BeltPath<MaxCircles>& path, typename Drive::Vector& q,
+template <typename Drive, int MaxPulleys>
+void placeOnPath(const Drive& drive, const BeltPath<MaxPulleys>& path, typename Drive::Vector& q,
                  double start = 0.0) {
   q.setZero();
   Eigen::Matrix<double, 4 * Drive::kElements, 1> nodes;
   placeBeltNodes(path, Drive::kElements, nodes, start);
   q.template head<4 * Drive::kElements>() = nodes;
-  for (int p = 0; p < Drive::kCircles; ++p) {
-    q(Drive::circleDof(p, 0)) = drive.circle(p).centre(0);
-    q(Drive::circleDof(p, 1)) = drive.circle(p).centre(1);
+  for (int p = 0; p < Drive::kPulleys; ++p) {
+    q(Drive::pulleyDof(p, 0)) = drive.circle(p).centre(0);
+    q(Drive::pulleyDof(p, 1)) = drive.circle(p).centre(1);
   }
 }
 

@@ -3,7 +3,7 @@
 // System of the steppers (reference_stepper.hpp, fixed_cost_stepper.hpp): it sums the residual of
 // the elements, the contact pairs and the pulley bodies, keeps the Newton matrix's storage and
 // solves with it, and runs the post-Newton step of every contact pair. A drive may use fewer
-// circles than NP (setUp's circleCount): the unused ones are fixed and touch nothing, so one
+// circles than NP (setUp's pulleyCount): the unused ones are fixed and touch nothing, so one
 // compiled NP serves every smaller count (the same motion; bits may differ from an NP-exact build).
 //
 // Its parts, one idea per header:
@@ -43,9 +43,9 @@ class BeltDrive {
 
  public:
   static constexpr int kElements = NE;
-  static constexpr int kCircles = NP;
+  static constexpr int kPulleys = NP;
   static constexpr int kNodes = Layout::kNodes;
-  static constexpr int kCircleDofs = Layout::kCircleDofs;
+  static constexpr int kPulleyDofs = Layout::kPulleyDofs;
   static constexpr int kBorder = Layout::kBorder;
   static constexpr int kSize = Layout::kSize;
   using Vector = typename Layout::Vector;
@@ -62,14 +62,14 @@ class BeltDrive {
   // ---- set-up ---------------------------------------------------------------------------------
   // Stores the parameters and element length; validates element, circles and contact. The
   // initial coordinates come from setInitialState (or a geometry helper).
-  ParameterError setUp(const BeltParameters& belt, double elementLength, const CircleParameters* circles,
+  ParameterError setUp(const BeltParameters& belt, double elementLength, const PulleyParameters* circles,
                        const ContactParameters& contact) {
     return setUp(belt, elementLength, circles, NP, contact);
   }
-  // The same with the first circleCount (1..NP; an open cable 0..NP) circles in use.
-  ParameterError setUp(const BeltParameters& belt, double elementLength, const CircleParameters* circles,
-                       int circleCount, const ContactParameters& contact) {
-    if (circleCount < (belt.closed ? 1 : 0) || circleCount > NP) return ParameterError::invalid("circle.count");
+  // The same with the first pulleyCount (1..NP; an open cable 0..NP) circles in use.
+  ParameterError setUp(const BeltParameters& belt, double elementLength, const PulleyParameters* circles,
+                       int pulleyCount, const ContactParameters& contact) {
+    if (pulleyCount < (belt.closed ? 1 : 0) || pulleyCount > NP) return ParameterError::invalid("circle.count");
     memo_.valid = false;
     reference_.resetBorder();  // a drive set up again starts with the reference's whole border
     belt_ = belt;
@@ -78,8 +78,8 @@ class BeltDrive {
     if (!e.ok()) return e;
     if (!(isFinite(belt.thickness) && belt.thickness >= 0.0)) return ParameterError::invalid("belt.thickness");
     if (!(isFinite(belt.width) && belt.width > 0.0)) return ParameterError::invalid("belt.width");
-    pulleys_.setCount(circleCount);
-    for (int p = 0; p < circleCount; ++p) {
+    pulleys_.setCount(pulleyCount);
+    for (int p = 0; p < pulleyCount; ++p) {
       e = pulleys_.setUp(p, circles[p]);
       if (!e.ok()) return e;
       e = setUpPairs(p, contact, elementLength);
@@ -98,15 +98,15 @@ class BeltDrive {
   const Element& element() const { return element_; }
   // Contact parameters as given to setUp (per-circle radius and offset are in each pair's).
   const ContactParameters& contact() const { return contact_; }
-  const CircleParameters& circle(int p) const { return pulleys_.circle(p); }
-  // Circles in use (the first circleCount() of the NP compiled ones).
-  int circleCount() const { return pulleys_.count(); }
+  const PulleyParameters& circle(int p) const { return pulleys_.circle(p); }
+  // Circles in use (the first pulleyCount() of the NP compiled ones).
+  int pulleyCount() const { return pulleys_.count(); }
   Pair& pair(int elementIndex, int circleIndex) { return pair_[elementIndex][circleIndex]; }
   const Pair& pair(int elementIndex, int circleIndex) const { return pair_[elementIndex][circleIndex]; }
 
   // ---- state layout (drive_layout.hpp) ----------------------------------------------------------
   static constexpr int nodeDof(int node, int local) { return Layout::nodeDof(node, local); }
-  static constexpr int circleDof(int p, int local) { return Layout::circleDof(p, local); }
+  static constexpr int pulleyDof(int p, int local) { return Layout::pulleyDof(p, local); }
   int nextNode(int e) const { return belt_.closed && e == NE - 1 ? 0 : e + 1; }  // element e's second node
   Vector8 gatherElement(const Vector& x, int e) const { return Layout::gather(x, e, nextNode(e)); }
   CircleState circleState(const Vector& q, const Vector& v, int p) const { return pulleys_.state(q, v, p); }
@@ -142,7 +142,7 @@ class BeltDrive {
   // keeping its history. Invalid ones change nothing: checked on the first pair before any is
   // touched (the pairs differ only in their circle's radius, which the friction does not meet).
   ParameterError setFriction(const FrictionParameters& friction) {
-    if (circleCount() > 0) {
+    if (pulleyCount() > 0) {
       ContactParameters check = pair_[0][0].parameters();
       check.friction = friction;
       const ParameterError e = validateContactParameters<NCS>(check);
@@ -150,7 +150,7 @@ class BeltDrive {
     }
     memo_.valid = false;
     for (int k = 0; k < NE; ++k)
-      for (int p = 0; p < circleCount(); ++p) {
+      for (int p = 0; p < pulleyCount(); ++p) {
         const ParameterError e = pair_[k][p].setFriction(friction);
         if (!e.ok()) return e;  // not reached: checked above
       }
@@ -216,7 +216,7 @@ class BeltDrive {
     for (int p = 0; p < NP; ++p) {
       reactions_.beltTorque[p] = 0.0;
       reactions_.hubForce[p] = Vector2::Zero();
-      if (p < circleCount()) {
+      if (p < pulleyCount()) {
         const Status s = addPairForces(p, q, v, record, reuse, r);
         if (s != Status::kOk) return s;
       }
@@ -317,14 +317,14 @@ class BeltDrive {
   // Back to the start-of-step history (a step that faulted after its residuals decided states).
   void rejectStep() {
     for (int e = 0; e < NE; ++e)
-      for (int p = 0; p < circleCount(); ++p) pair_[e][p].rejectStep();
+      for (int p = 0; p < pulleyCount(); ++p) pair_[e][p].rejectStep();
     pulleys_.rejectStep();
   }
 
   void beginStep() {
     memo_.valid = false;
     for (int e = 0; e < NE; ++e)
-      for (int p = 0; p < circleCount(); ++p) pair_[e][p].beginStep();
+      for (int p = 0; p < pulleyCount(); ++p) pair_[e][p].beginStep();
     pulleys_.beginStep();
   }
 
@@ -337,7 +337,7 @@ class BeltDrive {
     pulleys_.postNewtonStep(*point.q, *point.v, phase_.mode, error);
     const bool atMemo = Memo::kEnabled && !phase_.isStatic() && !decideInNewton_ && memo_.valid &&
                         memo_.samePoint(*point.q, *point.v, *point.a);
-    for (int p = 0; p < circleCount(); ++p) {
+    for (int p = 0; p < pulleyCount(); ++p) {
       const CircleState cs = circleState(*point.q, *point.v, p);
       for (int e = 0; e < NE; ++e) {
         double pairError = 0.0;
@@ -357,7 +357,7 @@ class BeltDrive {
   // tensioner arms' friction is anchored where they are.
   void initializeContactHistory(const Vector& q, const Vector& v) {
     pulleys_.anchorArms(q, v, phase_.mode);
-    for (int p = 0; p < circleCount(); ++p) {
+    for (int p = 0; p < pulleyCount(); ++p) {
       const CircleState cs = circleState(q, v, p);
       for (int e = 0; e < NE; ++e)
         pair_[e][p].initializeHistory(gatherElement(q, e), gatherElement(v, e), belt_.element.length, cs);
@@ -391,7 +391,7 @@ class BeltDrive {
   // Pair (e, p)'s contact setup for every element: the circle's radius, the belt surface's offset
   // on the circle's side, the tension allowance and the arc sag (docs/model.md §4.1, §4.11).
   ParameterError setUpPairs(int p, const ContactParameters& contact, double elementLength) {
-    const CircleParameters& c = pulleys_.circle(p);
+    const PulleyParameters& c = pulleys_.circle(p);
     ContactParameters cp = contact;
     cp.radius = c.radius;
     cp.offset = -0.5 * belt_.thickness * c.side;  // the belt's surface on the circle's side
@@ -435,9 +435,9 @@ class BeltDrive {
       if (s != Status::kOk) return s;
       if (f.activeSegments == 0) continue;
       scatterElement(f.element, e, r);
-      r(circleDof(p, 0)) += f.circleForce(0);
-      r(circleDof(p, 1)) += f.circleForce(1);
-      r(circleDof(p, 2)) += f.circleTorque;
+      r(pulleyDof(p, 0)) += f.circleForce(0);
+      r(pulleyDof(p, 1)) += f.circleForce(1);
+      r(pulleyDof(p, 2)) += f.circleTorque;
       reactions_.beltTorque[p] -= f.circleTorque;  // LHS -> physical torque of the belt on the circle
       reactions_.hubForce[p] -= f.circleForce;
     }

@@ -20,30 +20,30 @@ struct PathCircle {
 
 // One closed belt path: span k runs from circle k to circle k+1 (mod count), then the arc on
 // circle k+1 follows.
-template <int MaxCircles>
+template <int MaxPulleys>
 struct BeltPath {
-  int circleCount = 0;
-  PathCircle circle[MaxCircles];
-  Vector2 departure[MaxCircles];   // start of span k, on circle k
-  Vector2 arrival[MaxCircles];     // end of span k, on circle k+1
-  double spanLength[MaxCircles] = {};
-  double arcStartAngle[MaxCircles] = {};  // angle of the radius vector at the arrival on circle k
-  double arcSweep[MaxCircles] = {};       // signed sweep on circle k (negative: clockwise)
+  int pulleyCount = 0;
+  PathCircle circle[MaxPulleys];
+  Vector2 departure[MaxPulleys];   // start of span k, on circle k
+  Vector2 arrival[MaxPulleys];     // end of span k, on circle k+1
+  double spanLength[MaxPulleys] = {};
+  double arcStartAngle[MaxPulleys] = {};  // angle of the radius vector at the arrival on circle k
+  double arcSweep[MaxPulleys] = {};       // signed sweep on circle k (negative: clockwise)
   double totalLength = 0.0;
 
   // Position and unit tangent at arc length s in [0, totalLength).
   void pointAt(double s, Vector2& position, Vector2& tangent) const {
-    for (int k = 0; k < MaxCircles; ++k) {
-      if (k >= circleCount) break;
+    for (int k = 0; k < MaxPulleys; ++k) {
+      if (k >= pulleyCount) break;
       if (s < spanLength[k]) {
         tangent = (arrival[k] - departure[k]) / spanLength[k];
         position = departure[k] + s * tangent;
         return;
       }
       s -= spanLength[k];
-      const int next = (k + 1) % circleCount;
+      const int next = (k + 1) % pulleyCount;
       const double arcLength = circle[next].radius * std::fabs(arcSweep[next]);
-      if (s < arcLength || k == circleCount - 1) {
+      if (s < arcLength || k == pulleyCount - 1) {
         const double direction = arcSweep[next] < 0 ? -1.0 : 1.0;
         const double angle = arcStartAngle[next] + direction * s / circle[next].radius;
         const Vector2 radial(detmath::cos(angle), detmath::sin(angle));
@@ -58,17 +58,17 @@ struct BeltPath {
 
 // Builds the path. Fails (naming the parameter) if circles are too few or too many, a radius is
 // not positive, two consecutive centres coincide, or a span cannot be tangent to both circles.
-template <int MaxCircles>
-ParameterError buildBeltPath(const PathCircle* circles, int count, BeltPath<MaxCircles>& path) {
-  if (count < 2 || count > MaxCircles) return ParameterError::invalid("circleCount");
-  path.circleCount = count;
-  for (int k = 0; k < MaxCircles; ++k) {
+template <int MaxPulleys>
+ParameterError buildBeltPath(const PathCircle* circles, int count, BeltPath<MaxPulleys>& path) {
+  if (count < 2 || count > MaxPulleys) return ParameterError::invalid("pulleyCount");
+  path.pulleyCount = count;
+  for (int k = 0; k < MaxPulleys; ++k) {
     if (k >= count) break;
     if (!(circles[k].radius > 0.0 && isFinite(circles[k].radius))) return ParameterError::invalid("radius");
     if (circles[k].side != 1 && circles[k].side != -1) return ParameterError::invalid("side");
     path.circle[k] = circles[k];
   }
-  for (int k = 0; k < MaxCircles; ++k) {
+  for (int k = 0; k < MaxPulleys; ++k) {
     if (k >= count) break;
     const PathCircle& a = path.circle[k];
     const PathCircle& b = path.circle[(k + 1) % count];
@@ -86,7 +86,7 @@ ParameterError buildBeltPath(const PathCircle* circles, int count, BeltPath<MaxC
     path.spanLength[k] = (path.arrival[k] - path.departure[k]).norm();
   }
   path.totalLength = 0.0;
-  for (int k = 0; k < MaxCircles; ++k) {
+  for (int k = 0; k < MaxPulleys; ++k) {
     if (k >= count) break;
     // Arc on circle k: from the arrival of span k-1 to the departure of span k.
     const PathCircle& c = path.circle[k];
@@ -108,8 +108,8 @@ ParameterError buildBeltPath(const PathCircle* circles, int count, BeltPath<MaxC
 // Node coordinates [x, y, x', y'] of a closed belt of `elements` equal elements; slopes are
 // unit tangents, so the belt starts at zero strain along its reference length. The first node
 // sits `start` metres along the path from its beginning (0 <= start < one element's length).
-template <int MaxCircles, typename NodeArray>
-void placeBeltNodes(const BeltPath<MaxCircles>& path, int elements, NodeArray& nodes, double start = 0.0) {
+template <int MaxPulleys, typename NodeArray>
+void placeBeltNodes(const BeltPath<MaxPulleys>& path, int elements, NodeArray& nodes, double start = 0.0) {
   const double length = path.totalLength / elements;
   for (int k = 0; k < elements; ++k) {
     Vector2 p = Vector2::Zero(), t = Vector2::Zero();

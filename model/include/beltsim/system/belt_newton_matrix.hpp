@@ -19,9 +19,9 @@ template <int NE, int NP>
 class BeltNewtonMatrix {
  public:
   static constexpr int kNodes = NE + 1;
-  static constexpr int kCircleDofs = 3;
-  static constexpr int kBorder = 4 + kCircleDofs * NP;
-  static constexpr int kSize = 4 * kNodes + kCircleDofs * NP;
+  static constexpr int kPulleyDofs = 3;
+  static constexpr int kBorder = 4 + kPulleyDofs * NP;
+  static constexpr int kSize = 4 * kNodes + kPulleyDofs * NP;
   using Solver = BorderedBlockTridiagonal<NE, 4, kBorder>;
   using Vector = Eigen::Matrix<double, kSize, 1>;
   using Matrix8 = Eigen::Matrix<double, 8, 8>;
@@ -124,7 +124,7 @@ class BeltNewtonMatrix {
   // A contact pair's 11 x 11 Newton matrix over [node a, node b, circle p].
   void addPairMatrix(int a, int b, int p, const Matrix11& m) {
     const int nodes[2] = {a, b};
-    const int circleBorder = 4 + kCircleDofs * p;  // border index of circle p's first unknown
+    const int circleBorder = 4 + kPulleyDofs * p;  // border index of circle p's first unknown
     for (int r = 0; r < 2; ++r)
       for (int c = 0; c < 2; ++c) addNodeBlock(nodes[r], nodes[c], &m(4 * r, 4 * c), 11);
     for (int r = 0; r < 2; ++r) {

@@ -19,17 +19,17 @@ struct SpanMeasure {
 // the example's tensioner and crankshaft had no element left in it: 0 N). An element counts for
 // the span if its midpoint projects into the middle half of the span and lies within 2 % of the
 // span length (plus 1 mm) of the span line.
-template <int NE, int NP, int NCS, int MaxCircles>
+template <int NE, int NP, int NCS, int MaxPulleys>
 SpanMeasure measureSpan(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<NE, NP, NCS>::Vector& q,
-                        const typename BeltDrive<NE, NP, NCS>::Vector& v, const BeltPath<MaxCircles>& path, int span) {
+                        const typename BeltDrive<NE, NP, NCS>::Vector& v, const BeltPath<MaxPulleys>& path, int span) {
   using Drive = BeltDrive<NE, NP, NCS>;
   SpanMeasure m;
-  if (!(span >= 0 && span < path.circleCount)) return m;
-  const int next = (span + 1) % path.circleCount;
+  if (!(span >= 0 && span < path.pulleyCount)) return m;
+  const int next = (span + 1) % path.pulleyCount;
   const PathCircle& a = path.circle[span];
   const PathCircle& b = path.circle[next];
-  const Vector2 centreA(q(Drive::circleDof(span, 0)), q(Drive::circleDof(span, 1)));
-  const Vector2 centreB(q(Drive::circleDof(next, 0)), q(Drive::circleDof(next, 1)));
+  const Vector2 centreA(q(Drive::pulleyDof(span, 0)), q(Drive::pulleyDof(span, 1)));
+  const Vector2 centreB(q(Drive::pulleyDof(next, 0)), q(Drive::pulleyDof(next, 1)));
   const Vector2 between = centreB - centreA;
   const double distance = between.norm();
   if (!(distance > 0.0)) return m;
@@ -97,7 +97,7 @@ Status sampleBelt(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<
   out.axialVelocity = slopeNorm > 0.0 ? s.velocity.dot(s.slope) / slopeNorm : 0.0;
   out.position = s.position;
   for (int p = 0; p < NP; ++p) {
-    if (p >= drive.circleCount()) break;
+    if (p >= drive.pulleyCount()) break;
     SegmentOutput seg[NCS];
     if (drive.pair(e, p).outputs(drive.gatherElement(q, e), drive.gatherElement(v, e), length,
                                  drive.circleState(q, v, p), seg) != Status::kOk)
@@ -115,9 +115,9 @@ Status sampleBelt(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<
 // Offset between material arc length and the spatial arc coordinate s_l of docs/model.md §9.5: s_l = 0 at
 // the departure point of span 0 (for the paper's drive: where the belt leaves P1 at the top).
 // Uses the node closest to that point; s_l = materialArc - offset, wrapped into [0, belt length).
-template <int NE, int NP, int NCS, int MaxCircles>
+template <int NE, int NP, int NCS, int MaxPulleys>
 double spatialArcOffset(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<NE, NP, NCS>::Vector& q,
-                        const BeltPath<MaxCircles>& path) {
+                        const BeltPath<MaxPulleys>& path) {
   const Vector2 start = path.departure[0];
   const Vector2 u = (path.arrival[0] - start).normalized();
   int best = 0;

@@ -11,19 +11,19 @@ namespace beltsim {
 template <int NE, int NP>
 struct DriveLayout {
   static constexpr int kNodes = NE + 1;
-  static constexpr int kCircleDofs = 3;
-  static constexpr int kBorder = 4 + kCircleDofs * NP;  // node 0 and the circles
-  static constexpr int kSize = 4 * kNodes + kCircleDofs * NP;
+  static constexpr int kPulleyDofs = 3;
+  static constexpr int kBorder = 4 + kPulleyDofs * NP;  // node 0 and the circles
+  static constexpr int kSize = 4 * kNodes + kPulleyDofs * NP;
   using Vector = Eigen::Matrix<double, kSize, 1>;
   using Vector8 = Eigen::Matrix<double, 8, 1>;
 
   static constexpr int nodeDof(int node, int local) { return 4 * node + local; }
-  static constexpr int circleDof(int p, int local) { return 4 * kNodes + kCircleDofs * p + local; }
+  static constexpr int pulleyDof(int p, int local) { return 4 * kNodes + kPulleyDofs * p + local; }
   // The system coordinate of border unknown b of the solver: node 0, then the circles.
   static constexpr int borderDof(int b) { return b < 4 ? b : 4 * kNodes + (b - 4); }
   // The circle a coordinate belongs to (-1: a node's).
-  static constexpr int circleOf(int dof) { return dof >= 4 * kNodes ? (dof - 4 * kNodes) / kCircleDofs : -1; }
-  static constexpr int circleLocal(int dof) { return (dof - 4 * kNodes) % kCircleDofs; }
+  static constexpr int pulleyOf(int dof) { return dof >= 4 * kNodes ? (dof - 4 * kNodes) / kPulleyDofs : -1; }
+  static constexpr int pulleyLocal(int dof) { return (dof - 4 * kNodes) % kPulleyDofs; }
 
   // The 8 coordinates of element e, whose second node is `next` (node 0 for the last element of
   // a closed belt).

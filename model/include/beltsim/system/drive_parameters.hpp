@@ -1,10 +1,11 @@
 // What a belt drive is made of, as its set-up takes it: the belt (closed or an open cable, its
-// element, thickness and width), each pulley (CircleParameters: how it is driven or supported,
-// its inertia and loads) and the per-step commands (BeltDriveInput). validateCircleParameters
+// element, thickness and width), each pulley (PulleyParameters: how it is driven or supported,
+// its inertia and loads) and the per-step commands (BeltDriveInput). validatePulleyParameters
 // checks one pulley's values before the drive stores any of them (docs/model.md §6).
 //
-// "Circle" is the contact model's word for a pulley, roll or guide (the contact pairs meet a
-// circle); the scenario files and outputs call them pulleys.
+// Words: a pulley (roll, guide, idler) is what the drive, the plant, the scenario files and the
+// outputs name; the contact model (contact/) meets its contact surface as a circle, as the paper
+// does, so the contact pairs and their geometry say circle.
 #pragma once
 #include <cstdint>
 
@@ -16,7 +17,7 @@
 
 namespace beltsim {
 
-enum class CircleKind : std::uint8_t {
+enum class PulleyKind : std::uint8_t {
   kFixedAxis,     // rotation free: inertia, viscous damper, applied torque (profile + command)
   kSpeedDriven,   // angular velocity prescribed (profile, or command); reaction = drive torque
   kTorqueDriven,  // motor inertia included in `inertia`; torque = profile + command
@@ -26,12 +27,12 @@ enum class CircleKind : std::uint8_t {
 };
 
 // A centre that moves: its x and y are unknowns of the drive.
-constexpr bool movingCentre(CircleKind kind) {
-  return kind == CircleKind::kFloating || kind == CircleKind::kTensionerArm;
+constexpr bool movingCentre(PulleyKind kind) {
+  return kind == PulleyKind::kFloating || kind == PulleyKind::kTensionerArm;
 }
 
-struct CircleParameters {
-  CircleKind kind = CircleKind::kFixedAxis;
+struct PulleyParameters {
+  PulleyKind kind = PulleyKind::kFixedAxis;
   Vector2 centre = Vector2::Zero();  // rest position of the centre, m
   double radius = 0.0;               // contact radius r, m (the belt centreline runs at r + h/2)
   int side = 1;                      // +1: wrapped clockwise by the belt (belt runs around it)
@@ -74,7 +75,7 @@ namespace detail {
 inline bool nonNegative(double x) { return isFinite(x) && x >= 0.0; }
 inline bool positive(double x) { return isFinite(x) && x > 0.0; }
 
-inline ParameterError validateTensionerArm(const CircleParameters& c) {
+inline ParameterError validateTensionerArm(const PulleyParameters& c) {
   const TensionerArm& arm = c.arm;
   if (!nonNegative(c.mass)) return ParameterError::invalid("circle.mass");
   if (!(isFinite(arm.pivot(0)) && isFinite(arm.pivot(1)))) return ParameterError::invalid("arm.pivot");
@@ -94,18 +95,18 @@ inline ParameterError validateTensionerArm(const CircleParameters& c) {
 }  // namespace detail
 
 // One pulley's values; the key of the first invalid one (the scenario reader maps it to its file key).
-inline ParameterError validateCircleParameters(const CircleParameters& c) {
+inline ParameterError validatePulleyParameters(const PulleyParameters& c) {
   if (!detail::positive(c.radius)) return ParameterError::invalid("circle.radius");
   if (!detail::positive(c.inertia)) return ParameterError::invalid("circle.inertia");
   if (!detail::nonNegative(c.rotationalDamping)) return ParameterError::invalid("circle.rotational_damping");
   if (!(isFinite(c.centre(0)) && isFinite(c.centre(1)))) return ParameterError::invalid("circle.centre");
   if (!(isFinite(c.force(0)) && isFinite(c.force(1)))) return ParameterError::invalid("circle.force");
-  if (c.kind == CircleKind::kFloating) {
+  if (c.kind == PulleyKind::kFloating) {
     if (!detail::positive(c.mass)) return ParameterError::invalid("circle.mass");
     if (!detail::nonNegative(c.supportStiffness)) return ParameterError::invalid("circle.support_stiffness");
     if (!detail::nonNegative(c.supportDamping)) return ParameterError::invalid("circle.support_damping");
   }
-  if (c.kind == CircleKind::kTensionerArm) return detail::validateTensionerArm(c);
+  if (c.kind == PulleyKind::kTensionerArm) return detail::validateTensionerArm(c);
   return ParameterError::success();
 }
 

@@ -75,16 +75,16 @@ Status driveEnergy(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive
     out.elastic += elastic;
     out.gravity -= element.gravityForce().dot(qe);
   }
-  for (int p = 0; p < drive.circleCount(); ++p) {
-    const CircleParameters& c = drive.circle(p);
+  for (int p = 0; p < drive.pulleyCount(); ++p) {
+    const PulleyParameters& c = drive.circle(p);
     const CircleState cs = drive.circleState(q, v, p);
-    if (c.kind == CircleKind::kFixed) continue;
+    if (c.kind == PulleyKind::kFixed) continue;
     out.circleKinetic += 0.5 * c.inertia * cs.angularVelocity * cs.angularVelocity;
-    if (c.kind == CircleKind::kFloating) {
+    if (c.kind == PulleyKind::kFloating) {
       const Vector2 u = cs.centre - c.centre;
       out.circleKinetic += 0.5 * c.mass * cs.velocity.squaredNorm();
       out.springs += 0.5 * c.supportStiffness * u.squaredNorm() - c.force.dot(u);
-    } else if (c.kind == CircleKind::kTensionerArm) {
+    } else if (c.kind == PulleyKind::kTensionerArm) {
       const ArmGeometry& g = drive.armGeometryOf(p);
       const ArmForce f = armForce(c.arm, g, cs.centre, Vector2::Zero(), false, 0.0);
       const double stretch = (cs.centre - c.arm.pivot).norm() - g.length;

@@ -196,7 +196,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refreshSlice(Drive& d, const IterationPoin
       d.addMassMatrix(c.massFactor, m);
     }
     d.matrix_.addElementMatrix(e, d.nextNode(e), d.blocks_.element[e]);
-    for (int p = 0; p < d.circleCount(); ++p) {
+    for (int p = 0; p < d.pulleyCount(); ++p) {
       const std::uint64_t signature = keptSignature(d.pair_[e][p]);
       const bool held = blockInMatrix_[e][p];
       refreshSignature_[e][p] = signature;
@@ -246,7 +246,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::finishRefresh(Drive& d, const IterationPoi
   if (++ageSlice_ >= blockAge_) ageSlice_ = 0;
   updates_.clear();
   for (int e = 0; e < NE; ++e)
-    for (int p = 0; p < d.circleCount(); ++p) matrixSignature_[e][p] = refreshSignature_[e][p];
+    for (int p = 0; p < d.pulleyCount(); ++p) matrixSignature_[e][p] = refreshSignature_[e][p];
   d.solveScale_ = c.stiffnessFactor;
   d.reference_.invalidate();  // the reference path's blocks no longer describe the active matrix
   return Status::kOk;
@@ -261,7 +261,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::updateSwitches(Drive& d, const IterationPo
   const int passes = stiffenOnly_ ? 1 : 2;
   for (int pass = 0; pass < passes; ++pass) {
     for (int e = 0; e < NE; ++e) {
-      for (int p = 0; p < d.circleCount(); ++p) {
+      for (int p = 0; p < d.pulleyCount(); ++p) {
         const std::uint64_t now = keptSignature(d.pair_[e][p]);
         if (now == matrixSignature_[e][p]) continue;
         for (int i = 0; i < NCS; ++i) {
@@ -302,7 +302,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, const Iter
   int count = 0, needed = 0;
   left = 0;
   for (int e = 0; e < NE; ++e) {
-    for (int p = 0; p < d.circleCount(); ++p) {
+    for (int p = 0; p < d.pulleyCount(); ++p) {
       const std::uint64_t now = keptSignature(d.pair_[e][p]);
       if (now == matrixSignature_[e][p]) continue;
       int switched = 0;
@@ -408,7 +408,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::applySwitch(Drive& d, const IterationPoint
     dof[l] = Layout::nodeDof(e, l);
     dof[4 + l] = Layout::nodeDof(d.nextNode(e), l);
   }
-  for (int l = 0; l < 3; ++l) dof[8 + l] = Layout::circleDof(p, l);
+  for (int l = 0; l < 3; ++l) dof[8 + l] = Layout::pulleyDof(p, l);
   const int columns = (before & 8u) != (after & 8u) ? 2 : 1;
   Eigen::Matrix<double, 11, 2> u = Eigen::Matrix<double, 11, 2>::Zero();
   s = segmentLoadDirections(d.pair_[e][p], qe, ve, d.shapeTable(), cs, i, u);
@@ -453,7 +453,7 @@ void KeptNewtonMatrix<NE, NP, NCS>::selectPairRenewals(const Drive& d, int pairB
   for (int e = 0; e < NE; ++e)
     for (int p = 0; p < NP; ++p) {
       group[e][p] = -1;
-      if (p >= d.circleCount() || !d.pair_[e][p].anyFlagged()) continue;
+      if (p >= d.pulleyCount() || !d.pair_[e][p].anyFlagged()) continue;
       if (!blockInMatrix_[e][p] || blockSignature_[e][p] != keptSignature(d.pair_[e][p]))
         group[e][p] = 0;
       else

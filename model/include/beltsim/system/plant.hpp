@@ -38,11 +38,11 @@ enum class PulleyInput : std::uint8_t {
                     // load torque, N m (positive opposes positive rotation; 0 for a free idler)
 };
 
-inline PulleyInput inputOf(CircleKind kind) {
+inline PulleyInput inputOf(PulleyKind kind) {
   switch (kind) {
-    case CircleKind::kSpeedDriven: return PulleyInput::kSpeed;
-    case CircleKind::kTorqueDriven: return PulleyInput::kTorque;
-    case CircleKind::kFixed: return PulleyInput::kNone;
+    case PulleyKind::kSpeedDriven: return PulleyInput::kSpeed;
+    case PulleyKind::kTorqueDriven: return PulleyInput::kTorque;
+    case PulleyKind::kFixed: return PulleyInput::kNone;
     default: return PulleyInput::kLoadTorque;
   }
 }
@@ -65,9 +65,9 @@ struct PlantLimits {
 
 // The paper's drive (docs/model.md §9.1): motor pulley P1 at the origin, load pulley P2 to its right with
 // a 2 N m s/rad damper.
-inline CircleParameters paperPlantPulley(int p) {
-  CircleParameters c;
-  c.kind = p == 0 ? CircleKind::kSpeedDriven : CircleKind::kFixedAxis;
+inline PulleyParameters paperPlantPulley(int p) {
+  PulleyParameters c;
+  c.kind = p == 0 ? PulleyKind::kSpeedDriven : PulleyKind::kFixedAxis;
   c.centre = p == 0 ? Vector2(0.0, 0.0) : Vector2(0.3141592653589793, 0.0);
   c.radius = 0.09995;
   c.inertia = 0.25;
@@ -82,7 +82,7 @@ struct PlantConfig {
   // The pulleys in belt travel order (kind, centre, contact radius, inertia, damper, side,
   // support springs, tensioner arm); profiles are not used: the commands come from the loop.
   int pulleyCount = 2;
-  CircleParameters pulley[kMaxPlantPulleys] = {paperPlantPulley(0), paperPlantPulley(1)};
+  PulleyParameters pulley[kMaxPlantPulleys] = {paperPlantPulley(0), paperPlantPulley(1)};
   IntegratorSettings integrator;
   double stepSize = 1e-3;                         // s
   StaticSettings statics;
@@ -139,7 +139,7 @@ class BeltDrivePlant {
     if (config.pulleyCount < 2 || config.pulleyCount > NP || !config.belt.closed)
       return ParameterError::invalid("pulley_count");  // a closed belt around 2..NP pulleys
     for (int p = 0; p < config.pulleyCount; ++p) {
-      CircleParameters& c = circle_[p];
+      PulleyParameters& c = circle_[p];
       c = config.pulley[p];
       c.torque = RampProfile{};  // the commands drive the plant, not profiles
       c.speed = RampProfile{};
@@ -256,7 +256,7 @@ class BeltDrivePlant {
 
  private:
   // The speed a speed-driven pulley p is given for this step: the command itself, or with
-  // CircleParameters::maxAcceleration > 0 the last step's speed moved towards the command by at
+  // PulleyParameters::maxAcceleration > 0 the last step's speed moved towards the command by at
   // most maxAcceleration * h (a motor's speed loop at its torque limit). Exact arithmetic at both
   // ends: a command within reach is taken as it is.
   double appliedSpeed(int p, double command) {
@@ -278,8 +278,8 @@ class BeltDrivePlant {
     out.time = integrator_.time();
     out.pulleyCount = config_.pulleyCount;
     for (int p = 0; p < config_.pulleyCount; ++p) {
-      out.angle[p] = q(Drive::circleDof(p, 2));
-      out.speed[p] = v(Drive::circleDof(p, 2));
+      out.angle[p] = q(Drive::pulleyDof(p, 2));
+      out.speed[p] = v(Drive::pulleyDof(p, 2));
       switch (inputOf(circle_[p].kind)) {
         case PulleyInput::kSpeed: out.torque[p] = drive_.driveTorque(p); break;
         case PulleyInput::kTorque: out.torque[p] = command.input[p]; break;
@@ -287,7 +287,7 @@ class BeltDrivePlant {
         case PulleyInput::kNone: out.torque[p] = -drive_.beltTorque(p); break;  // the holder's
       }
       out.spanForce[p] = measureSpan(drive_, q, v, path_, p).force;
-      out.armAngle[p] = circle_[p].kind == CircleKind::kTensionerArm ? drive_.armState(p, q, v).angle : 0.0;
+      out.armAngle[p] = circle_[p].kind == PulleyKind::kTensionerArm ? drive_.armState(p, q, v).angle : 0.0;
     }
   }
 
@@ -303,7 +303,7 @@ class BeltDrivePlant {
   }
 
   PlantConfig config_;
-  CircleParameters circle_[kPulleys];
+  PulleyParameters circle_[kPulleys];
   PathCircle pathCircle_[kPulleys];
   BeltPath<kPulleys> path_;
   FrictionParameters friction_;

@@ -29,11 +29,11 @@ struct PrescribedRows {
 
   Prescribed kind(int dof) const {
     if (dof >= 4 * kNodes) {
-      const CircleKind circle = pulleys.circle(Layout::circleOf(dof)).kind;
-      if (Layout::circleLocal(dof) < 2) return movingCentre(circle) ? Prescribed::kNo : Prescribed::kFixed;
-      if (circle == CircleKind::kFixed) return Prescribed::kFixed;
+      const PulleyKind circle = pulleys.circle(Layout::pulleyOf(dof)).kind;
+      if (Layout::pulleyLocal(dof) < 2) return movingCentre(circle) ? Prescribed::kNo : Prescribed::kFixed;
+      if (circle == PulleyKind::kFixed) return Prescribed::kFixed;
       if (mode == DriveMode::kStatic) return Prescribed::kStaticLock;  // rotations locked (docs/model.md §8.3)
-      return circle == CircleKind::kSpeedDriven ? Prescribed::kSpeed : Prescribed::kNo;
+      return circle == PulleyKind::kSpeedDriven ? Prescribed::kSpeed : Prescribed::kNo;
     }
     const int node = dof / 4, local = dof % 4;
     if (belt.closed) {
@@ -52,8 +52,8 @@ struct PrescribedRows {
   // with the free rows.
   double rowScale(int dof) const {
     if (dof >= 4 * kNodes) {
-      const int p = Layout::circleOf(dof);
-      if (Layout::circleLocal(dof) == 2) return pulleys.circle(p).inertia;
+      const int p = Layout::pulleyOf(dof);
+      if (Layout::pulleyLocal(dof) == 2) return pulleys.circle(p).inertia;
       return movingCentre(pulleys.circle(p).kind) ? pulleys.centreMass(p) : lumpedNodeMass;
     }
     return lumpedNodeMass;
@@ -91,7 +91,7 @@ struct PrescribedRows {
       }
       double target = 0.0;
       if (k == Prescribed::kSpeed) {
-        const int p = Layout::circleOf(dof);
+        const int p = Layout::pulleyOf(dof);
         target = pulleys.prescribedSpeed(p, point.time);
         // The drive supplies J alpha + d omega + contact torque - applied torque. For alpha it uses
         // the step's mean angular acceleration (omega(t) - omega(t - h)) / h instead of the

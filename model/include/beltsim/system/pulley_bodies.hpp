@@ -32,17 +32,17 @@ class PulleyBodies {
   void setCount(int count) {
     count_ = count;
     for (int p = count; p < NP; ++p) {
-      circle_[p] = CircleParameters{};
-      circle_[p].kind = CircleKind::kFixed;
+      circle_[p] = PulleyParameters{};
+      circle_[p].kind = PulleyKind::kFixed;
       circle_[p].radius = 1.0;
       circle_[p].inertia = 1.0;
     }
   }
   // Validates and stores circle p; a tensioner's arm geometry and friction anchor start here.
-  ParameterError setUp(int p, const CircleParameters& c) {
-    const ParameterError e = validateCircleParameters(c);
+  ParameterError setUp(int p, const PulleyParameters& c) {
+    const ParameterError e = validatePulleyParameters(c);
     if (!e.ok()) return e;
-    if (c.kind == CircleKind::kTensionerArm) {
+    if (c.kind == PulleyKind::kTensionerArm) {
       armGeometry_[p] = armGeometry(c.arm, c.centre, c.mass);
       armAnchor_[p] = armAnchorStart_[p] = 0.0;
       if (!(armGeometry_[p].equivalentMass > 0.0)) return ParameterError::invalid("arm.inertia");
@@ -51,7 +51,7 @@ class PulleyBodies {
     return ParameterError::success();
   }
   int count() const { return count_; }
-  const CircleParameters& circle(int p) const { return circle_[p]; }
+  const PulleyParameters& circle(int p) const { return circle_[p]; }
   void setRotationalDamping(int p, double damping) { circle_[p].rotationalDamping = damping; }
   const ArmGeometry& armGeometryOf(int p) const { return armGeometry_[p]; }
 
@@ -71,16 +71,16 @@ class PulleyBodies {
   }
   double appliedTorque(int p, double t) const {
     double torque = circle_[p].torque.at(t);
-    if (input_.useCommand[p] && circle_[p].kind != CircleKind::kSpeedDriven) torque += input_.command[p];
+    if (input_.useCommand[p] && circle_[p].kind != PulleyKind::kSpeedDriven) torque += input_.command[p];
     return torque;
   }
 
   CircleState state(const Vector& q, const Vector& v, int p) const {
     CircleState c;
-    c.centre = Vector2(q(Layout::circleDof(p, 0)), q(Layout::circleDof(p, 1)));
-    c.angle = q(Layout::circleDof(p, 2));
-    c.velocity = Vector2(v(Layout::circleDof(p, 0)), v(Layout::circleDof(p, 1)));
-    c.angularVelocity = v(Layout::circleDof(p, 2));
+    c.centre = Vector2(q(Layout::pulleyDof(p, 0)), q(Layout::pulleyDof(p, 1)));
+    c.angle = q(Layout::pulleyDof(p, 2));
+    c.velocity = Vector2(v(Layout::pulleyDof(p, 0)), v(Layout::pulleyDof(p, 1)));
+    c.angularVelocity = v(Layout::pulleyDof(p, 2));
     return c;
   }
   ArmForce armState(int p, const Vector& q, const Vector& v, DriveMode mode) const {
@@ -90,7 +90,7 @@ class PulleyBodies {
   }
   // Translational mass of a moving centre: a tensioner's includes its arm (tensioner_arm.hpp).
   double centreMass(int p) const {
-    return circle_[p].kind == CircleKind::kTensionerArm ? armGeometry_[p].equivalentMass : circle_[p].mass;
+    return circle_[p].kind == PulleyKind::kTensionerArm ? armGeometry_[p].equivalentMass : circle_[p].mass;
   }
 
   // ---- tensioner friction anchors (docs/model.md §6) ----
@@ -104,8 +104,8 @@ class PulleyBodies {
   // as the belt's segments; the change, as a force at the pulley (N), raises `error`.
   void postNewtonStep(const Vector& q, const Vector& v, DriveMode mode, double& error) {
     for (int p = 0; p < count_; ++p) {
-      const CircleParameters& c = circle_[p];
-      if (c.kind != CircleKind::kTensionerArm || !hasArmFriction(c.arm) || mode != DriveMode::kDynamic) continue;
+      const PulleyParameters& c = circle_[p];
+      if (c.kind != PulleyKind::kTensionerArm || !hasArmFriction(c.arm) || mode != DriveMode::kDynamic) continue;
       const double anchor = updateArmAnchor(c.arm, armAnchorStart_[p], armState(p, q, v, mode).angle);
       const double change = std::fabs(anchor - armAnchor_[p]) * c.arm.frictionStiffness / armGeometry_[p].length;
       if (change > error) error = change;
@@ -115,27 +115,27 @@ class PulleyBodies {
   // Tensioner friction anchored where the arm is: no friction torque at the start.
   void anchorArms(const Vector& q, const Vector& v, DriveMode mode) {
     for (int p = 0; p < count_; ++p)
-      if (circle_[p].kind == CircleKind::kTensionerArm) armAnchor_[p] = armAnchorStart_[p] = armState(p, q, v,
+      if (circle_[p].kind == PulleyKind::kTensionerArm) armAnchor_[p] = armAnchorStart_[p] = armState(p, q, v,
           mode).angle;
   }
 
   // ---- the body's rows ----
   void addResidual(int p, const Vector& q, const Vector& v, const Vector& a, double t, const StaticPhase<Vector>& phase,
                    Vector& r) const {
-    const CircleParameters& c = circle_[p];
-    const int ix = Layout::circleDof(p, 0), iy = Layout::circleDof(p, 1), ip = Layout::circleDof(p, 2);
+    const PulleyParameters& c = circle_[p];
+    const int ix = Layout::pulleyDof(p, 0), iy = Layout::pulleyDof(p, 1), ip = Layout::pulleyDof(p, 2);
     const bool isStatic = phase.isStatic();
-    if (c.kind == CircleKind::kTensionerArm) {
+    if (c.kind == PulleyKind::kTensionerArm) {
       const ArmForce f = armState(p, q, v, phase.mode);
       const double m = centreMass(p);
       for (int l = 0; l < 2; ++l) {
-        const int i = Layout::circleDof(p, l);
+        const int i = Layout::pulleyDof(p, l);
         r(i) += (isStatic ? phase.stabilizer * m * (q(i) - phase.previous(i)) : m * a(i)) - f.force(l);
       }
       if (isStatic) return;
     }
     if (isStatic) {
-      if (c.kind == CircleKind::kFloating) {
+      if (c.kind == PulleyKind::kFloating) {
         r(ix) += c.supportStiffness * (q(ix) - c.centre(0)) + phase.stabilizer * c.mass * (q(ix) - phase.previous(ix)) -
                  phase.loadFactor * c.force(0);
         r(iy) += c.supportStiffness * (q(iy) - c.centre(1)) + phase.stabilizer * c.mass * (q(iy) - phase.previous(iy)) -
@@ -144,7 +144,7 @@ class PulleyBodies {
       return;
     }
     r(ip) += c.inertia * a(ip) + c.rotationalDamping * v(ip) - appliedTorque(p, t);
-    if (c.kind == CircleKind::kFloating) {
+    if (c.kind == PulleyKind::kFloating) {
       r(ix) += c.mass * a(ix) + c.supportStiffness * (q(ix) - c.centre(0)) + c.supportDamping * v(ix) - c.force(0);
       r(iy) += c.mass * a(iy) + c.supportStiffness * (q(iy) - c.centre(1)) + c.supportDamping * v(iy) - c.force(1);
     }
@@ -155,38 +155,38 @@ class PulleyBodies {
   template <class Matrix>
   void addMatrix(int p, const Vector& q, const Vector& v, double massFactor, double stiffnessFactor,
                  double dampingFactor, DriveMode mode, Matrix& matrix) const {
-    const CircleParameters& c = circle_[p];
-    const int ip = Layout::circleDof(p, 2);
+    const PulleyParameters& c = circle_[p];
+    const int ip = Layout::pulleyDof(p, 2);
     const bool isStatic = mode == DriveMode::kStatic;
-    if (c.kind == CircleKind::kTensionerArm) {
+    if (c.kind == PulleyKind::kTensionerArm) {
       const ArmForce f = armState(p, q, v, mode);
       const double m = centreMass(p);
       for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j) {
           // (f.damping is zero in the static solve.)
           const double value = stiffnessFactor * f.stiffness(i, j) + dampingFactor * f.damping(i, j);
-          matrix.addEntry(Layout::circleDof(p, i), Layout::circleDof(p, j), i == j ? value + massFactor * m : value);
+          matrix.addEntry(Layout::pulleyDof(p, i), Layout::pulleyDof(p, j), i == j ? value + massFactor * m : value);
         }
       if (isStatic) return;
     }
     if (isStatic) {
-      if (c.kind == CircleKind::kFloating) {
+      if (c.kind == PulleyKind::kFloating) {
         for (int l = 0; l < 2; ++l)
-          matrix.addEntry(Layout::circleDof(p, l), Layout::circleDof(p, l),
+          matrix.addEntry(Layout::pulleyDof(p, l), Layout::pulleyDof(p, l),
                           stiffnessFactor * c.supportStiffness + massFactor * c.mass);
       }
       return;
     }
     matrix.addEntry(ip, ip, massFactor * c.inertia + dampingFactor * c.rotationalDamping);
-    if (c.kind == CircleKind::kFloating) {
+    if (c.kind == PulleyKind::kFloating) {
       for (int l = 0; l < 2; ++l)
-        matrix.addEntry(Layout::circleDof(p, l), Layout::circleDof(p, l),
+        matrix.addEntry(Layout::pulleyDof(p, l), Layout::pulleyDof(p, l),
                         massFactor * c.mass + stiffnessFactor * c.supportStiffness + dampingFactor * c.supportDamping);
     }
   }
 
  private:
-  CircleParameters circle_[NP];
+  PulleyParameters circle_[NP];
   int count_ = NP;
   ArmGeometry armGeometry_[NP];
   double armAnchor_[NP] = {};       // tensioner friction anchor, rad from the drawn position

@@ -57,7 +57,7 @@ class ReferenceNewtonMatrix {
  private:
   template <class Drive>
   bool anyPairChangedSinceBuild(const Drive& d) const {
-    for (int p = 0; p < d.circleCount(); ++p)
+    for (int p = 0; p < d.pulleyCount(); ++p)
       for (int e = 0; e < NE; ++e)
         if (d.pair_[e][p].jacobianSignature() != pairSignature_[e][p]) return true;
     return false;
@@ -150,7 +150,7 @@ Status ReferenceNewtonMatrix<NE, NP, NCS>::buildPairBlocks(Drive& d,
   const auto& q = *point.q;
   const auto& v = *point.v;
   firstChanged = NE;
-  for (int p = 0; p < d.circleCount(); ++p) {
+  for (int p = 0; p < d.pulleyCount(); ++p) {
     const CircleState cs = d.circleState(q, v, p);
     for (int e = 0; e < NE; ++e) {
       auto& pair = d.pair_[e][p];
@@ -192,7 +192,7 @@ Status ReferenceNewtonMatrix<NE, NP, NCS>::assembleAndFactorize(Drive& d,
   matrix.target().setInactiveBorder(compact ? rows.borderMask() : 0u);
   for (int e = 0; e < NE; ++e) matrix.addElementMatrix(e, d.nextNode(e), d.blocks_.element[e]);
   for (int p = 0; p < NP; ++p) {
-    for (int e = 0; e < NE && p < d.circleCount(); ++e)
+    for (int e = 0; e < NE && p < d.pulleyCount(); ++e)
       if (d.pair_[e][p].anyFlagged()) matrix.addPairMatrix(e, d.nextNode(e), p, d.blocks_.pair[e][p]);
     d.pulleys_.addMatrix(p, *point.q, *point.v, factors[0], factors[1], factors[2], d.phase_.mode, matrix);
   }

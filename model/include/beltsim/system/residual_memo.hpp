@@ -26,7 +26,7 @@ template <int NE, int NP, int NCS, int kSize>
 struct ResidualMemo {
   static constexpr bool kEnabled = BELTSIM_RESIDUAL_MEMO != 0;
   static constexpr int kElements = kEnabled ? NE : 1;
-  static constexpr int kCircles = kEnabled ? NP : 1;
+  static constexpr int kPulleys = kEnabled ? NP : 1;
   static constexpr int kMemoSize = kEnabled ? kSize : 1;
   using Vector = Eigen::Matrix<double, kSize, 1>;
   using MemoVector = Eigen::Matrix<double, kMemoSize, 1>;
@@ -35,10 +35,10 @@ struct ResidualMemo {
   bool valid = false;
   MemoVector q = MemoVector::Zero(), v = MemoVector::Zero(), a = MemoVector::Zero();
   Vector8 element[kElements];                   // element forces with inertia and gravity (LHS)
-  bool evaluated[kElements][kCircles] = {};     // the pair's entries below are from that point
-  PairForces pair[kElements][kCircles];
-  SegmentHistory history[kElements][kCircles][NCS];  // the history the forces were computed with
-  PairKinematics<NCS> kinematics[kElements][kCircles];
+  bool evaluated[kElements][kPulleys] = {};     // the pair's entries below are from that point
+  PairForces pair[kElements][kPulleys];
+  SegmentHistory history[kElements][kPulleys][NCS];  // the history the forces were computed with
+  PairKinematics<NCS> kinematics[kElements][kPulleys];
 
   // Starts a record at (q, v, a): nothing of the pairs is known there yet.
   void begin(const Vector& q2, const Vector& v2, const Vector& a2) {
@@ -47,7 +47,7 @@ struct ResidualMemo {
     v = v2.template head<kMemoSize>();
     a = a2.template head<kMemoSize>();
     for (int e = 0; e < kElements; ++e)
-      for (int p = 0; p < kCircles; ++p) evaluated[e][p] = false;
+      for (int p = 0; p < kPulleys; ++p) evaluated[e][p] = false;
   }
   // Bit for bit, so that -0.0 and +0.0 count as different points.
   bool samePoint(const Vector& q2, const Vector& v2, const Vector& a2) const {
