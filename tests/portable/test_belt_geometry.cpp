@@ -84,5 +84,5 @@ MT_TEST(belt_path_rejects_bad_circles_by_name) {
   MT_EXPECT(!e.ok() && e.parameter[0] == 'c');  // "centre"
   const PathCircle negative[2] = {{Vector2(0, 0), -0.1, 1}, {Vector2(1, 0), 0.1, 1}};
   MT_EXPECT(buildBeltPath(negative, 2, path).parameter[0] == 'r');  // "radius"
-  MT_EXPECT(buildBeltPath(negative, 1, path).parameter[0] == 'c');  // "pulleyCount"
+  MT_EXPECT(buildBeltPath(negative, 1, path).parameter[0] == 'p');  // "pulleyCount"
 }
