@@ -12,6 +12,7 @@
 #include "plant_config.hpp"
 #include "plant_loop.hpp"
 #include "text_format.hpp"
+#include "tick_loop.hpp"
 #include "timing_stats.hpp"
 #if defined(BELTSIM_STEP_PHASES)
 #include "step_phases.hpp"
@@ -32,7 +33,6 @@ constexpr std::uint32_t kTraceBatch = 8;  // frames per trace write (8 x 508 B o
 
 // Everything big lives in static storage, not on the (64 KiB) stack.
 PlantLoop<kElements, kPulleys> g_loop;
-LoopTiming g_timing;
 std::uint8_t g_traceBuffer[kTraceBatch * kOutputFrameSize];
 std::uint32_t g_traceFill = 0;
 bool g_traceOk = false;
@@ -51,26 +51,6 @@ bool modelSelfCheck() {
   return bits == 0x400616b466d73d60ull;  // atan2(0.5, -1.25) = 2.7610862764774282
 }
 
-// Command frames from the plant I/O (UART on the board): a byte stream, resynchronised by
-// FrameStream. A stretch of bytes that belonged to no valid frame counts as one rejected frame.
-CommandStream g_commands;
-std::uint32_t g_garbageSeen = 0;
-
-void pullPlantBytes() {
-  std::uint8_t chunk[64];
-  const std::size_t n = hal::plantRead(chunk, sizeof chunk);
-  if (n > 0) g_commands.push(chunk, n);
-}
-
-void receiveFrame(const std::uint8_t (&wire)[kCommandFrameSize]) {
-  if (g_commands.garbageBytes() != g_garbageSeen) {
-    g_garbageSeen = g_commands.garbageBytes();
-    g_loop.countUndecodableFrame();
-  }
-  CommandFrame command;
-  if (decodeCommand(wire, kCommandFrameSize, command) == DecodeError::kNone) g_loop.receive(command);
-}
-
 void traceFrame(const std::uint8_t (&frame)[kOutputFrameSize], bool flush) {
   if (!g_traceOk) return;
   std::memcpy(g_traceBuffer + g_traceFill * kOutputFrameSize, frame, kOutputFrameSize);
@@ -79,6 +59,49 @@ void traceFrame(const std::uint8_t (&frame)[kOutputFrameSize], bool flush) {
     g_traceOk = hal::traceWrite(g_traceBuffer, g_traceFill * kOutputFrameSize);
     g_traceFill = 0;
   }
+}
+
+// What this image adds to the shared tick loop (firmware/tick_loop.hpp): the scripted commands,
+// the trace and its hash, the delay test hook and the step log.
+class ImageObserver : public TickObserver {
+ public:
+  std::size_t scriptedCommand(std::uint32_t tick, std::uint8_t (&wire)[kCommandFrameSize]) const;
+  void output(std::uint32_t tick, const std::uint8_t (&frame)[kOutputFrameSize], const OutputFrame&) {
+    hash_.add(frame);
+    traceFrame(frame, kFirmwareOptions.ticks != 0 && tick == kFirmwareOptions.ticks);
+  }
+  // The injected delay is compute of the tick's work (it runs after the work's clock started): it
+  // spins until that much CPU time has passed where the HAL reports it, so that a loaded machine
+  // cannot make it the wake-up's (the overrun rule, firmware/tick_loop.hpp), else wall time.
+  void beforeStep(std::uint32_t tick) const {
+    if (kFirmwareOptions.delayTick == 0 || tick != kFirmwareOptions.delayTick) return;
+    std::uint64_t start = 0;
+    const bool cpu = hal::cpuNanoseconds(start);
+    if (!cpu) start = hal::monotonicNanoseconds();
+    for (std::uint64_t now = start; now - start < kFirmwareOptions.delayNanoseconds;) {
+      if (!cpu || !hal::cpuNanoseconds(now)) now = hal::monotonicNanoseconds();
+    }
+  }
+  void afterStep(std::uint32_t tick, const WorkTime& work) const {
+    if (tick <= kFirmwareOptions.stepLogSize)
+      kFirmwareOptions.stepLog[tick - 1] = static_cast<std::uint32_t>(work.wall < 0xFFFFFFFFu ? work.wall : 0xFFFFFFFFu);
+  }
+  const TraceHash& hash() const { return hash_; }
+
+ private:
+  TraceHash hash_;
+};
+
+// Static storage, zero until set up (.bss).
+ImageObserver g_observer;
+TickLoop<kElements, kPulleys, ImageObserver> g_tickLoop;
+
+// The scripted command for tick k (test and benchmark images), for the plant as set up.
+std::size_t ImageObserver::scriptedCommand(std::uint32_t tick, std::uint8_t (&wire)[kCommandFrameSize]) const {
+  const PlantConfig& config = g_loop.plant().config();
+  const CommandFrame zero = commandFrameFor(config);
+  return kFirmwareOptions.script == 2 ? paperCommandBytes(tick, config.stepSize, zero, wire)
+                                      : scriptedCommandBytes(tick, config.stepSize, zero, true, wire);
 }
 
 void printHistogram(const char* name, const TimingHistogram& h) {
@@ -146,74 +169,18 @@ int main() {
     print(line);
     return 2;
   }
-  TraceHash hash;
-  CommandFrame command;
-  const CommandFrame zeroCommand = commandFrameFor(config);
-  std::uint8_t wire[kCommandFrameSize];
-  const std::uint32_t tickPeriod = opt.lockstep ? 0 : opt.tickNanoseconds;
-  std::uint8_t frame[kOutputFrameSize];
-  std::uint64_t previousTick = hal::monotonicNanoseconds();
-  std::uint64_t lastWork = 0;  // ns: the previous tick's step, output and trace
-  for (std::uint32_t tick = 1; ticks == 0 || tick <= ticks; ++tick) {
-    std::uint32_t elapsed = 1;
-    if (opt.script != 0) {
-      elapsed = hal::waitForTick();
-      const std::size_t length = opt.script == 2 ? paperCommandBytes(tick, config.stepSize, zeroCommand, wire)
-                                                 : scriptedCommandBytes(tick, config.stepSize, zeroCommand, true, wire);
-      if (decodeCommand(wire, length, command) == DecodeError::kNone) g_loop.receive(command);
-      else g_loop.countUndecodableFrame();
-    } else if (opt.lockstep) {
-      // Virtual time: wait for the controller's next frame; the wait is the controller's, so the
-      // watchdog is fed while it lasts, up to the lockstep limit: a controller silent for longer
-      // ends the run in the safe state, reported like a silent controller in real time.
-      const std::uint64_t waitStart = hal::monotonicNanoseconds();
-      const std::uint64_t limit = std::uint64_t{opt.lockstepTimeoutMilliseconds} * 1000000u;
-      bool silent = false;
-      while (!g_commands.pop(wire)) {
-        pullPlantBytes();
-        hal::watchdogFeed();
-        if (limit != 0 && hal::monotonicNanoseconds() - waitStart > limit) {
-          silent = true;
-          break;
-        }
-      }
-      if (silent) {
-        g_loop.controllerSilent();
-        line.text("lockstep: no command frame for ").u64(opt.lockstepTimeoutMilliseconds)
-            .text(" ms before tick ").u64(tick).text(": safe state (controller silent)");
-        print(line);
-        break;
-      }
-      receiveFrame(wire);
-    } else {
-      elapsed = hal::waitForTick();
-      pullPlantBytes();
-      while (g_commands.pop(wire)) receiveFrame(wire);
-    }
-    const std::uint64_t tickTime = hal::monotonicNanoseconds();
-    if (tickPeriod > 0 && tick > 1 && !opt.lockstep) {
-      const std::uint64_t interval = tickTime - previousTick, nominal = std::uint64_t{tickPeriod} * elapsed;
-      g_timing.tickJitter.add(interval > nominal ? interval - nominal : nominal - interval);
-    }
-    previousTick = tickTime;
-
-    if (opt.delayTick != 0 && tick == opt.delayTick) {
-      const std::uint64_t until = hal::monotonicNanoseconds() + opt.delayNanoseconds;
-      while (hal::monotonicNanoseconds() < until) {
-      }
-    }
-    // A missed tick is the step's fault if the previous tick's work took longer than a period.
-    const OverrunCause cause = lastWork > tickPeriod ? OverrunCause::kCompute : OverrunCause::kWakeUp;
-    const OutputFrame& out = g_loop.tick(elapsed, cause);
-    encodeOutput(out, frame);
-    hal::plantWrite(frame, kOutputFrameSize);
-    hash.add(frame);
-    traceFrame(frame, ticks != 0 && tick == ticks);
-    lastWork = hal::monotonicNanoseconds() - tickTime;
-    g_timing.stepTime.add(lastWork);
-    if (tick <= opt.stepLogSize)
-      opt.stepLog[tick - 1] = static_cast<std::uint32_t>(lastWork < 0xFFFFFFFFu ? lastWork : 0xFFFFFFFFu);
-    hal::watchdogFeed();
+  TickLoopSettings settings;
+  settings.tickNanoseconds = opt.tickNanoseconds;
+  settings.lockstep = opt.lockstep;
+  settings.scripted = opt.script != 0;
+  settings.lockstepTimeoutMilliseconds = opt.lockstepTimeoutMilliseconds;
+  g_tickLoop.setUp(g_loop, g_observer, settings);
+  if (g_tickLoop.run(ticks) == RunEnd::kControllerSilent) {
+    // The wait is the controller's (the watchdog was fed while it lasted); a controller silent
+    // for longer ends the run in the safe state, reported like a silent controller in real time.
+    line.text("lockstep: no command frame for ").u64(opt.lockstepTimeoutMilliseconds)
+        .text(" ms before tick ").u64(g_loop.steps() + 1).text(": safe state (controller silent)");
+    print(line);
   }
   hal::traceClose();
 
@@ -228,7 +195,7 @@ int main() {
       .u64(last.invalidFrames).text(", stale ").u64(last.staleFrames).text(", superseded ").u64(last.supersededFrames)
       .text("), overruns ").u64(last.overruns).text(" (compute ").u64(last.computeOverruns).text(")");
   print(line);
-  printHistogram("step", g_timing.stepTime);
+  printHistogram("step", g_tickLoop.timing().stepTime);
 #if defined(BELTSIM_STEP_PHASES)
   phases::report([](TextLine& l) { print(l); });
 #endif
@@ -239,12 +206,12 @@ int main() {
     for (std::uint32_t k = first; k < first + 10 && k < logged; ++k) line.text(" ").u64(opt.stepLog[k]);
     print(line);
   }
-  if (tickPeriod > 0) printHistogram("tick_jitter", g_timing.tickJitter);
+  if (opt.tickNanoseconds > 0 && !opt.lockstep) printHistogram("tick_jitter", g_tickLoop.timing().tickJitter);
   line.text("stack high-water mark ").u64(hal::stackHighWaterBytes()).text(" bytes");
   print(line);
-  line.text("BITS firmware_trace_hash_").text(BELTSIM_FW_PC_CONFIG ? "pc" : "mcu").text(" ").hex64(hash.value);
+  line.text("BITS firmware_trace_hash_").text(BELTSIM_FW_PC_CONFIG ? "pc" : "mcu").text(" ").hex64(g_observer.hash().value);
   print(line);
-  line.text("BITS firmware_trace_frames_").text(BELTSIM_FW_PC_CONFIG ? "pc" : "mcu").text(" ").u64(hash.frames);
+  line.text("BITS firmware_trace_frames_").text(BELTSIM_FW_PC_CONFIG ? "pc" : "mcu").text(" ").u64(g_observer.hash().frames);
   print(line);
 
   const FaultCode expected = static_cast<FaultCode>(opt.expectedFault);

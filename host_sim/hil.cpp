@@ -1,6 +1,8 @@
-// The plant side of hardware-in-the-loop runs on the host. The loop logic is the firmware's
-// (PlantLoop): validation, safe state, hold limit, sensors, frames. This file adds the
-// transport (UDP), the two timing modes, the recording, the output files and the replay.
+// The plant side of hardware-in-the-loop runs on the host. The loop is the firmware's: its tick
+// loop (firmware/tick_loop.hpp) through the HAL's Linux backend, which reads and answers the UDP
+// socket one datagram a frame and paces the real-time ticks, and its PlantLoop (validation, safe
+// state, hold limit, sensors, frames). This file adds the socket, the recording, the output
+// files, the stop signals and the replay.
 #include "hil.hpp"
 
 #include <algorithm>
@@ -18,11 +20,14 @@
 #include <sys/mman.h>
 
 #include "frames.hpp"
+#include "hal/linux_plant.hpp"
+#include "hal/platform.hpp"
 #include "net.hpp"
 #include "plant_config.hpp"
 #include "plant_loop.hpp"
 #include "recording.hpp"
 #include "scenario.hpp"
+#include "tick_loop.hpp"
 #include "timing_stats.hpp"
 
 namespace beltsim::host {
@@ -34,26 +39,6 @@ using fw::OutputFrame;
 // hil runs the meshes of the firmware's two configurations (the microcontroller's, the PC's).
 constexpr int kHilElementsA = fw::kMicrocontrollerElements;
 constexpr int kHilElementsB = fw::kPcElements;
-
-std::uint64_t nowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
-// CPU time of the calling thread: what a step computed, without the time the machine gave to
-// others while it ran (a VM's steal, a higher-priority task).
-std::uint64_t threadCpuNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
-void sleepUntil(std::uint64_t deadline) {
-  timespec ts{static_cast<time_t>(deadline / 1000000000u), static_cast<long>(deadline % 1000000000u)};
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-  }
-}
 
 }  // namespace
 
@@ -127,9 +112,14 @@ std::string histogramJson(const fw::TimingHistogram& h) {
   return o.str();
 }
 
-// One plant session: the loop, its trace and time series, the recording.
+// Whether SIGINT or SIGTERM asked the run to end (StopSignals below).
+int stopSignalReceived();
+
+// One plant session: the loop, its trace and time series, the recording. It is the observer of
+// the firmware's tick loop (fw::TickObserver): the loop tells it every frame received and every
+// tick stepped, it records them and keeps the outputs.
 template <int NE, int NP>
-class Session {
+class Session : public fw::TickObserver {
  public:
   bool setUp(const PlantConfig& config, const fw::LoopOptions& loopOptions, const std::string& dir,
              const RecordingHeader* header, std::string& error) {
@@ -157,15 +147,9 @@ class Session {
     return trace_.good() && series_.good();
   }
 
-  void frame(std::uint32_t tick, const std::uint8_t* data, std::size_t length) {
+  // ---- the tick loop's observer (firmware/tick_loop.hpp) ----
+  void frame(std::uint32_t tick, const std::uint8_t* data, std::size_t length, fw::DecodeError e) {
     if (record_) recording_.frame(tick, data, length);
-    CommandFrame f;
-    const fw::DecodeError e = fw::decodeCommand(data, length, f);
-    if (e == fw::DecodeError::kNone) {
-      loop_->receive(f);
-      return;
-    }
-    loop_->countUndecodableFrame();
     // A controller built for another protocol version is told why once (every frame is counted).
     if (e == fw::DecodeError::kVersion && !versionReported_) {
       versionReported_ = true;
@@ -173,22 +157,24 @@ class Session {
                    "(firmware/PROTOCOL.md)\n", static_cast<unsigned>(data[2]), static_cast<unsigned>(fw::kFrameVersion));
     }
   }
-
-  // Steps the plant; the returned frame is valid until the next tick. The tick's trace and
-  // time-series records are only kept in memory: writePending() writes them.
-  const std::uint8_t* tick(std::uint32_t tick, std::uint32_t elapsed,
-                           fw::OverrunCause cause = fw::OverrunCause::kWakeUp) {
+  void tick(std::uint32_t tick, std::uint32_t elapsed, fw::OverrunCause cause) {
     if (record_) recording_.tick(tick, elapsed, cause == fw::OverrunCause::kCompute);
-    const OutputFrame& o = loop_->tick(elapsed, cause);
-    fw::encodeOutput(o, bytes_);
-    hash_.add(bytes_);
+  }
+  // The tick's trace and time-series records are only kept in memory: afterStep writes them.
+  void output(std::uint32_t, const std::uint8_t (&bytes)[fw::kOutputFrameSize], const OutputFrame& o) {
+    hash_.add(bytes);
     if (pendingCount_ == kPendingCapacity) writePending();  // a caller that writes rarely (replay)
     Pending& p = pending_[pendingCount_++];
     p.frame = o;
-    std::memcpy(p.bytes, bytes_, sizeof bytes_);
+    std::memcpy(p.bytes, bytes, sizeof bytes);
     last_ = o;
-    return bytes_;
   }
+  void afterStep(std::uint32_t tick, const fw::WorkTime& work) {
+    steps_ = tick;
+    if (work.cpuKnown) stepCpuTime_.add(work.cpu);
+    writePending();  // untimed: while the controller works on the answer, or in the tick's slack
+  }
+  bool stopRequested() const { return stopSignalReceived() != 0; }
 
   // Writes the records of the ticks since the last call to trace.bin and timeseries.csv. The run
   // loops call it after a tick's timing measurement: the CSV formatting (23 fields) and a stream
@@ -227,6 +213,9 @@ class Session {
   const OutputFrame& last() const { return last_; }
   const fw::TraceHash& hash() const { return hash_; }
   double stepSize() const { return loop_->plant().config().stepSize; }
+  fw::PlantLoop<NE, NP>& loop() { return *loop_; }
+  std::uint32_t steps() const { return steps_; }
+  const fw::TimingHistogram& stepCpuTime() const { return stepCpuTime_; }
 
  private:
   std::unique_ptr<fw::PlantLoop<NE, NP>> loop_;
@@ -235,7 +224,8 @@ class Session {
   bool record_ = false;
   bool versionReported_ = false;
   int pulleys_ = 2;
-  std::uint8_t bytes_[fw::kOutputFrameSize];
+  std::uint32_t steps_ = 0;
+  fw::TimingHistogram stepCpuTime_;  // the step thread's CPU time (ns), the compute alone
   // Records of the ticks not yet written (a fixed buffer: no allocation in the tick).
   struct Pending {
     OutputFrame frame;                         // for the timeseries.csv line
@@ -254,8 +244,7 @@ struct RunReport {
   bool controllerSilent = false;
   int stopSignal = 0;  // SIGINT/SIGTERM that ended the run early (0: none)
   fw::LoopTiming timing;
-  fw::TimingHistogram stepCpuTime;  // real time: the step thread's CPU time (ns), the compute alone
-  std::uint64_t lateTicks = 0;
+  fw::TimingHistogram stepCpuTime;  // the step thread's CPU time (ns), the compute alone
 };
 
 template <int NE, int NP>
@@ -320,32 +309,59 @@ class StopSignals {
   struct sigaction previousTerm_ {};
 };
 
-// Waits up to timeoutMs for a datagram, in slices of at most 100 ms so that a stop signal ends
-// the wait. Returns the datagram's size, 0 after the timeout or a stop signal, < 0 on error.
-long receiveUnlessStopped(UdpSocket& socket, std::uint8_t* buffer, std::size_t capacity, sockaddr_in& from,
-                          int timeoutMs) {
-  for (int waited = 0; waited < timeoutMs; waited += 100) {
-    const int slice = std::min(100, timeoutMs - waited);
-    const long n = socket.receive(buffer, capacity, from, 1000LL * slice);
-    if (n != 0 || StopSignals::received() != 0) return n;
+int stopSignalReceived() { return StopSignals::received(); }
+
+// The usual real-time set-up of a Linux HIL process: no page faults, a fixed priority.
+void requestRealtimePriority(int priority) {
+  sched_param sp{};
+  sp.sched_priority = priority;
+  if (::mlockall(MCL_CURRENT | MCL_FUTURE) != 0 || ::sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+    std::fprintf(stderr, "warning: real-time priority %d not granted (%s): running as a normal process\n", priority,
+                 std::strerror(errno));
+}
+
+// The socket bound and handed to the HAL's plant I/O: from now on the firmware's tick loop reads
+// it one datagram a frame and answers the last sender (hal/linux_plant.hpp).
+bool openPlantSocket(const HilOptions& opt, UdpSocket& socket) {
+  std::string error;
+  sockaddr_in bind{};
+  if (!parseAddress(opt.address, bind, error) || !socket.open(bind, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return false;
   }
-  return 0;
+  hal::init();
+  hal::attachPlantDescriptors(socket.fd(), socket.fd());
+  return true;
+}
+
+fw::TickLoopSettings tickLoopSettings(const HilOptions& opt, const PlantConfig& config) {
+  fw::TickLoopSettings settings;
+  settings.lockstep = opt.lockstep;
+  settings.tickNanoseconds = opt.lockstep ? 0 : static_cast<std::uint32_t>(config.stepSize * 1e9 + 0.5);
+  // At least 1 ms: the tick loop reads 0 as "no limit", the option as "give up at once".
+  settings.lockstepTimeoutMilliseconds = static_cast<std::uint32_t>(std::max(1, opt.idleTimeoutMs));
+  return settings;
+}
+
+template <int NE, int NP>
+void printRunLine(const RunReport& report, const Session<NE, NP>& session) {
+  const OutputFrame& o = session.last();
+  std::fprintf(stderr,
+               "hil %s: %u steps, t = %.4f s, omega P1 %.4f P2 %.4f rad/s, rejected %u, late %u, overruns %u, safe "
+               "state %u (fault %u); step time median %.1f us, p99 %.1f us; tick jitter p99 %.1f us; trace hash "
+               "0x%016llx\n",
+               report.mode.c_str(), report.steps, o.time, o.speed[0], o.speed[1], o.rejectedFrames, o.lateFrames,
+               o.overruns, o.safeState, static_cast<unsigned>(o.fault), report.timing.stepTime.quantile(0.5) / 1e3,
+               report.timing.stepTime.quantile(0.99) / 1e3, report.timing.tickJitter.quantile(0.99) / 1e3,
+               static_cast<unsigned long long>(session.hash().value));
 }
 
 template <int NE, int NP>
 int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopOptions& loopOptions,
                const RecordingHeader& header) {
-  std::string error;
-  sockaddr_in bind{};
-  if (!parseAddress(opt.address, bind, error)) {
-    std::fprintf(stderr, "error: %s\n", error.c_str());
-    return 2;
-  }
   UdpSocket socket;
-  if (!socket.open(bind, error)) {
-    std::fprintf(stderr, "error: %s\n", error.c_str());
-    return 2;
-  }
+  if (!openPlantSocket(opt, socket)) return 2;
+  std::string error;
   Session<NE, NP> session;
   if (!session.setUp(config, loopOptions, opt.outputDirectory, &header, error)) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
@@ -355,95 +371,36 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
     std::fprintf(stderr, "plant listening on %s (%s, %d elements, step %g s)\n", formatAddress(socket.localAddress()).c_str(),
                  opt.lockstep ? "lockstep" : "real time", NE, config.stepSize);
   const std::uint32_t totalSteps = static_cast<std::uint32_t>(opt.duration / config.stepSize + 0.5);
+  const fw::TickLoopSettings settings = tickLoopSettings(opt, config);
+  fw::TickLoop<NE, NP, Session<NE, NP>> tickLoop;
+  tickLoop.setUp(session.loop(), session, settings);
   RunReport report;
   report.mode = opt.lockstep ? "lockstep" : "realtime";
-  std::uint8_t buffer[2048];
-  sockaddr_in from{}, controller{};
-  bool haveController = false;
   const StopSignals stopSignals;
+  fw::RunEnd end = fw::RunEnd::kCompleted;
   if (opt.lockstep) {
     // Virtual time: every datagram (valid or not) advances the plant by exactly one step and is
     // answered with that step's output frame.
-    for (std::uint32_t tick = 1; tick <= totalSteps; ++tick) {
-      const long n = receiveUnlessStopped(socket, buffer, sizeof buffer, from, opt.idleTimeoutMs);
-      if (StopSignals::received() != 0) break;
-      if (n <= 0) {
-        report.controllerSilent = true;
-        std::fprintf(stderr, "controller silent for %d ms at step %u: run ended\n", opt.idleTimeoutMs, tick);
-        break;
-      }
-      const std::uint64_t t0 = nowNs();
-      // An oversized datagram keeps its (clamped) size > frame size: refused, never read past.
-      session.frame(tick, buffer, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buffer));
-      const std::uint8_t* out = session.tick(tick, 1);
-      socket.send(out, fw::kOutputFrameSize, from);
-      report.timing.stepTime.add(nowNs() - t0);
-      report.steps = tick;
-      session.writePending();  // untimed: while the controller works on the answer
-    }
+    end = tickLoop.run(totalSteps);
+    if (end == fw::RunEnd::kControllerSilent)
+      std::fprintf(stderr, "controller silent for %d ms at step %u: run ended\n", opt.idleTimeoutMs,
+                   session.steps() + 1);
   } else {
-    // Real time: tick at the model rate on absolute deadlines; frames that arrived before a tick
-    // are applied to it (newest valid wins); the answer goes to the last sender.
-    const std::uint64_t period = static_cast<std::uint64_t>(config.stepSize * 1e9 + 0.5);
-    if (opt.realtimePriority > 0) {
-      // The usual real-time set-up of a Linux HIL process: no page faults, a fixed priority.
-      sched_param sp{};
-      sp.sched_priority = opt.realtimePriority;
-      if (::mlockall(MCL_CURRENT | MCL_FUTURE) != 0 || ::sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
-        std::fprintf(stderr, "warning: real-time priority %d not granted (%s): running as a normal process\n",
-                     opt.realtimePriority, std::strerror(errno));
-    }
-    // The clock starts with the controller's first datagram (applied to tick 1).
-    const long first = receiveUnlessStopped(socket, buffer, sizeof buffer, from, opt.idleTimeoutMs);
-    if (first > 0) {
-      session.frame(1, buffer, std::min<std::size_t>(static_cast<std::size_t>(first), sizeof buffer));
-      controller = from;
-      haveController = true;
-    } else if (StopSignals::received() == 0) {
+    if (opt.realtimePriority > 0) requestRealtimePriority(opt.realtimePriority);
+    // Real time: the clock starts with the controller's first datagram (applied to tick 1); the
+    // HAL ticks on absolute deadlines at the model rate from then on.
+    const fw::FrameWait first = tickLoop.awaitFrame(1, settings.lockstepTimeoutMilliseconds);
+    if (first == fw::FrameWait::kTimedOut) {
       report.controllerSilent = true;
       std::fprintf(stderr, "no controller within %d ms: ticking without one\n", opt.idleTimeoutMs);
     }
-    std::uint64_t deadline = nowNs() + period, previous = 0, lastStep = 0, lastStepCpu = 0;
-    for (std::uint32_t tick = 1; tick <= totalSteps && StopSignals::received() == 0; ++tick) {
-      std::uint64_t now = nowNs();
-      std::uint32_t elapsed = 1;
-      if (now < deadline) {
-        sleepUntil(deadline);
-        deadline += period;
-      } else {
-        const std::uint64_t missed = (now - deadline) / period + 1;
-        elapsed = static_cast<std::uint32_t>(missed);
-        deadline += missed * period;
-      }
-      const std::uint64_t t0 = nowNs();
-      if (previous != 0) {
-        const std::uint64_t interval = t0 - previous, nominal = period * elapsed;
-        report.timing.tickJitter.add(interval > nominal ? interval - nominal : nominal - interval);
-      }
-      previous = t0;
-      for (int drained = 0; drained < 64; ++drained) {  // bounded: a flood cannot stall the tick
-        const long n = socket.receive(buffer, sizeof buffer, from, 0);
-        if (n <= 0) break;
-        session.frame(tick, buffer, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buffer));
-        controller = from;
-        haveController = true;
-      }
-      // A missed deadline is the plant's own fault if the previous tick's step took longer than
-      // a period in wall time *and* in its thread's CPU time; otherwise the machine caused it: the
-      // process woke up late, or the step was preempted while it ran (its CPU time fits).
-      const bool computeTooLong = lastStep > period && lastStepCpu > period;
-      const fw::OverrunCause cause = computeTooLong ? fw::OverrunCause::kCompute : fw::OverrunCause::kWakeUp;
-      const std::uint64_t c0 = threadCpuNs();
-      const std::uint8_t* out = session.tick(tick, elapsed, cause);
-      if (haveController) socket.send(out, fw::kOutputFrameSize, controller);
-      lastStep = nowNs() - t0;
-      lastStepCpu = threadCpuNs() - c0;
-      report.timing.stepTime.add(lastStep);
-      report.stepCpuTime.add(lastStepCpu);
-      report.steps = tick;
-      session.writePending();  // untimed: in the slack before the next deadline
-    }
+    hal::startTick(settings.tickNanoseconds);
+    end = tickLoop.run(totalSteps);
   }
+  report.controllerSilent = report.controllerSilent || end == fw::RunEnd::kControllerSilent;
+  report.steps = session.steps();
+  report.timing = tickLoop.timing();
+  report.stepCpuTime = session.stepCpuTime();
   if (!session.finish()) {
     std::fprintf(stderr, "error: writing the outputs in %s failed\n", opt.outputDirectory.c_str());
     return 2;
@@ -455,20 +412,12 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
                  report.steps, opt.outputDirectory.c_str());
     return 128 + report.stopSignal;  // the shell's convention for a run ended by a signal
   }
-  if (!opt.quiet) {
-    const OutputFrame& o = session.last();
-    std::fprintf(stderr,
-                 "hil %s: %u steps, t = %.4f s, omega P1 %.4f P2 %.4f rad/s, rejected %u, late %u, overruns %u, safe "
-                 "state %u (fault %u); step time median %.1f us, p99 %.1f us; tick jitter p99 %.1f us; trace hash "
-                 "0x%016llx\n",
-                 report.mode.c_str(), report.steps, o.time, o.speed[0], o.speed[1], o.rejectedFrames, o.lateFrames,
-                 o.overruns, o.safeState, static_cast<unsigned>(o.fault), report.timing.stepTime.quantile(0.5) / 1e3,
-                 report.timing.stepTime.quantile(0.99) / 1e3, report.timing.tickJitter.quantile(0.99) / 1e3,
-                 static_cast<unsigned long long>(session.hash().value));
-  }
+  if (!opt.quiet) printRunLine(report, session);
   return 0;
 }
 
+// The recorded frames and ticks through the same tick loop's frame and step functions, without
+// the transport: the recorded elapsed periods and overrun causes stand for the clock.
 template <int NE, int NP>
 int replayWith(const PlantConfig& config, const fw::LoopOptions& loopOptions, const std::vector<RecordedEvent>& events,
                const std::string& dir) {
@@ -478,9 +427,11 @@ int replayWith(const PlantConfig& config, const fw::LoopOptions& loopOptions, co
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 3;
   }
+  fw::TickLoop<NE, NP, Session<NE, NP>> tickLoop;
+  tickLoop.setUp(session.loop(), session, fw::TickLoopSettings{});
   for (const RecordedEvent& e : events) {
-    if (e.kind == RecordedEvent::Kind::kFrame) session.frame(e.tick, e.data.data(), e.data.size());
-    else session.tick(e.tick, e.elapsed, e.computeOverrun ? fw::OverrunCause::kCompute : fw::OverrunCause::kWakeUp);
+    if (e.kind == RecordedEvent::Kind::kFrame) tickLoop.applyFrame(e.tick, e.data.data(), e.data.size());
+    else tickLoop.stepWith(e.tick, e.elapsed, e.computeOverrun ? fw::OverrunCause::kCompute : fw::OverrunCause::kWakeUp);
   }
   session.finish();
   RunReport report;

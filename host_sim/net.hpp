@@ -23,6 +23,8 @@ class UdpSocket {
   // Bind to `local` (port 0: any free port).
   bool open(const sockaddr_in& local, std::string& error);
   sockaddr_in localAddress() const;
+  // The bound socket, for the HAL's plant I/O (beltsim hil; hal/linux_plant.hpp); -1 if not open.
+  int fd() const { return fd_; }
   // Waits up to timeoutUs microseconds (0: just look, < 0: forever) for one datagram; returns its
   // length, 0 on timeout, -1 on error. A datagram longer than `capacity` is truncated and
   // reported with its real length (> capacity).

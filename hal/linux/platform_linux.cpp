@@ -2,17 +2,23 @@
 //   clock and tick   CLOCK_MONOTONIC; the tick sleeps to absolute deadlines (clock_nanosleep), so
 //                    a late step does not shift the following ticks
 //   plant I/O        file descriptors given by BELTSIM_PLANT_IN_FD / BELTSIM_PLANT_OUT_FD (none by
-//                    default: reads return nothing, writes are dropped)
+//                    default: reads return nothing, writes are dropped) or by
+//                    attachPlantDescriptors (hal/linux_plant.hpp); a datagram socket is read one
+//                    datagram a frame and answered to its last sender
+//   CPU time         CLOCK_THREAD_CPUTIME_ID
 //   trace            a POSIX file
 //   watchdog         none (a supervisor process is the Linux way); feeding is a no-op
 //   fault record     process memory only (a Linux process has no warm reset)
 #include "hal/platform.hpp"
+#include "hal/linux_plant.hpp"
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #if defined(__x86_64__)
 #include <xmmintrin.h>
@@ -31,6 +37,9 @@ std::uint64_t g_start = 0;
 std::uint64_t g_period = 0;    // ns; 0 = free-running
 std::uint64_t g_deadline = 0;  // absolute, CLOCK_MONOTONIC ns
 int g_plantIn = -1, g_plantOut = -1;
+PlantFraming g_framing = PlantFraming::kByteStream;
+sockaddr_storage g_peer{};  // datagram framing: the last sender, where answers go
+socklen_t g_peerLength = 0;
 int g_trace = -1;
 FaultRecord g_record;
 
@@ -53,7 +62,23 @@ bool writeAll(int fd, const std::uint8_t* data, std::size_t length) {
   return true;
 }
 
+// A datagram socket keeps its message boundaries: each read is one frame.
+PlantFraming framingOf(int fd) {
+  int type = 0;
+  socklen_t length = sizeof type;
+  const bool datagram = fd >= 0 && ::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0 && type == SOCK_DGRAM;
+  return datagram ? PlantFraming::kDatagram : PlantFraming::kByteStream;
+}
+
 }  // namespace
+
+void attachPlantDescriptors(int inFd, int outFd) {
+  g_plantIn = inFd;
+  g_plantOut = outFd;
+  g_framing = framingOf(inFd);
+  g_peerLength = 0;
+  if (g_plantIn >= 0) ::fcntl(g_plantIn, F_SETFL, ::fcntl(g_plantIn, F_GETFL) | O_NONBLOCK);
+}
 
 void init() {
 #if defined(__aarch64__)
@@ -63,9 +88,7 @@ void init() {
   _mm_setcsr(0x1F80u);  // all exceptions masked, round to nearest, no FTZ/DAZ
 #endif
   g_start = nowRaw();
-  g_plantIn = fdFromEnvironment("BELTSIM_PLANT_IN_FD");
-  g_plantOut = fdFromEnvironment("BELTSIM_PLANT_OUT_FD");
-  if (g_plantIn >= 0) ::fcntl(g_plantIn, F_SETFL, ::fcntl(g_plantIn, F_GETFL) | O_NONBLOCK);
+  attachPlantDescriptors(fdFromEnvironment("BELTSIM_PLANT_IN_FD"), fdFromEnvironment("BELTSIM_PLANT_OUT_FD"));
 }
 
 bool floatingPointConfigured() {
@@ -102,6 +125,13 @@ void exitProgram(int status) { std::exit(status); }
 
 std::uint64_t monotonicNanoseconds() { return nowRaw() - g_start; }
 
+bool cpuNanoseconds(std::uint64_t& nanoseconds) {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return false;
+  nanoseconds = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+  return true;
+}
+
 bool startTick(std::uint32_t periodNanoseconds) {
   g_period = periodNanoseconds;
   g_deadline = nowRaw() + g_period;
@@ -126,14 +156,43 @@ std::uint32_t waitForTick() {
   return 1;
 }
 
+PlantFraming plantFraming() { return g_framing; }
+
 std::size_t plantRead(std::uint8_t* buffer, std::size_t capacity) {
   if (g_plantIn < 0) return 0;
-  const ssize_t n = ::read(g_plantIn, buffer, capacity);
-  return n > 0 ? static_cast<std::size_t>(n) : 0;
+  if (g_framing == PlantFraming::kByteStream) {
+    const ssize_t n = ::read(g_plantIn, buffer, capacity);
+    return n > 0 ? static_cast<std::size_t>(n) : 0;
+  }
+  // MSG_TRUNC: the datagram's real length, so that an oversized one stays oversized when cut.
+  sockaddr_storage from{};
+  socklen_t fromLength = sizeof from;
+  const ssize_t n = ::recvfrom(g_plantIn, buffer, capacity, MSG_TRUNC, reinterpret_cast<sockaddr*>(&from), &fromLength);
+  if (n <= 0) return 0;
+  g_peer = from;
+  g_peerLength = fromLength;
+  return static_cast<std::size_t>(n) < capacity ? static_cast<std::size_t>(n) : capacity;
+}
+
+bool plantWait(std::uint32_t timeoutMicroseconds) {
+  const timespec timeout{static_cast<time_t>(timeoutMicroseconds / 1000000u),
+                         static_cast<long>(timeoutMicroseconds % 1000000u) * 1000};
+  if (g_plantIn < 0) {  // nothing can arrive: sleep the wait out (a signal ends it early)
+    ::nanosleep(&timeout, nullptr);
+    return false;
+  }
+  pollfd p{g_plantIn, POLLIN, 0};
+  return ::ppoll(&p, 1, &timeout, nullptr) > 0;
 }
 
 void plantWrite(const std::uint8_t* data, std::size_t length) {
-  if (g_plantOut >= 0) writeAll(g_plantOut, data, length);
+  if (g_plantOut < 0) return;
+  if (g_framing == PlantFraming::kByteStream) {
+    writeAll(g_plantOut, data, length);
+    return;
+  }
+  if (g_peerLength > 0)
+    ::sendto(g_plantOut, data, length, 0, reinterpret_cast<const sockaddr*>(&g_peer), g_peerLength);
 }
 
 bool traceOpen(const char* path) {

@@ -1,9 +1,10 @@
 // MPS2-AN500 backend (Cortex-M7 under qemu-system-arm -M mps2-an500).
 //   console, exit, trace   ARM semihosting (SYS_WRITE0, SYS_OPEN/WRITE/CLOSE, SYS_EXIT_EXTENDED);
 //                          no stdio and no librdimon, both pull malloc into the image
-//   clock                  CMSDK APB timer 1 free-running at the APB clock (25 MHz), 40 ns per count
+//   clock                  CMSDK APB timer 1 free-running at the APB clock (25 MHz), 40 ns per count;
+//                          no CPU time of its own (the core runs nothing else)
 //   tick                   SysTick on the processor clock (25 MHz on this board), interrupt per tick
-//   plant I/O              CMSDK APB UART0 at 0x40004000, polled
+//   plant I/O              CMSDK APB UART0 at 0x40004000, polled; a byte stream
 //   watchdog               CMSDK APB watchdog at 0x40008000 (NMI on the first expiry)
 //   fault record           the last 64 bytes of data RAM, outside every section (survives a reset)
 // Exit uses SYS_EXIT_EXTENDED, whose parameter block carries the status: on AArch32 the plain
@@ -159,6 +160,8 @@ std::uint64_t monotonicNanoseconds() {
   return counts * kNanosecondsPerCount;
 }
 
+bool cpuNanoseconds(std::uint64_t&) { return false; }
+
 bool startTick(std::uint32_t periodNanoseconds) {
   const std::uint32_t counts = periodNanoseconds / kNanosecondsPerCount;
   if (counts < 2u || counts > 0x01000000u) return false;  // 24-bit counter; no free-running mode here
@@ -188,6 +191,11 @@ std::uint32_t waitForTick() {
   g_ticksSeen = now;
   return elapsed;
 }
+
+PlantFraming plantFraming() { return PlantFraming::kByteStream; }
+
+// Polled: the caller's wait loop spins on this (and feeds the watchdog) instead of sleeping.
+bool plantWait(std::uint32_t) { return (reg(kUartState) & kUartRxFull) != 0u; }
 
 std::size_t plantRead(std::uint8_t* buffer, std::size_t capacity) {
   std::size_t n = 0;

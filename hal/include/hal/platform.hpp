@@ -4,9 +4,11 @@
 //
 //   start-up    init, floating-point control register, console, exit
 //   clock       monotonic nanoseconds (a free-running APB timer on the board: with QEMU -icount shift=S one
-//               instruction is 2^S ns of virtual time, so the clock counts instructions)
+//               instruction is 2^S ns of virtual time, so the clock counts instructions); the
+//               thread's CPU time where the platform knows it (Linux)
 //   tick        periodic tick at the model rate (SysTick interrupt / absolute-time sleeps)
-//   plant I/O   raw bytes of input and output frames (CMSDK UART0 / file descriptors)
+//   plant I/O   raw bytes of input and output frames (CMSDK UART0 / file descriptors, a UDP
+//               socket for `beltsim hil`), and the transport's framing
 //   trace       binary step records to a file (semihosting / POSIX file)
 //   watchdog    start and feed
 //   fault record  survives a warm reset (RAM outside .bss on the board)
@@ -39,6 +41,10 @@ void consoleWrite(const char* text);  // zero-terminated
 // Monotonic time in nanoseconds since init(), never stepping back (board: resolution one timer
 // count, 40 ns; tests/support/clock_probe.cpp).
 std::uint64_t monotonicNanoseconds();
+// CPU time of the calling thread in nanoseconds: what a step computed, without the time the
+// machine gave to others while it ran (a VM's steal, a higher-priority process). False where the
+// platform cannot tell (board: the core runs nothing else, so wall time is CPU time).
+bool cpuNanoseconds(std::uint64_t& nanoseconds);
 
 // ---- periodic tick -------------------------------------------------------------------------------
 // Start the tick with the given period; 0 = free-running (waitForTick returns at once: virtual
@@ -49,9 +55,20 @@ bool startTick(std::uint32_t periodNanoseconds);
 std::uint32_t waitForTick();
 
 // ---- plant I/O ------------------------------------------------------------------------------------
+// How the transport delimits frames (docs/firmware.md, *HAL and platforms*): a byte stream
+// (UART, pipe, TCP) carries frames back to back and the reader resynchronises; a datagram
+// transport (UDP) carries one frame per datagram, whatever its bytes.
+enum class PlantFraming : std::uint8_t { kByteStream, kDatagram };
+PlantFraming plantFraming();
 // Non-blocking: copies up to `capacity` received bytes, returns how many (0: nothing waiting).
+// Datagram framing: one datagram per call; a longer one is cut to `capacity` bytes.
 std::size_t plantRead(std::uint8_t* buffer, std::size_t capacity);
-// Sends `length` bytes (blocking until the transmitter took them).
+// Waits up to `timeoutMicroseconds` for received bytes without spinning where the platform can
+// sleep (Linux: poll; a signal ends the wait early); true if some may be waiting. The board
+// returns at once (its UART is polled): the caller's wait loop spins there.
+bool plantWait(std::uint32_t timeoutMicroseconds);
+// Sends `length` bytes (blocking until the transmitter took them). Datagram framing: one datagram
+// to the last sender (dropped before anyone sent).
 void plantWrite(const std::uint8_t* data, std::size_t length);
 
 // ---- trace sink ------------------------------------------------------------------------------------
