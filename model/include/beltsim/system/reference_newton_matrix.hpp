@@ -70,38 +70,7 @@ class ReferenceNewtonMatrix {
   // firstChanged: the first chain block whose entries a rebuilt pair touches (NE: none).
   template <class Drive>
   Status buildPairBlocks(Drive& d, const IterationPoint<typename Drive::Vector>& point, const double (&factors)[3],
-                         bool full, int& firstChanged) {
-    using NewtonMatrix = typename Drive::NewtonMatrix;
-    const auto& q = *point.q;
-    const auto& v = *point.v;
-    firstChanged = NE;
-    for (int p = 0; p < d.pulleyCount(); ++p) {
-      const CircleState cs = d.circleState(q, v, p);
-      for (int e = 0; e < NE; ++e) {
-        auto& pair = d.pair_[e][p];
-        const std::uint64_t signature = pair.jacobianSignature();
-        if (!full && signature == pairSignature_[e][p]) continue;
-        pairSignature_[e][p] = signature;
-        // Its block enters, leaves or changes (the signature holds the flags anyFlagged reads).
-        if (NewtonMatrix::firstChainBlock(e) < firstChanged) firstChanged = NewtonMatrix::firstChainBlock(e);
-        if (!pair.anyFlagged()) continue;  // its block is never read
-        Matrix11& m = d.blocks_.pair[e][p];
-        if (segmentNormalPath(pair, d.shapeTable())) {
-          const Status s = contactPairNewtonMatrix(pair, d.gatherElement(q, e), d.gatherElement(v, e), d.shapeTable(),
-                                                   cs, factors[1], factors[2], m);
-          if (s != Status::kOk) return s;
-          continue;
-        }
-        const Status s = contactPairJacobian(pair, d.gatherElement(q, e), d.gatherElement(v, e), d.shapeTable(), cs,
-                                             contactStiffness_, contactDamping_);
-        if (s != Status::kOk) return s;
-        for (int j = 0; j < 11; ++j)
-          for (int i = 0; i < 11; ++i)
-            m(i, j) = factors[1] * contactStiffness_(i, j) + factors[2] * contactDamping_(i, j);
-      }
-    }
-    return Status::kOk;
-  }
+                         bool full, int& firstChanged);
 
   // The Newton matrix from the kept blocks, the circles and the prescribed rows, factorized in
   // place. reusedChainBlocks > 0: the storage holds the factorization of a matrix whose chain
@@ -126,7 +95,8 @@ class ReferenceNewtonMatrix {
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status ReferenceNewtonMatrix<NE, NP, NCS>::factorize(Drive& d, const IterationPoint<typename Drive::Vector>& point, MatrixUpdate update, bool& built) {
+Status ReferenceNewtonMatrix<NE, NP, NCS>::factorize(Drive& d, const IterationPoint<typename Drive::Vector>& point,
+                                                     MatrixUpdate update, bool& built) {
   built = false;
   const IntegratorCoefficients& c = *point.coefficients;
   const bool isStatic = d.phase_.isStatic();
@@ -156,13 +126,15 @@ Status ReferenceNewtonMatrix<NE, NP, NCS>::factorize(Drive& d, const IterationPo
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status ReferenceNewtonMatrix<NE, NP, NCS>::buildElementBlocks(Drive& d, const IterationPoint<typename Drive::Vector>& point, const double (&factors)[3]) {
+Status ReferenceNewtonMatrix<NE, NP, NCS>::buildElementBlocks(Drive& d,
+                                                              const IterationPoint<typename Drive::Vector>& point,
+                                                              const double (&factors)[3]) {
   for (int e = 0; e < NE; ++e) {
     typename Drive::Vector8 re;
     typename Drive::Matrix8& m = d.blocks_.element[e];
     const Status s = d.element_.internalForceAndCombinedJacobian(d.gatherElement(*point.q, e),
-                                                                 d.gatherElement(*point.v, e), factors[1], factors[2],
-                                                                 re, m);
+                                                                 d.gatherElement(*point.v, e),
+                                                                 factors[1], factors[2], re, m);
     if (s != Status::kOk) return s;
     d.addMassMatrix(factors[0], m);
   }
@@ -171,8 +143,46 @@ Status ReferenceNewtonMatrix<NE, NP, NCS>::buildElementBlocks(Drive& d, const It
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status ReferenceNewtonMatrix<NE, NP, NCS>::assembleAndFactorize(Drive& d, const IterationPoint<typename Drive::Vector>& point, const double (&factors)[3],
-                            int reusedChainBlocks) {
+Status ReferenceNewtonMatrix<NE, NP, NCS>::buildPairBlocks(Drive& d,
+                                                           const IterationPoint<typename Drive::Vector>& point,
+                                                           const double (&factors)[3], bool full, int& firstChanged) {
+  using NewtonMatrix = typename Drive::NewtonMatrix;
+  const auto& q = *point.q;
+  const auto& v = *point.v;
+  firstChanged = NE;
+  for (int p = 0; p < d.pulleyCount(); ++p) {
+    const CircleState cs = d.circleState(q, v, p);
+    for (int e = 0; e < NE; ++e) {
+      auto& pair = d.pair_[e][p];
+      const std::uint64_t signature = pair.jacobianSignature();
+      if (!full && signature == pairSignature_[e][p]) continue;
+      pairSignature_[e][p] = signature;
+      // Its block enters, leaves or changes (the signature holds the flags anyFlagged reads).
+      if (NewtonMatrix::firstChainBlock(e) < firstChanged) firstChanged = NewtonMatrix::firstChainBlock(e);
+      if (!pair.anyFlagged()) continue;  // its block is never read
+      Matrix11& m = d.blocks_.pair[e][p];
+      if (segmentNormalPath(pair, d.shapeTable())) {
+        const Status s = contactPairNewtonMatrix(pair, d.gatherElement(q, e), d.gatherElement(v, e), d.shapeTable(),
+                                                 cs, factors[1], factors[2], m);
+        if (s != Status::kOk) return s;
+        continue;
+      }
+      const Status s = contactPairJacobian(pair, d.gatherElement(q, e), d.gatherElement(v, e), d.shapeTable(), cs,
+                                           contactStiffness_, contactDamping_);
+      if (s != Status::kOk) return s;
+      for (int j = 0; j < 11; ++j)
+        for (int i = 0; i < 11; ++i)
+          m(i, j) = factors[1] * contactStiffness_(i, j) + factors[2] * contactDamping_(i, j);
+    }
+  }
+  return Status::kOk;
+}
+
+template <int NE, int NP, int NCS>
+template <class Drive>
+Status ReferenceNewtonMatrix<NE, NP, NCS>::assembleAndFactorize(Drive& d,
+                                                                const IterationPoint<typename Drive::Vector>& point,
+                                                                const double (&factors)[3], int reusedChainBlocks) {
   auto& matrix = d.matrix_;
   matrix.assembleInPlace();
   d.kept_.forgetActiveMatrix();
