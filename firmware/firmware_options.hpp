@@ -4,15 +4,25 @@
 #pragma once
 #include <cstdint>
 
+namespace beltsim {
+enum class MotorMode : std::uint8_t;  // system/plant.hpp: kSpeed = 1, kTorque = 2
+}
+
 namespace beltsim::fw {
+
+// Where an image's commands come from (BELTSIM_FW_SCRIPTED: 0, 1, 2).
+enum class CommandSource : std::uint8_t {
+  kPlantIo = 0,      // command frames through the HAL's plant I/O (the product)
+  kTestScript = 1,   // input_script.hpp's test sequence, with its bad frames
+  kPaperScript = 2,  // input_script.hpp's paper scenario (paper [P] Sect. 4.3)
+};
 
 struct FirmwareOptions {
   std::uint32_t ticks;           // ticks to run; 0 = forever (the product)
   std::uint32_t tickNanoseconds; // tick period; 0 = free-running virtual time (Linux only)
-  std::uint8_t script;           // commands from input_script.hpp instead of plant I/O: 0 none,
-                                 // 1 the test sequence with its bad frames, 2 the paper's scenario
+  CommandSource commands;
   bool lockstep;                 // one step per received command frame (virtual time), no tick
-  std::uint8_t motorMode;        // 1: speed-driven motor, 2: torque-driven motor
+  MotorMode motorMode;           // how pulley 1 is driven (BELTSIM_FW_MOTOR_MODE: 1 speed, 2 torque)
   std::uint32_t holdTicks;       // real time: ticks without a valid frame before the safe state (0: hold)
   bool overrunEntersSafeState;   // overrun policy
   std::uint32_t delayTick;       // test hook: stretch this tick's step ...

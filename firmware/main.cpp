@@ -100,8 +100,9 @@ TickLoop<kElements, kPulleys, ImageObserver> g_tickLoop;
 std::size_t ImageObserver::scriptedCommand(std::uint32_t tick, std::uint8_t (&wire)[kCommandFrameSize]) const {
   const PlantConfig& config = g_loop.plant().config();
   const CommandFrame zero = commandFrameFor(config);
-  return kFirmwareOptions.script == 2 ? paperCommandBytes(tick, config.stepSize, zero, wire)
-                                      : scriptedCommandBytes(tick, config.stepSize, zero, true, wire);
+  return kFirmwareOptions.commands == CommandSource::kPaperScript
+             ? paperCommandBytes(tick, config.stepSize, zero, wire)
+             : scriptedCommandBytes(tick, config.stepSize, zero, true, wire);
 }
 
 void printHistogram(const char* name, const TimingHistogram& h) {
@@ -130,7 +131,7 @@ int main() {
 
   // ---- configuration and start-up ------------------------------------------------------------------
   const FirmwareOptions& opt = kFirmwareOptions;
-  const MotorMode mode = opt.motorMode == 2 ? MotorMode::kTorque : MotorMode::kSpeed;
+  const MotorMode mode = opt.motorMode;
   PlantConfig config = BELTSIM_FW_PC_CONFIG ? pcPlantConfig(mode) : microcontrollerPlantConfig(mode);
   const std::uint32_t ticks = opt.ticks;
   if (opt.maxNewtonIterations > 0) {
@@ -172,7 +173,7 @@ int main() {
   TickLoopSettings settings;
   settings.tickNanoseconds = opt.tickNanoseconds;
   settings.lockstep = opt.lockstep;
-  settings.scripted = opt.script != 0;
+  settings.scripted = opt.commands != CommandSource::kPlantIo;
   settings.lockstepTimeoutMilliseconds = opt.lockstepTimeoutMilliseconds;
   g_tickLoop.setUp(g_loop, g_observer, settings);
   if (g_tickLoop.run(ticks) == RunEnd::kControllerSilent) {
@@ -216,7 +217,8 @@ int main() {
 
   const FaultCode expected = static_cast<FaultCode>(opt.expectedFault);
   bool ok = g_loop.fault() == expected && (expected != FaultCode::kNone) == g_loop.safeState();
-  if (expected == FaultCode::kNone && ticks >= 300 && opt.script == 1 && last.rejectedFrames != kScriptedDefectCount)
+  if (expected == FaultCode::kNone && ticks >= 300 && opt.commands == CommandSource::kTestScript &&
+      last.rejectedFrames != kScriptedDefectCount)
     ok = false;
   // The injected delay is part of the tick's work: its overrun must be seen and blamed on compute.
   if (opt.delayTick != 0 && !opt.overrunEntersSafeState && last.computeOverruns == 0) ok = false;
