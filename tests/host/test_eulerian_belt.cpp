@@ -1,0 +1,455 @@
+// The belt on a mesh that stands still (docs/model.md §2.10): the inertia of the material that
+// flows through the elements, checked against finite differences, an independent quadrature, and
+// three analytic results of axially moving strings: the centrifugal tension of a spinning ring,
+// the transverse frequencies of a travelling span (Wickert and Mote) and the conservation of
+// energy of a closed belt running on a frictionless support.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "beltsim/element/material_flow_inertia.hpp"
+#include "beltsim/stepping/reference_stepper.hpp"
+#include "eulerian_loop.hpp"
+
+namespace {
+
+using beltsim::MaterialFlowInertia;
+using beltsim::MaterialFlowTerms;
+using beltsim::Status;
+using Vector8 = MaterialFlowInertia::Vector8;
+
+constexpr double kPi = 3.14159265358979323846;
+
+// The paper's belt (docs/model.md §9.1): EA = 8000 N, rho A = 0.8288 kg/m, eps0 = -0.05; the
+// bending stiffness is made small so that the string results apply (its share is stated per test).
+beltsim::AncfCable2D<double>::Parameters beltParameters(double length, double EI) {
+  beltsim::AncfCable2D<double>::Parameters p;
+  p.length = length;
+  p.massPerLength = 0.8288;
+  p.EA = 8000.0;
+  p.EI = EI;
+  p.referenceAxialStrain = -0.05;
+  return p;
+}
+
+Vector8 randomVector(std::mt19937& rng, double scale) {
+  std::uniform_real_distribution<double> u(-scale, scale);
+  Vector8 x;
+  for (int i = 0; i < 8; ++i) x(i) = u(rng);
+  return x;
+}
+
+// Node k of a ring of n equal elements with centre c, radius R, counter-clockwise, slope of
+// length `stretch` (|r'| = 1 + eps).
+template <typename Vector>
+void ringNode(Vector& q, int k, int n, double R, double stretch, double cx = 0.0, double cy = 0.0) {
+  const double theta = 2.0 * kPi * k / n;
+  q(4 * k) = cx + R * std::cos(theta);
+  q(4 * k + 1) = cy + R * std::sin(theta);
+  q(4 * k + 2) = -stretch * std::sin(theta);
+  q(4 * k + 3) = stretch * std::cos(theta);
+}
+
+}  // namespace
+
+// The configuration-dependent mass matrix's 8x8 block is the element's consistent mass matrix
+// (docs/model.md §2.3, rho A L / 420 [156 22L 54 -13L; ...]), computed independently.
+TEST(MaterialFlowInertia, MassBlockIsTheElementsConsistentMassMatrix) {
+  beltsim::AncfCable2D<double> element;
+  ASSERT_TRUE(element.setUp(beltParameters(0.037, 0.0)).ok());
+  MaterialFlowInertia flow;
+  ASSERT_TRUE(flow.setUp(0.037, 0.8288).ok());
+  MaterialFlowTerms t;
+  const Vector8 q = Vector8::Zero();
+  ASSERT_EQ(flow.evaluate(q, q, q, 0.0, 0.0, t), Status::kOk);
+  EXPECT_LT((t.byAcceleration.topLeftCorner<8, 8>() - element.massMatrix()).norm(),
+            1e-14 * element.massMatrix().norm());
+}
+
+// Kinetic energy 1/2 q_dot^T M q_dot + v q_dot^T M1 q + v^2/2 q^T M2 q against the integral of
+// 1/2 rho A |r_dot + v r'|^2 with 5-point Gauss-Legendre (exact for the degree-6 integrand).
+TEST(MaterialFlowInertia, KineticEnergyIsTheIntegralOfTheMaterialVelocitySquared) {
+  const double length = 0.05, rhoA = 0.8288, v = 7.3;
+  MaterialFlowInertia flow;
+  ASSERT_TRUE(flow.setUp(length, rhoA).ok());
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 5; ++trial) {
+    const Vector8 q = randomVector(rng, 1.0), qDot = randomVector(rng, 2.0);
+    double reference = 0.0;
+    for (int i = 0; i < beltsim::kGaussLegendre5.kPoints; ++i) {
+      const double x = 0.5 * length * (1.0 + beltsim::kGaussLegendre5.points[i]);
+      const auto h = beltsim::HermiteShape<double>::at(x, length);
+      const Eigen::Vector2d u = beltsim::HermiteShape<double>::interpolate(h.s, qDot) +
+                                v * beltsim::HermiteShape<double>::interpolate(h.ds, q);
+      reference += 0.5 * length * beltsim::kGaussLegendre5.weights[i] * 0.5 * rhoA * u.squaredNorm();
+    }
+    EXPECT_NEAR(flow.kineticEnergy(q, qDot, v), reference, 1e-12 * std::abs(reference));
+  }
+}
+
+// Every derivative of the inertia terms against central differences of the terms themselves.
+TEST(MaterialFlowInertia, DerivativesMatchCentralDifferences) {
+  MaterialFlowInertia flow;
+  ASSERT_TRUE(flow.setUp(0.04, 0.8288).ok());
+  std::mt19937 rng(11);
+  const Vector8 q = randomVector(rng, 0.3), qDot = randomVector(rng, 3.0), qDDot = randomVector(rng, 50.0);
+  const double v = 9.1, vDot = -4.2;
+  MaterialFlowTerms t;
+  ASSERT_EQ(flow.evaluate(q, qDot, qDDot, v, vDot, t), Status::kOk);
+  double worst = 0.0;
+  const double eps = 1e-6;
+  for (int level = 0; level < 3; ++level) {
+    const MaterialFlowTerms::Matrix9& analytic =
+        level == 0 ? t.byPosition : level == 1 ? t.byVelocity : t.byAcceleration;
+    for (int j = 0; j < 9; ++j) {
+      MaterialFlowTerms plus, minus;
+      Vector8 xp[3] = {q, qDot, qDDot}, xm[3] = {q, qDot, qDDot};
+      double sp[3] = {0.0, v, vDot}, sm[3] = {0.0, v, vDot};
+      if (j < 8) {
+        xp[level](j) += eps;
+        xm[level](j) -= eps;
+      } else {
+        sp[level] += eps;
+        sm[level] -= eps;
+      }
+      ASSERT_EQ(flow.evaluate(xp[0], xp[1], xp[2], sp[1], sp[2], plus), Status::kOk);
+      ASSERT_EQ(flow.evaluate(xm[0], xm[1], xm[2], sm[1], sm[2], minus), Status::kOk);
+      const MaterialFlowTerms::Vector9 fd = (plus.force - minus.force) / (2.0 * eps);
+      for (int i = 0; i < 9; ++i) {
+        const double scale = 1.0 + std::abs(analytic(i, j));
+        worst = std::max(worst, std::abs(fd(i) - analytic(i, j)) / scale);
+      }
+    }
+  }
+  std::printf("[figure] material-flow inertia: worst relative derivative error %.2e\n", worst);
+  EXPECT_LT(worst, 1e-6);
+}
+
+// A ring spinning freely with spatial speed V = v (1 + eps) is in equilibrium when its tension
+// carries the centripetal force: T = rho A_0 V^2 / (1 + eps) = rho A_0 v^2 (1 + eps) (rho A_0 /
+// (1 + eps) is the mass per current length). The static solution of the model (velocity terms at
+// q_dot = 0, v held), 24 elements, must give T = EA (eps - eps0) equal to that within 0.1 %, with
+// eps the ring's stretch (its circumference 2 pi R over its reference length), for every axial
+// rule. (The nodal |r'| - 1 of the Lobatto rule c is 0.3 % of T off the stretch: that rule's
+// nodal strain, not the balance, docs/model.md §11.33.) Bending (EI = 1e-6 N m^2) changes T by
+// EI / (2 R^2) = 5e-5 N of 330 N.
+TEST(EulerianBelt, SpinningRingCarriesTheCentrifugalTension) {
+  constexpr int n = 24;
+  using Loop = beltsim_test::EulerianLoop<n>;
+  const double R0 = 0.1, v = 20.0, rhoA = 0.8288, EA = 8000.0, eps0 = -0.05;
+  const double length = 2.0 * kPi * R0 / n;
+  for (beltsim::AxialRule rule : {beltsim::AxialRule::kA, beltsim::AxialRule::kB, beltsim::AxialRule::kC}) {
+    Loop loop;
+    beltsim::AncfCable2D<double>::Parameters p = beltParameters(length, 1e-6);
+    p.axialRule = rule;
+    ASSERT_TRUE(loop.setUp(p, Loop::Support{}));
+    // Rigid motions and the gauge: node 0 held in x and y, node n/2 in y (rotation). v is given.
+    const int held[4] = {0, 1, 4 * (n / 2) + 1, Loop::kTransport};
+    auto q = std::make_unique<Loop::Vector>(), qDot = std::make_unique<Loop::Vector>(),
+         zero = std::make_unique<Loop::Vector>(), r = std::make_unique<Loop::Vector>();
+    auto k = std::make_unique<Loop::Matrix>();
+    q->setZero();
+    // Node 0 at (R0, 0) is held there; the ring may shrink or grow about it.
+    for (int i = 0; i < n; ++i) ringNode(*q, i, n, R0, 1.0);
+    qDot->setZero();
+    (*qDot)(Loop::kTransport) = v;
+    zero->setZero();
+    double norm = 0.0;
+    for (int it = 0; it < 30; ++it) {
+      ASSERT_EQ(loop.assemble(*q, *qDot, *zero, *r, nullptr, k.get(), nullptr), Status::kOk);
+      for (int i : held) {
+        (*r)(i) = 0.0;
+        k->row(i).setZero();
+        (*k)(i, i) = 1.0;
+      }
+      norm = r->norm();
+      if (norm < 1e-9) break;
+      *q -= k->partialPivLu().solve(*r);
+    }
+    ASSERT_LT(norm, 1e-9);
+    const double radius = 0.5 * ((*q)(0) - (*q)(4 * (n / 2)));
+    const double eps = 2.0 * kPi * radius / (n * length) - 1.0;
+    const double tension = EA * (eps - eps0);
+    const double expected = rhoA * v * v * (1.0 + eps);
+    const double error = (tension - expected) / expected;
+    std::printf("[figure] spinning ring, v = %.1f m/s, axial rule %d: eps %.6f, T %.4f N, rho A v^2 (1+eps) %.4f N, error %+.4f %%\n",
+                v, static_cast<int>(rule), eps, tension, expected, 100.0 * error);
+    EXPECT_LT(std::abs(error), 1e-3);
+  }
+}
+
+namespace {
+
+// Lowest three transverse frequencies [rad/s] of a straight span pinned at both ends (positions
+// held, slopes free), n elements, stretched to 1 + eps, material moving at v (reference length
+// per second), from the linearised gyroscopic eigenproblem M x'' + G x' + K x = 0 with
+// G = 2 v M1, K = K_int + v^2 (B1 - M2) (docs/model.md §2.10).
+struct SpanModes {
+  std::vector<double> omega;  // transverse frequencies, ascending [rad/s]
+  double firstModeTurn = 0.0;  // arg y(3L/4) - arg y(L/4) of the lowest transverse mode [rad]
+};
+
+SpanModes spanModes(int n, double spanLength, double eps, double v, double EI) {
+  const double stretch = 1.0 + eps;
+  const double length = spanLength / (n * stretch);  // reference length of one element
+  beltsim::AncfCable2D<double> element;
+  MaterialFlowInertia flow;
+  SpanModes out;
+  if (!element.setUp(beltParameters(length, EI)).ok() || !flow.setUp(length, 0.8288).ok()) return out;
+  const int dof = 4 * (n + 1);
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(dof, dof), G = M, K = M;
+  for (int e = 0; e < n; ++e) {
+    Vector8 qe;
+    qe << e * length * stretch, 0.0, stretch, 0.0, (e + 1) * length * stretch, 0.0, stretch, 0.0;
+    Vector8 force;
+    beltsim::AncfCable2D<double>::Matrix8 kq, kv;
+    if (element.internalForceAndJacobian(qe, Vector8::Zero(), force, kq, kv) != Status::kOk) return out;
+    MaterialFlowTerms t;
+    if (flow.evaluate(qe, Vector8::Zero(), Vector8::Zero(), v, 0.0, t) != Status::kOk) return out;
+    M.block<8, 8>(4 * e, 4 * e) += t.byAcceleration.topLeftCorner<8, 8>();
+    G.block<8, 8>(4 * e, 4 * e) += t.byVelocity.topLeftCorner<8, 8>();
+    K.block<8, 8>(4 * e, 4 * e) += kq + t.byPosition.topLeftCorner<8, 8>();
+  }
+  // Free unknowns: everything but the end nodes' positions.
+  std::vector<int> free;
+  for (int i = 0; i < dof; ++i)
+    if (!(i == 0 || i == 1 || i == 4 * n || i == 4 * n + 1)) free.push_back(i);
+  const int m = static_cast<int>(free.size());
+  Eigen::MatrixXd Mf(m, m), Gf(m, m), Kf(m, m);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j) {
+      Mf(i, j) = M(free[i], free[j]);
+      Gf(i, j) = G(free[i], free[j]);
+      Kf(i, j) = K(free[i], free[j]);
+    }
+  const Eigen::MatrixXd minv = Mf.inverse();
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(2 * m, 2 * m);
+  A.topRightCorner(m, m).setIdentity();
+  A.bottomLeftCorner(m, m) = -minv * Kf;
+  A.bottomRightCorner(m, m) = -minv * Gf;
+  Eigen::EigenSolver<Eigen::MatrixXd> solver(A, true);
+  std::vector<std::pair<double, double>> transverse;  // (omega, first-mode turn)
+  for (int i = 0; i < 2 * m; ++i) {
+    const std::complex<double> lambda = solver.eigenvalues()(i);
+    if (lambda.imag() <= 0.0) continue;
+    // A transverse mode: its y components dominate its x components.
+    const Eigen::VectorXcd x = solver.eigenvectors().col(i).head(m);
+    double ySum = 0.0, xSum = 0.0;
+    for (int j = 0; j < m; ++j) (free[j] % 2 == 1 ? ySum : xSum) += std::norm(x(j));
+    if (!(ySum > 100.0 * xSum)) continue;
+    // y of the nodes at L/4 and 3L/4 (n divisible by 4); free[] skips node 0's two positions.
+    const std::complex<double> quarter = x(4 * (n / 4) + 1 - 2), threeQuarter = x(4 * (3 * n / 4) + 1 - 2);
+    transverse.emplace_back(lambda.imag(), std::arg(threeQuarter / quarter));
+  }
+  std::sort(transverse.begin(), transverse.end());
+  for (const auto& t : transverse) out.omega.push_back(t.first);
+  if (!transverse.empty()) out.firstModeTurn = transverse.front().second;
+  return out;
+}
+
+}  // namespace
+
+// Travelling span (Wickert and Mote, J. Appl. Mech. 57 (1990) 738): a string of spatial length
+// L, tension T, wave speed c^2 = T (1 + eps) / rho A_0, moving at spatial speed V, has the
+// transverse frequencies omega_n = (n pi / L) (c^2 - V^2) / c and the complex mode shapes
+// sin(n pi x / L) exp(i omega_n V x / (c^2 - V^2)): the first mode's phase turns by pi V / (2 c)
+// from x = L/4 to 3L/4 (with time factor exp(i omega t); this fixes the sign of the Coriolis term
+// 2 v M1, which the frequencies do not see). 20 elements, EI = 1e-4 N m^2 (its share of
+// omega_3^2 is EI (3 pi / L)^2 / T = 9e-5). Frequencies within 1 % at V = 0 and V = c / 2, the turn
+// within 1 % of pi / 4 at V = c / 2 (0 at V = 0).
+TEST(EulerianBelt, TravellingSpanHasTheWickertMoteFrequencies) {
+  const double spanLength = 0.5, eps = 0.0, eps0 = -0.05, rhoA = 0.8288, EA = 8000.0;
+  const double tension = EA * (eps - eps0);
+  const double c = std::sqrt(tension * (1.0 + eps) / rhoA);
+  for (double fraction : {0.0, 0.5}) {
+    const double V = fraction * c;
+    const SpanModes modes = spanModes(20, spanLength, eps, V / (1.0 + eps), 1e-4);
+    ASSERT_GE(modes.omega.size(), 3u);
+    for (int mode = 1; mode <= 3; ++mode) {
+      const double expected = mode * kPi / spanLength * (c * c - V * V) / c;
+      const double error = (modes.omega[mode - 1] - expected) / expected;
+      std::printf("[figure] travelling span V = %.2f c, mode %d: %.4f rad/s, Wickert-Mote %.4f, error %+.4f %%\n",
+                  fraction, mode, modes.omega[mode - 1], expected, 100.0 * error);
+      EXPECT_LT(std::abs(error), 0.01);
+    }
+    const double turn = kPi * V / (2.0 * c);
+    std::printf("[figure] travelling span V = %.2f c: first mode turns %.5f rad from L/4 to 3L/4, expected %.5f\n",
+                fraction, modes.firstModeTurn, turn);
+    EXPECT_NEAR(modes.firstModeTurn, turn, 0.01 * kPi / 4.0);
+  }
+}
+
+namespace {
+
+struct RingRun {
+  double energyDrift = 1e300;  // max |E(t) - E(0)| / E(0) over the run
+  double transportChange = 1e300;
+  int flaggedSteps = -1;
+};
+
+// A closed belt of 16 elements running at V on a frictionless circular support of radius R (a
+// belt fully wrapped on a frictionless pulley), started from its static running state with a
+// transverse kick, integrated with the trapezoidal rule for `duration`.
+RingRun runKickedRing(double V, double h, double duration) {
+  constexpr int n = 16;
+  using Loop = beltsim_test::EulerianLoop<n>;
+  const double R = 0.1, k = 2e5;
+  Loop::Support support;
+  support.active = true;
+  support.radius = R;
+  support.stiffness = k;
+  Loop loop;
+  RingRun run;
+  if (!loop.setUp(beltParameters(2.0 * kPi * R / n, 1e-4), support)) return run;
+  auto q = std::make_unique<Loop::Vector>(), qDot = std::make_unique<Loop::Vector>(),
+       a = std::make_unique<Loop::Vector>(), r = std::make_unique<Loop::Vector>();
+  auto mass = std::make_unique<Loop::Matrix>(), kq = std::make_unique<Loop::Matrix>();
+  q->setZero();
+  for (int i = 0; i < n; ++i) ringNode(*q, i, n, R, 1.0);
+  qDot->setZero();
+  (*qDot)(Loop::kTransport) = V;  // eps = 0 at the start: V = v
+  a->setZero();
+  // Gauge: node 0 at (R, 0) keeps its tangential (y) position.
+  const int gauge = 1;
+  // Static running state at v: Newton on q with the transport coordinate held.
+  for (int it = 0; it < 30; ++it) {
+    if (loop.assemble(*q, *qDot, *a, *r, nullptr, kq.get(), nullptr) != Status::kOk) return run;
+    for (int i : {gauge, Loop::kTransport}) {
+      (*r)(i) = 0.0;
+      kq->row(i).setZero();
+      (*kq)(i, i) = 1.0;
+    }
+    if (r->norm() < 1e-9) break;
+    *q -= kq->partialPivLu().solve(*r);
+  }
+  // Transverse kick: radial velocity 0.5 cos(2 theta) m/s (positions and slopes consistent).
+  for (int i = 0; i < n; ++i) {
+    const double theta = 2.0 * kPi * i / n, u = 0.5 * std::cos(2.0 * theta), du = -1.0 * std::sin(2.0 * theta) / R;
+    const Eigen::Vector2d nrm(std::cos(theta), std::sin(theta)), tan(-std::sin(theta), std::cos(theta));
+    const Eigen::Vector2d vel = u * nrm, slopeRate = du * nrm + u / R * tan;
+    (*qDot)(4 * i) = vel(0);
+    (*qDot)(4 * i + 1) = i == 0 ? 0.0 : vel(1);
+    (*qDot)(4 * i + 2) = slopeRate(0);
+    (*qDot)(4 * i + 3) = slopeRate(1);
+  }
+  // Consistent initial accelerations.
+  loop.hold(gauge);
+  a->setZero();
+  if (loop.assemble(*q, *qDot, *a, *r, mass.get(), nullptr, nullptr) != Status::kOk) return run;
+  (*r)(gauge) = 0.0;
+  mass->row(gauge).setZero();
+  (*mass)(gauge, gauge) = 1.0;
+  *a = -mass->partialPivLu().solve(*r);
+
+  beltsim::IntegratorSettings settings;
+  settings.newmark = true;  // trapezoidal rule
+  settings.maxNewtonIterations = 10;
+  settings.maxPnsIterations = 1;
+  beltsim::ReferenceStepper<Loop> stepper;
+  if (!stepper.setUp(settings, h).ok()) return run;
+  stepper.initialize(*q, *qDot, *a, 0.0);
+  const double e0 = loop.kineticEnergy(*q, *qDot) + loop.potentialEnergy(*q);
+  const double v0 = (*qDot)(Loop::kTransport);
+  double drift = 0.0, transport = 0.0;
+  int flagged = 0;
+  const int steps = static_cast<int>(duration / h + 0.5);
+  for (int s = 0; s < steps; ++s) {
+    const beltsim::StepStatistics st = stepper.step(loop);
+    if (st.flags != 0) ++flagged;
+    const double e = loop.kineticEnergy(stepper.positions(), stepper.velocities()) +
+                     loop.potentialEnergy(stepper.positions());
+    drift = std::max(drift, std::abs(e - e0) / e0);
+    transport = std::max(transport, std::abs(stepper.velocities()(Loop::kTransport) - v0) / v0);
+  }
+  run.energyDrift = drift;
+  run.transportChange = transport;
+  run.flaggedSteps = flagged;
+  return run;
+}
+
+}  // namespace
+
+// Energy: a frictionless, undamped closed belt running at V = c / 2 (c^2 = T (1 + eps) / rho A_0
+// with T = 0.05 EA = 400 N: c = 22.0 m/s) with a transverse kick keeps its kinetic energy (on the
+// material velocity) plus strain and support energy within 0.5 % over 1 s with the trapezoidal rule
+// (step 2.5e-4 s).
+TEST(EulerianBelt, ClosedBeltOnAFrictionlessSupportConservesEnergy) {
+  const double c = std::sqrt(400.0 / 0.8288);
+  const RingRun run = runKickedRing(0.5 * c, 2.5e-4, 1.0);
+  std::printf("[figure] closed belt at c/2 over 1 s: energy drift %.3e, transport speed change %.3e, flagged steps %d\n",
+              run.energyDrift, run.transportChange, run.flaggedSteps);
+  EXPECT_EQ(run.flaggedSteps, 0);
+  EXPECT_LT(run.energyDrift, 0.005);
+}
+
+// The gauge (docs/model.md §2.10): sliding every node along the belt's own path while the material
+// slides back leaves the material unmoved, so the Newton matrix of a running belt is singular in
+// that direction; on a circular support the slide is the rotation of all nodes (positions and
+// slopes) about the centre. Measured on the running belt of the energy test (16 elements, V = 11
+// m/s, trapezoidal rule, h = 2.5e-4 s): without a gauge the Newton matrix's smallest singular
+// value is below 1e-9 of its largest and the stiffness's null vector is the rotation; holding node
+// 0's tangential position (y at (R, 0)) lifts it above 1e-8 (the matrix's own conditioning).
+TEST(EulerianBelt, HoldingOneTangentialPositionRemovesTheSlideOfTheMesh) {
+  constexpr int n = 16;
+  using Loop = beltsim_test::EulerianLoop<n>;
+  const double R = 0.1;
+  Loop::Support support;
+  support.active = true;
+  support.radius = R;
+  support.stiffness = 2e5;
+  Loop loop;
+  ASSERT_TRUE(loop.setUp(beltParameters(2.0 * kPi * R / n, 1e-4), support));
+  auto q = std::make_unique<Loop::Vector>(), qDot = std::make_unique<Loop::Vector>(),
+       a = std::make_unique<Loop::Vector>(), r = std::make_unique<Loop::Vector>();
+  auto A = std::make_unique<Loop::Matrix>(), K = std::make_unique<Loop::Matrix>(),
+       D = std::make_unique<Loop::Matrix>();
+  q->setZero();
+  for (int i = 0; i < n; ++i) ringNode(*q, i, n, R, 1.0);
+  qDot->setZero();
+  (*qDot)(Loop::kTransport) = 11.0;
+  a->setZero();
+  for (int it = 0; it < 30; ++it) {
+    ASSERT_EQ(loop.assemble(*q, *qDot, *a, *r, nullptr, K.get(), nullptr), Status::kOk);
+    for (int i : {1, Loop::kTransport}) {
+      (*r)(i) = 0.0;
+      K->row(i).setZero();
+      (*K)(i, i) = 1.0;
+    }
+    if (r->norm() < 1e-9) break;
+    *q -= K->partialPivLu().solve(*r);
+  }
+  ASSERT_EQ(loop.assemble(*q, *qDot, *a, *r, A.get(), K.get(), D.get()), Status::kOk);
+  beltsim::IntegratorSettings settings;
+  settings.newmark = true;
+  const beltsim::IntegratorCoefficients c = beltsim::IntegratorCoefficients::make(settings, 2.5e-4);
+  const Eigen::MatrixXd newton = c.massFactor * *A + c.stiffnessFactor * *K + c.dampingFactor * *D;
+  Eigen::MatrixXd gauged = newton;
+  gauged.row(1).setZero();
+  gauged(1, 1) = 1.0;
+  const Eigen::VectorXd free = Eigen::JacobiSVD<Eigen::MatrixXd>(newton).singularValues();
+  const Eigen::VectorXd held = Eigen::JacobiSVD<Eigen::MatrixXd>(gauged).singularValues();
+  const double freeRatio = free(free.size() - 1) / free(0), heldRatio = held(held.size() - 1) / held(0);
+  // The stiffness of the node coordinates (transport column is 0) and its null vector.
+  const Eigen::MatrixXd k = K->topLeftCorner(4 * n, 4 * n);
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(k, Eigen::ComputeFullV);
+  Eigen::VectorXd rotation = Eigen::VectorXd::Zero(4 * n);
+  for (int i = 0; i < n; ++i) {
+    rotation(4 * i) = -(*q)(4 * i + 1);
+    rotation(4 * i + 1) = (*q)(4 * i);
+    rotation(4 * i + 2) = -(*q)(4 * i + 3);
+    rotation(4 * i + 3) = (*q)(4 * i + 2);
+  }
+  const double overlap = std::abs(svd.matrixV().col(4 * n - 1).dot(rotation.normalized()));
+  std::printf("[figure] gauge: Newton matrix smallest/largest singular value %.2e free, %.2e held; stiffness null vector . rotation = %.6f\n",
+              freeRatio, heldRatio, overlap);
+  EXPECT_LT(freeRatio, 1e-9);
+  EXPECT_GT(heldRatio, 1e-8);
+  EXPECT_GT(overlap, 0.999);
+}
