@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "beltsim/element/material_flow_inertia.hpp"
+#include "beltsim/element/material_rate_damping.hpp"
 #include "beltsim/stepping/reference_stepper.hpp"
 #include "eulerian_loop.hpp"
 
@@ -129,6 +130,66 @@ TEST(MaterialFlowInertia, DerivativesMatchCentralDifferences) {
     }
   }
   std::printf("[figure] material-flow inertia: worst relative derivative error %.2e\n", worst);
+  EXPECT_LT(worst, 1e-6);
+}
+
+// Material-rate damping against the element's own damping law: for a cubic centreline r(x) the
+// shifted curve r(x + v tau) is exactly representable, so the element's mesh-rate damping at
+// q_dot = v [r'(0), r''(0), r'(L), r''(L)] (r_dot' = v r'' everywhere) is the extra force of the
+// material flowing at v. Equal to 1e-12 of the force for every axial rule.
+TEST(MaterialRateDamping, EqualsTheElementsDampingOfTheShiftedCurve) {
+  const double length = 0.06, v = 3.7;
+  const Eigen::Vector2d a0(0.1, -0.2), a1(1.02, 0.05), a2(0.4, -1.1), a3(-2.0, 3.0);
+  auto r1 = [&](double x) { return Eigen::Vector2d(a1 + 2.0 * x * a2 + 3.0 * x * x * a3); };
+  auto r2 = [&](double x) { return Eigen::Vector2d(2.0 * a2 + 6.0 * x * a3); };
+  Vector8 q, qDot;
+  const Eigen::Vector2d rB = a0 + length * a1 + length * length * a2 + length * length * length * a3;
+  q << a0(0), a0(1), r1(0.0)(0), r1(0.0)(1), rB(0), rB(1), r1(length)(0), r1(length)(1);
+  qDot << v * r1(0.0)(0), v * r1(0.0)(1), v * r2(0.0)(0), v * r2(0.0)(1), v * r1(length)(0), v * r1(length)(1),
+      v * r2(length)(0), v * r2(length)(1);
+  for (beltsim::AxialRule rule : {beltsim::AxialRule::kA, beltsim::AxialRule::kB, beltsim::AxialRule::kC}) {
+    beltsim::AncfCable2D<double>::Parameters p = beltParameters(length, 0.0);
+    p.axialDamping = 1.0;
+    p.axialRule = rule;
+    beltsim::AncfCable2D<double> element;
+    ASSERT_TRUE(element.setUp(p).ok());
+    beltsim::MaterialRateDamping damping;
+    ASSERT_TRUE(damping.setUp(length, 1.0, rule).ok());
+    Vector8 moving, still, extra;
+    ASSERT_EQ(element.internalForce(q, qDot, moving), Status::kOk);
+    ASSERT_EQ(element.internalForce(q, Vector8::Zero(), still), Status::kOk);
+    ASSERT_EQ(damping.evaluate(q, v, extra, nullptr, nullptr), Status::kOk);
+    const Vector8 expected = moving - still;
+    EXPECT_GT(expected.norm(), 1e-3);  // the damping force is not trivially zero here
+    EXPECT_LT((extra - expected).norm(), 1e-12 * (1.0 + expected.norm())) << "axial rule " << static_cast<int>(rule);
+  }
+}
+
+// Derivatives of the material-rate damping by q and by v against central differences.
+TEST(MaterialRateDamping, DerivativesMatchCentralDifferences) {
+  beltsim::MaterialRateDamping damping;
+  ASSERT_TRUE(damping.setUp(0.05, 1.3, beltsim::AxialRule::kC).ok());
+  std::mt19937 rng(5);
+  Vector8 q;
+  q << 0.0, 0.0, 1.03, 0.1, 0.05, 0.004, 0.98, -0.2;
+  q += randomVector(rng, 0.01);
+  const double v = 6.0, eps = 1e-7;
+  Vector8 f, byV, fp, fm;
+  beltsim::MaterialRateDamping::Matrix8 byQ;
+  ASSERT_EQ(damping.evaluate(q, v, f, &byQ, &byV), Status::kOk);
+  double worst = 0.0;
+  for (int j = 0; j < 8; ++j) {
+    Vector8 qp = q, qm = q;
+    qp(j) += eps;
+    qm(j) -= eps;
+    ASSERT_EQ(damping.evaluate(qp, v, fp, nullptr, nullptr), Status::kOk);
+    ASSERT_EQ(damping.evaluate(qm, v, fm, nullptr, nullptr), Status::kOk);
+    worst = std::max(worst, ((fp - fm) / (2.0 * eps) - byQ.col(j)).norm() / (1.0 + byQ.norm()));
+  }
+  ASSERT_EQ(damping.evaluate(q, v + eps, fp, nullptr, nullptr), Status::kOk);
+  ASSERT_EQ(damping.evaluate(q, v - eps, fm, nullptr, nullptr), Status::kOk);
+  worst = std::max(worst, ((fp - fm) / (2.0 * eps) - byV).norm() / (1.0 + byV.norm()));
+  std::printf("[figure] material-rate damping: worst relative derivative error %.2e\n", worst);
   EXPECT_LT(worst, 1e-6);
 }
 
