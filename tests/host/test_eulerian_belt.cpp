@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "beltsim/element/material_flow_inertia.hpp"
-#include "beltsim/element/material_rate_damping.hpp"
+#include "beltsim/element/material_velocity.hpp"
 #include "beltsim/stepping/reference_stepper.hpp"
 #include "eulerian_loop.hpp"
 
@@ -133,64 +133,63 @@ TEST(MaterialFlowInertia, DerivativesMatchCentralDifferences) {
   EXPECT_LT(worst, 1e-6);
 }
 
-// Material-rate damping against the element's own damping law: for a cubic centreline r(x) the
-// shifted curve r(x + v tau) is exactly representable, so the element's mesh-rate damping at
-// q_dot = v [r'(0), r''(0), r'(L), r''(L)] (r_dot' = v r'' everywhere) is the extra force of the
-// material flowing at v. Equal to 1e-12 of the force for every axial rule.
-TEST(MaterialRateDamping, EqualsTheElementsDampingOfTheShiftedCurve) {
-  const double length = 0.06, v = 3.7;
-  const Eigen::Vector2d a0(0.1, -0.2), a1(1.02, 0.05), a2(0.4, -1.1), a3(-2.0, 3.0);
-  auto r1 = [&](double x) { return Eigen::Vector2d(a1 + 2.0 * x * a2 + 3.0 * x * x * a3); };
-  auto r2 = [&](double x) { return Eigen::Vector2d(2.0 * a2 + 6.0 * x * a3); };
-  Vector8 q, qDot;
-  const Eigen::Vector2d rB = a0 + length * a1 + length * length * a2 + length * length * length * a3;
-  q << a0(0), a0(1), r1(0.0)(0), r1(0.0)(1), rB(0), rB(1), r1(length)(0), r1(length)(1);
-  qDot << v * r1(0.0)(0), v * r1(0.0)(1), v * r2(0.0)(0), v * r2(0.0)(1), v * r1(length)(0), v * r1(length)(1),
-      v * r2(length)(0), v * r2(length)(1);
-  for (beltsim::AxialRule rule : {beltsim::AxialRule::kA, beltsim::AxialRule::kB, beltsim::AxialRule::kC}) {
-    beltsim::AncfCable2D<double>::Parameters p = beltParameters(length, 0.0);
-    p.axialDamping = 1.0;
-    p.axialRule = rule;
-    beltsim::AncfCable2D<double> element;
-    ASSERT_TRUE(element.setUp(p).ok());
-    beltsim::MaterialRateDamping damping;
-    ASSERT_TRUE(damping.setUp(length, 1.0, rule).ok());
-    Vector8 moving, still, extra;
-    ASSERT_EQ(element.internalForce(q, qDot, moving), Status::kOk);
-    ASSERT_EQ(element.internalForce(q, Vector8::Zero(), still), Status::kOk);
-    ASSERT_EQ(damping.evaluate(q, v, extra, nullptr, nullptr), Status::kOk);
-    const Vector8 expected = moving - still;
-    EXPECT_GT(expected.norm(), 1e-3);  // the damping force is not trivially zero here
-    EXPECT_LT((extra - expected).norm(), 1e-12 * (1.0 + expected.norm())) << "axial rule " << static_cast<int>(rule);
+// The slope map T of material_velocity.hpp: S(x) T q = r'(x) and S'(x) T q = r''(x) at every x of
+// the element (cubic Hermite interpolation reproduces the quadratic r' exactly), to round-off.
+TEST(MaterialVelocity, SlopeRatesInterpolateTheSlopeAndCurvatureEverywhere) {
+  const double length = 0.045;
+  beltsim::MaterialVelocity material;
+  ASSERT_TRUE(material.setUp(length).ok());
+  std::mt19937 rng(17);
+  double worst = 0.0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const Vector8 q = randomVector(rng, 1.0);
+    const Vector8 tq = material.slopeRates(q);
+    for (int i = 0; i <= 10; ++i) {
+      const auto h = beltsim::HermiteShape<double>::at(length * i / 10.0, length);
+      using I = beltsim::HermiteShape<double>;
+      worst = std::max(worst, (I::interpolate(h.s, tq) - I::interpolate(h.ds, q)).norm() /
+                                  (1.0 + I::interpolate(h.ds, q).norm()));
+      worst = std::max(worst, length * (I::interpolate(h.ds, tq) - I::interpolate(h.dds, q)).norm() /
+                                  (1.0 + length * I::interpolate(h.dds, q).norm()));
+    }
   }
+  EXPECT_LT(worst, 1e-13);
 }
 
-// Derivatives of the material-rate damping by q and by v against central differences.
-TEST(MaterialRateDamping, DerivativesMatchCentralDifferences) {
-  beltsim::MaterialRateDamping damping;
-  ASSERT_TRUE(damping.setUp(0.05, 1.3, beltsim::AxialRule::kC).ok());
-  std::mt19937 rng(5);
-  Vector8 q;
-  q << 0.0, 0.0, 1.03, 0.1, 0.05, 0.004, 0.98, -0.2;
-  q += randomVector(rng, 0.01);
-  const double v = 6.0, eps = 1e-7;
-  Vector8 f, byV, fp, fm;
-  beltsim::MaterialRateDamping::Matrix8 byQ;
-  ASSERT_EQ(damping.evaluate(q, v, f, &byQ, &byV), Status::kOk);
-  double worst = 0.0;
-  for (int j = 0; j < 8; ++j) {
-    Vector8 qp = q, qm = q;
-    qp(j) += eps;
-    qm(j) -= eps;
-    ASSERT_EQ(damping.evaluate(qp, v, fp, nullptr, nullptr), Status::kOk);
-    ASSERT_EQ(damping.evaluate(qm, v, fm, nullptr, nullptr), Status::kOk);
-    worst = std::max(worst, ((fp - fm) / (2.0 * eps) - byQ.col(j)).norm() / (1.0 + byQ.norm()));
-  }
-  ASSERT_EQ(damping.evaluate(q, v + eps, fp, nullptr, nullptr), Status::kOk);
-  ASSERT_EQ(damping.evaluate(q, v - eps, fm, nullptr, nullptr), Status::kOk);
-  worst = std::max(worst, ((fp - fm) / (2.0 * eps) - byV).norm() / (1.0 + byV.norm()));
-  std::printf("[figure] material-rate damping: worst relative derivative error %.2e\n", worst);
-  EXPECT_LT(worst, 1e-6);
+// The flow mass M1 = int rho A S^T S' dx of material_flow_inertia.hpp is M T (S' = S T): the two
+// headers agree.
+TEST(MaterialVelocity, FlowMassIsMassTimesSlopeMap) {
+  MaterialFlowInertia flow;
+  ASSERT_TRUE(flow.setUp(0.05, 0.8288).ok());
+  beltsim::MaterialVelocity material;
+  ASSERT_TRUE(material.setUp(0.05).ok());
+  const MaterialFlowInertia::Matrix4 product = flow.mass() * material.slopeMap();
+  EXPECT_LT((flow.flowMass1() - product).norm(), 1e-13 * flow.flowMass1().norm());
+}
+
+// The strain and curvature rates of a material point: a point that sits at mesh point x at time 0
+// is at x + v tau at time tau, on the curve q + tau q_dot; the element's section outputs at the
+// material rates q_dot + v T q must equal the central differences in tau of its strain and
+// curvature (d/dt (eps, K) following the material = mesh rate + v times the gradient).
+TEST(MaterialVelocity, ElementRatesAtMaterialRatesFollowTheMaterialPoint) {
+  const double length = 0.05, v = 4.5, x = 0.3 * length, dt = 1e-6;
+  beltsim::AncfCable2D<double> element;
+  ASSERT_TRUE(element.setUp(beltParameters(length, 1.0)).ok());
+  beltsim::MaterialVelocity material;
+  ASSERT_TRUE(material.setUp(length).ok());
+  Vector8 q, qDot;
+  q << 0.0, 0.0, 1.02, 0.1, 0.049, 0.006, 0.97, 0.35;
+  qDot << 0.1, -0.3, 0.5, 2.0, -0.2, 0.4, -1.0, 0.7;
+  beltsim::AncfCable2D<double>::Section at, plus, minus;
+  ASSERT_EQ(element.section(q, material.materialRates(q, qDot, v), x, at), Status::kOk);
+  ASSERT_EQ(element.section(q + dt * qDot, Vector8::Zero(), x + v * dt, plus), Status::kOk);
+  ASSERT_EQ(element.section(q - dt * qDot, Vector8::Zero(), x - v * dt, minus), Status::kOk);
+  const double strainRate = (plus.axialStrain - minus.axialStrain) / (2.0 * dt);
+  const double curvatureRate = (plus.curvature - minus.curvature) / (2.0 * dt);
+  std::printf("[figure] material point: strain rate %.8f (difference %.8f), curvature rate %.8f (difference %.8f)\n",
+              at.axialStrainRate, strainRate, at.curvatureRate, curvatureRate);
+  EXPECT_NEAR(at.axialStrainRate, strainRate, 1e-6 * (1.0 + std::abs(strainRate)));
+  EXPECT_NEAR(at.curvatureRate, curvatureRate, 1e-6 * (1.0 + std::abs(curvatureRate)));
 }
 
 // A ring spinning freely with spatial speed V = v (1 + eps) is in equilibrium when its tension
