@@ -50,6 +50,19 @@ struct HermiteShape {
     }
     return r;
   }
+
+  // (A (x) I2) x: a 4 x 4 matrix over the shape functions applied to both components of the
+  // element vector (y_{2j+c} = sum_k A_jk x_{2k+c}).
+  static Eigen::Matrix<Scalar, 8, 1> applyPerComponent(const Eigen::Matrix<Scalar, 4, 4>& a,
+                                                       const Eigen::Matrix<Scalar, 8, 1>& x) {
+    Eigen::Matrix<Scalar, 8, 1> y = Eigen::Matrix<Scalar, 8, 1>::Zero();
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 4; ++k) {
+        y(2 * j) += a(j, k) * x(2 * k);
+        y(2 * j + 1) += a(j, k) * x(2 * k + 1);
+      }
+    return y;
+  }
 };
 
 }  // namespace beltsim

@@ -94,15 +94,7 @@ class MaterialFlowInertia {
   const Matrix4& endTerm2() const { return b2_; }   // B2
 
   // (A (x) I2) x for a 4x4 scalar part A.
-  static Vector8 apply(const Matrix4& a, const Vector8& x) {
-    Vector8 y = Vector8::Zero();
-    for (int j = 0; j < 4; ++j)
-      for (int k = 0; k < 4; ++k) {
-        y(2 * j) += a(j, k) * x(2 * k);
-        y(2 * j + 1) += a(j, k) * x(2 * k + 1);
-      }
-    return y;
-  }
+  static Vector8 apply(const Matrix4& a, const Vector8& x) { return HermiteShape<double>::applyPerComponent(a, x); }
 
   // The terms of the header at (q, q_dot, q_ddot; v, v_dot) and their derivatives.
   Status evaluate(const Vector8& q, const Vector8& qDot, const Vector8& qDDot, double v, double vDot,

@@ -49,15 +49,7 @@ class MaterialVelocity {
   const Matrix4& slopeMap() const { return slopeMap_; }
 
   // T q: the element rates whose interpolation is r'(x).
-  Vector8 slopeRates(const Vector8& q) const {
-    Vector8 y = Vector8::Zero();
-    for (int j = 0; j < 4; ++j)
-      for (int k = 0; k < 4; ++k) {
-        y(2 * j) += slopeMap_(j, k) * q(2 * k);
-        y(2 * j + 1) += slopeMap_(j, k) * q(2 * k + 1);
-      }
-    return y;
-  }
+  Vector8 slopeRates(const Vector8& q) const { return HermiteShape<double>::applyPerComponent(slopeMap_, q); }
 
   // q_dot + v T q.
   Vector8 materialRates(const Vector8& q, const Vector8& qDot, double v) const {
