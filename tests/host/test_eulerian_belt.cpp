@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "beltsim/contact/anchor_transport.hpp"
 #include "beltsim/element/material_flow_inertia.hpp"
 #include "beltsim/element/material_velocity.hpp"
 #include "beltsim/stepping/reference_stepper.hpp"
@@ -190,6 +191,97 @@ TEST(MaterialVelocity, ElementRatesAtMaterialRatesFollowTheMaterialPoint) {
               at.axialStrainRate, strainRate, at.curvatureRate, curvatureRate);
   EXPECT_NEAR(at.axialStrainRate, strainRate, 1e-6 * (1.0 + std::abs(strainRate)));
   EXPECT_NEAR(at.curvatureRate, curvatureRate, 1e-6 * (1.0 + std::abs(curvatureRate)));
+}
+
+namespace {
+
+constexpr int kSamples = 40;
+using Anchors = beltsim::MaterialAnchor[kSamples];
+
+// Samples first..last stick with anchors linear in X = j l (a belt stuck to a circle: its
+// material's circle coordinates are evenly spaced); the rest carry no anchor.
+void stuckBand(Anchors& field, int first, int last, double spacing, double start, double slope) {
+  for (int j = 0; j < kSamples; ++j) {
+    field[j] = beltsim::MaterialAnchor{};
+    if (j >= first && j <= last) {
+      field[j].state = beltsim::StickSlip::kStick;
+      field[j].stickingPosition = start + slope * j * spacing;
+    }
+  }
+}
+
+}  // namespace
+
+// A uniformly sticking band (anchors linear in X) is carried exactly by any fraction of a
+// segment, forwards and backwards: segment i gets the anchor of the departure point X_i - d.
+TEST(AnchorTransport, UniformStickIsCarriedExactly) {
+  const double spacing = 0.005, start = 0.2, slope = -1.03;
+  Anchors in, out;
+  stuckBand(in, 5, 30, spacing, start, slope);
+  for (double share : {0.37, -0.37, 0.9}) {
+    const double d = share * spacing;
+    ASSERT_EQ(beltsim::transportAnchors(in, kSamples, spacing, d, 0.0, out), Status::kOk);
+    for (int i = 7; i <= 28; ++i) {
+      EXPECT_EQ(out[i].state, beltsim::StickSlip::kStick);
+      EXPECT_NEAR(out[i].stickingPosition, start + slope * (i * spacing - d), 1e-15) << "share " << share << " i " << i;
+    }
+  }
+}
+
+// Material that was not in contact arrives without an anchor (the post-Newton step anchors it
+// where it touches); the band's edge moves with the material, to the nearer sample.
+TEST(AnchorTransport, MaterialWithoutContactArrivesWithoutAnAnchor) {
+  const double spacing = 0.005;
+  Anchors in, out;
+  stuckBand(in, 5, 30, spacing, 0.2, -1.0);
+  ASSERT_EQ(beltsim::transportAnchors(in, kSamples, spacing, 0.7 * spacing, 0.0, out), Status::kOk);
+  EXPECT_EQ(out[5].state, beltsim::StickSlip::kUndefined);  // departure 0.7 l upstream: nearer sample 4
+  EXPECT_EQ(out[6].state, beltsim::StickSlip::kStick);
+  EXPECT_EQ(out[31].state, beltsim::StickSlip::kStick);    // nearer sample 30
+  EXPECT_EQ(out[32].state, beltsim::StickSlip::kUndefined);
+}
+
+// Ten steps of a tenth of a segment carry a stuck band by one whole segment, to round-off (no
+// smearing of a linear field), and give what one shift by a whole segment would.
+TEST(AnchorTransport, SmallStepsAddUpToAWholeSegment) {
+  const double spacing = 0.004, start = 0.05, slope = -0.98;
+  Anchors field, next;
+  stuckBand(field, 3, 35, spacing, start, slope);
+  for (int step = 0; step < 10; ++step) {
+    ASSERT_EQ(beltsim::transportAnchors(field, kSamples, spacing, 0.1 * spacing, 0.0, next), Status::kOk);
+    for (int j = 0; j < kSamples; ++j) field[j] = next[j];
+  }
+  for (int i = 14; i <= 35; ++i)
+    EXPECT_NEAR(field[i].stickingPosition, start + slope * (i - 1) * spacing, 1e-14) << "i " << i;
+}
+
+// Anchors that run over the circle's period (coordinates wrap at 2 pi r) are interpolated by
+// their wrapped difference: the result stays within a segment of the exact one, not half a
+// circle away.
+TEST(AnchorTransport, AnchorsAcrossTheCirclesPeriodStayContinuous) {
+  const double spacing = 0.005, period = 2.0 * kPi * 0.1;
+  Anchors in, out;
+  stuckBand(in, 0, kSamples - 1, spacing, period - 20.5 * spacing, 1.0);
+  for (int j = 0; j < kSamples; ++j)  // wrapped into [0, period)
+    if (in[j].stickingPosition >= period) in[j].stickingPosition -= period;
+  ASSERT_EQ(beltsim::transportAnchors(in, kSamples, spacing, 0.5 * spacing, period, out), Status::kOk);
+  for (int i = 1; i < kSamples; ++i) {
+    const double expected = period - 20.5 * spacing + (i - 0.5) * spacing;
+    EXPECT_NEAR(beltsim::wrappedDifference(out[i].stickingPosition - expected, period), 0.0, 1e-14) << "i " << i;
+  }
+}
+
+// A shift of a whole segment or more, or a bad spacing, is refused and changes nothing.
+TEST(AnchorTransport, RefusesShiftsOfAWholeSegment) {
+  Anchors in, out;
+  stuckBand(in, 5, 30, 0.005, 0.2, -1.0);
+  EXPECT_EQ(beltsim::transportAnchors(in, kSamples, 0.005, 0.005, 0.0, out), Status::kInvalidParameter);
+  EXPECT_EQ(beltsim::transportAnchors(in, kSamples, 0.005, -0.006, 0.0, out), Status::kInvalidParameter);
+  EXPECT_EQ(beltsim::transportAnchors(in, kSamples, 0.0, 0.001, 0.0, out), Status::kInvalidParameter);
+  for (int j = 0; j < kSamples; ++j) {
+    EXPECT_EQ(out[j].state, in[j].state);
+    EXPECT_EQ(out[j].stickingPosition, in[j].stickingPosition);
+  }
 }
 
 // A ring spinning freely with spatial speed V = v (1 + eps) is in equilibrium when its tension
