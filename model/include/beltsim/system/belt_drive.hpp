@@ -391,15 +391,7 @@ class BeltDrive {
   // Pair (e, p)'s contact setup for every element: the circle's radius, the belt surface's offset
   // on the circle's side, the tension allowance and the arc sag (docs/model.md §4.1, §4.11).
   ParameterError setUpPairs(int p, const ContactParameters& contact, double elementLength) {
-    const PulleyParameters& c = pulleys_.circle(p);
-    ContactParameters cp = contact;
-    cp.radius = c.radius;
-    cp.offset = -0.5 * belt_.thickness * c.side;  // the belt's surface on the circle's side
-    cp.beltWidth = belt_.width;
-    if (cp.compensatedTension > 0.0)  // per circle: the penetration depends on its radius
-      cp.radiusAllowance = penetrationUnderTension(cp, cp.compensatedTension, elementLength / contact.segmentCount);
-    cp.elementSag = cp.gapMeasure == SegmentGapMeasure::kArc ? cubicArcSag(elementLength,
-                                                                           contactSurfaceRadius(cp)) : 0.0;
+    const ContactParameters cp = pairContact(contact, pulleys_.circle(p), belt_, elementLength);
     for (int k = 0; k < NE; ++k) {
       const ParameterError e = pair_[k][p].setUp(cp);
       if (!e.ok()) return e;

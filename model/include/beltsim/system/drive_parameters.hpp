@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 
+#include "beltsim/contact/contact_parameters.hpp"
 #include "beltsim/core/detmath.hpp"
 #include "beltsim/core/status.hpp"
 #include "beltsim/element/ancf_cable2d.hpp"
@@ -108,6 +109,21 @@ inline ParameterError validatePulleyParameters(const PulleyParameters& c) {
   }
   if (c.kind == PulleyKind::kTensionerArm) return detail::validateTensionerArm(c);
   return ParameterError::success();
+}
+
+// The contact parameters of the pairs between the belt and pulley `circle` (docs/model.md §4.1,
+// §4.11): the circle's radius, the belt surface's offset on the circle's side, the belt's width,
+// the tension allowance (per circle: the penetration depends on its radius) and the arc sag.
+inline ContactParameters pairContact(const ContactParameters& contact, const PulleyParameters& circle,
+                                     const BeltParameters& belt, double elementLength) {
+  ContactParameters cp = contact;
+  cp.radius = circle.radius;
+  cp.offset = -0.5 * belt.thickness * circle.side;  // the belt's surface on the circle's side
+  cp.beltWidth = belt.width;
+  if (cp.compensatedTension > 0.0)
+    cp.radiusAllowance = penetrationUnderTension(cp, cp.compensatedTension, elementLength / contact.segmentCount);
+  cp.elementSag = cp.gapMeasure == SegmentGapMeasure::kArc ? cubicArcSag(elementLength, contactSurfaceRadius(cp)) : 0.0;
+  return cp;
 }
 
 }  // namespace beltsim
