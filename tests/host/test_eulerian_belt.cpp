@@ -213,17 +213,26 @@ void stuckBand(Anchors& field, int first, int last, double spacing, double start
 }  // namespace
 
 // A uniformly sticking band (anchors linear in X) is carried exactly by any fraction of a
-// segment, forwards and backwards: segment i gets the anchor of the departure point X_i - d.
+// segment, forwards and backwards, edges included: segment i gets the anchor of the departure
+// point X_i - d when the sample nearest that point sticks (interpolated inside the band,
+// extrapolated along it at its edges), and no anchor otherwise.
 TEST(AnchorTransport, UniformStickIsCarriedExactly) {
   const double spacing = 0.005, start = 0.2, slope = -1.03;
   Anchors in, out;
   stuckBand(in, 5, 30, spacing, start, slope);
-  for (double share : {0.37, -0.37, 0.9}) {
+  for (double share : {0.37, -0.37, 0.9, -0.9}) {
     const double d = share * spacing;
     ASSERT_EQ(beltsim::transportAnchors(in, kSamples, spacing, d, 0.0, out), Status::kOk);
-    for (int i = 7; i <= 28; ++i) {
-      EXPECT_EQ(out[i].state, beltsim::StickSlip::kStick);
-      EXPECT_NEAR(out[i].stickingPosition, start + slope * (i * spacing - d), 1e-15) << "share " << share << " i " << i;
+    for (int i = 0; i < kSamples; ++i) {
+      const double departure = i - share;  // in spacings
+      const int nearest = static_cast<int>(std::floor(departure + 0.5));
+      if (nearest >= 5 && nearest <= 30) {
+        EXPECT_EQ(out[i].state, beltsim::StickSlip::kStick) << "share " << share << " i " << i;
+        EXPECT_NEAR(out[i].stickingPosition, start + slope * departure * spacing, 1e-15)
+            << "share " << share << " i " << i;
+      } else {
+        EXPECT_EQ(out[i].state, beltsim::StickSlip::kUndefined) << "share " << share << " i " << i;
+      }
     }
   }
 }
@@ -241,8 +250,10 @@ TEST(AnchorTransport, MaterialWithoutContactArrivesWithoutAnAnchor) {
   EXPECT_EQ(out[32].state, beltsim::StickSlip::kUndefined);
 }
 
-// Ten steps of a tenth of a segment carry a stuck band by one whole segment, to round-off (no
-// smearing of a linear field), and give what one shift by a whole segment would.
+// Ten steps of a tenth of a segment carry a stuck band's anchors, edges included, by one whole
+// segment, to round-off (no smearing of a linear field), as one shift by a whole segment would.
+// Which samples stick stays: each step the sample nearest every departure point is the sample
+// itself. On a drive the contact flags, not the transport, move the band's ends.
 TEST(AnchorTransport, SmallStepsAddUpToAWholeSegment) {
   const double spacing = 0.004, start = 0.05, slope = -0.98;
   Anchors field, next;
@@ -251,8 +262,12 @@ TEST(AnchorTransport, SmallStepsAddUpToAWholeSegment) {
     ASSERT_EQ(beltsim::transportAnchors(field, kSamples, spacing, 0.1 * spacing, 0.0, next), Status::kOk);
     for (int j = 0; j < kSamples; ++j) field[j] = next[j];
   }
-  for (int i = 14; i <= 35; ++i)
+  for (int i = 3; i <= 35; ++i) {
+    EXPECT_EQ(field[i].state, beltsim::StickSlip::kStick) << "i " << i;
     EXPECT_NEAR(field[i].stickingPosition, start + slope * (i - 1) * spacing, 1e-14) << "i " << i;
+  }
+  EXPECT_EQ(field[2].state, beltsim::StickSlip::kUndefined);
+  EXPECT_EQ(field[36].state, beltsim::StickSlip::kUndefined);
 }
 
 // Anchors that run over the circle's period (coordinates wrap at 2 pi r) are interpolated by

@@ -12,8 +12,11 @@
 //            that a field that runs over the circle's period stays continuous);
 //   state  = the state of the nearer sample.
 // A sample without an anchor (StickSlip::kUndefined: the material there was not in contact) is
-// not interpolated: the nearer sample decides, and an undefined one leaves the segment undefined,
-// so that material entering contact anchors where its post-Newton step finds it (§4.7).
+// not interpolated. If the nearer sample has one, the anchor is extrapolated from it along the
+// line through it and its neighbour on the far side (so that the edge of a sticking band moves
+// with the band instead of staying with the mesh); if the nearer sample has none, the segment is
+// left undefined, so that material entering contact anchors where its post-Newton step finds it
+// (§4.7).
 // The contact flag (gap) and heldByElement belong to the segment's place and stay.
 // Interpolating instead of shifting by whole segments keeps a segment-passing ripple out: a
 // uniformly sticking belt (anchors linear in X) is carried exactly, whatever d.
@@ -55,13 +58,23 @@ Status transportAnchors(const MaterialAnchor (&in)[Count], int count, double spa
     const int second = downstream ? i : (i + 1 == count ? 0 : i + 1);
     const MaterialAnchor& a = in[first];
     const MaterialAnchor& b = in[second];
+    const bool aKnown = a.state != StickSlip::kUndefined, bKnown = b.state != StickSlip::kUndefined;
     const MaterialAnchor& nearer = w < 0.5 ? a : b;
     MaterialAnchor m;
     m.state = nearer.state;
     m.stickingPosition = nearer.stickingPosition;
-    if (a.state != StickSlip::kUndefined && b.state != StickSlip::kUndefined) {
+    if (aKnown && bKnown) {
       m.stickingPosition =
           a.stickingPosition + w * wrappedDifference(b.stickingPosition - a.stickingPosition, period);
+    } else if (nearer.state != StickSlip::kUndefined) {
+      // Extrapolate from the known sample along the line through its far neighbour: the departure
+      // point lies w (from a) or 1 - w (back from b) spacings beyond it.
+      const int far = aKnown ? (first == 0 ? count - 1 : first - 1) : (second + 1 == count ? 0 : second + 1);
+      const MaterialAnchor& n = in[far];
+      if (n.state != StickSlip::kUndefined) {
+        const double slope = wrappedDifference(nearer.stickingPosition - n.stickingPosition, period);
+        m.stickingPosition = nearer.stickingPosition + (aKnown ? w : 1.0 - w) * slope;
+      }
     }
     out[i] = m;
   }
