@@ -126,6 +126,21 @@ TEST(EulerianDrive, NewtonMatrixIsTheDerivativeOfTheResidual) {
   EXPECT_LT(worst, 1e-6);
 }
 
+// A step in which the material would travel a whole contact segment or more cannot carry the
+// contact histories (anchor_transport.hpp): it is a fault (kInvalidParameter), never a silently
+// wrong step, and the state stays at the step's start.
+TEST(EulerianDrive, AStepThatCannotCarryTheHistoriesFaults) {
+  EulerianPaperDrive d;
+  ASSERT_TRUE(d.start());
+  for (int k = 1; k <= 2000; ++k) ASSERT_EQ(d.step(k).status, Status::kOk);  // belt at 0.33 m/s
+  const V before = d.stepper->positions();
+  d.drive->setStepSize(1.0);  // the transport's step: 0.33 m of travel, segments of 13 mm
+  const beltsim::StepStatistics st = d.step(2001);
+  EXPECT_EQ(st.status, Status::kInvalidParameter);
+  EXPECT_NE(st.flags & beltsim::kStepFault, 0u);
+  EXPECT_EQ(d.stepper->positions(), before);
+}
+
 // The paper's scenario (P1 to 12 rad/s, 25 N m on P2 from 1.0 to 1.5 s, end 2.45 s) at 24
 // Eulerian elements with the reference stepping at 1e-4 s. Against the paper's Table 4 (240
 // material elements; tests/support/paper_scenario.hpp), tail means over the last 0.15 s:

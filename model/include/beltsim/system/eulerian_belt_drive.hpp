@@ -110,6 +110,7 @@ class EulerianBeltDrive {
         pair_[e][p].beginStep();
       }
     lastTransportSpeed_ = 0.0;
+    transportRefused_ = false;
   }
 
   // The step size the anchors are carried with (the stepper's).
@@ -280,6 +281,7 @@ class EulerianBeltDrive {
   void beginStep() {
     const double shift = lastTransportSpeed_ * stepSize_;
     const int segments = contact_.segmentCount;
+    transportRefused_ = false;
     for (int p = 0; p < pulleyCount(); ++p) {
       MaterialAnchor in[NE * NCS], out[NE * NCS];
       for (int e = 0; e < NE; ++e)
@@ -288,7 +290,12 @@ class EulerianBeltDrive {
           in[e * segments + i] = MaterialAnchor{h.state, h.stickingPosition};
         }
       const double period = 2.0 * 3.14159265358979323846 * pair_[0][p].parameters().radius;
-      if (transportAnchors(in, NE * segments, belt_.element.length / segments, shift, period, out) == Status::kOk) {
+      // A refused transport (the material travelled a whole segment in one step, or a non-finite
+      // speed) leaves the histories where they are and faults the step at its post-Newton step.
+      const bool refused =
+          transportAnchors(in, NE * segments, belt_.element.length / segments, shift, period, out) != Status::kOk;
+      transportRefused_ = transportRefused_ || refused;
+      if (!refused) {
         for (int e = 0; e < NE; ++e)
           for (int i = 0; i < segments; ++i) {
             SegmentHistory h = pair_[e][p].history(i);
@@ -309,6 +316,7 @@ class EulerianBeltDrive {
 
   Status postNewtonStep(const IterationPoint<Vector>& point, double& error) {
     error = 0.0;
+    if (transportRefused_) return Status::kInvalidParameter;
     Status worst = Status::kOk;
     pulleys_.postNewtonStep(*point.q, *point.v, phase_.mode, error);
     lastTransportSpeed_ = (*point.v)(kTransport);
@@ -447,6 +455,7 @@ class EulerianBeltDrive {
   int gaugeRow_ = 0;
   double stepSize_ = 0.0;
   double lastTransportSpeed_ = 0.0;
+  bool transportRefused_ = false;  // this step's contact histories could not be carried
 };
 
 }  // namespace beltsim
