@@ -42,7 +42,6 @@ class EulerianLoop {
     return element_.setUp(p).ok() && flow_.setUp(p.length, p.massPerLength).ok();
   }
   void hold(int index) { held_[index] = true; }
-  void release(int index) { held_[index] = false; }
   const Element& element() const { return element_; }
   const beltsim::MaterialFlowInertia& flow() const { return flow_; }
 

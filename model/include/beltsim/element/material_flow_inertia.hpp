@@ -85,13 +85,10 @@ class MaterialFlowInertia {
     return ParameterError::success();
   }
 
-  bool isSetUp() const { return ready_; }
   // The 4x4 scalar parts (rows: shape function j, columns: k); the 8x8 matrices are these (x) I2.
   const Matrix4& mass() const { return m_; }
   const Matrix4& flowMass1() const { return m1_; }  // M1
   const Matrix4& flowMass2() const { return m2_; }  // M2
-  const Matrix4& endTerm1() const { return b1_; }   // B1
-  const Matrix4& endTerm2() const { return b2_; }   // B2
 
   // (A (x) I2) x for a 4x4 scalar part A.
   static Vector8 apply(const Matrix4& a, const Vector8& x) { return HermiteShape<double>::applyPerComponent(a, x); }

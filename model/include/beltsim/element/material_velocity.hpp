@@ -30,7 +30,6 @@ class MaterialVelocity {
 
   // length: the element's reference length [m].
   ParameterError setUp(double length) {
-    ready_ = false;
     if (!isFinite(length) || !(length > 0.0)) return ParameterError::invalid("length");
     const HermiteShape<double> a = HermiteShape<double>::at(0.0, length);
     const HermiteShape<double> b = HermiteShape<double>::at(length, length);
@@ -40,11 +39,9 @@ class MaterialVelocity {
       slopeMap_(2, k) = b.ds(k);   // r'(L)
       slopeMap_(3, k) = b.dds(k);  // r''(L)
     }
-    ready_ = true;
     return ParameterError::success();
   }
 
-  bool isSetUp() const { return ready_; }
   // The 4 x 4 part of T (rows: the nodal values r'(0), r''(0), r'(L), r''(L); columns: shape k).
   const Matrix4& slopeMap() const { return slopeMap_; }
 
@@ -69,7 +66,6 @@ class MaterialVelocity {
 
  private:
   Matrix4 slopeMap_ = Matrix4::Zero();
-  bool ready_ = false;
 };
 
 }  // namespace beltsim

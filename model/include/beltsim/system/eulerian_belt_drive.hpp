@@ -118,7 +118,6 @@ class EulerianBeltDrive {
 
   const BeltParameters& belt() const { return belt_; }
   const Element& element() const { return element_; }
-  const MaterialVelocity& materialVelocity() const { return material_; }
   int pulleyCount() const { return pulleys_.count(); }
   const PulleyParameters& circle(int p) const { return pulleys_.circle(p); }
   const Pair& pair(int e, int p) const { return pair_[e][p]; }
