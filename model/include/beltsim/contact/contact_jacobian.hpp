@@ -177,7 +177,12 @@ Status segmentTermsNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vect
     const double dVtW[7] = {(1.0 - rho) * tx, (1.0 - rho) * ty, rho * tx, rho * ty, -tx, -ty, -r * (tx * tx + ty * ty)};
     // Normal force.
     const double forceN = normalForceLaw(p, g.gap, kin.normalVelocity);
-    const double springSlope = normalForceSlope(p, g.gap);
+    double springSlope = p.contactStiffness;
+    if (p.normalExponent != 1.0) {
+      const double ag = absOf(g.gap);
+      springSlope = p.contactStiffness * p.normalExponent *
+                    (p.normalExponent == 1.5 ? std::sqrt(ag) : detmath::pow(ag, p.normalExponent - 1.0));
+    }
     double dFnZ[7], dFnW[7];
     for (int c = 0; c < 7; ++c) {
       dFnZ[c] = springSlope * dGap[c] + p.contactDamping * dVnZ[c];

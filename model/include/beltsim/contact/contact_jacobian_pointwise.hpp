@@ -168,7 +168,12 @@ Status contactPairJacobianGeneral(const ContactPair<MaxSegments>& pair, const Ve
     const Row7 dVtW = tt.transpose() * dRelW;
     // Normal force.
     const double fn = normalForceLaw(p, g.gap, kin.normalVelocity);
-    const double springSlope = normalForceSlope(p, g.gap);
+    double springSlope = p.contactStiffness;
+    if (p.normalExponent != 1.0) {
+      const double ag = absOf(g.gap);
+      springSlope = p.contactStiffness * p.normalExponent *
+                    (p.normalExponent == 1.5 ? std::sqrt(ag) : detmath::pow(ag, p.normalExponent - 1.0));
+    }
     const Row7 dFnZ = springSlope * dGap + p.contactDamping * dVnZ;
     const Row7 dFnW = p.contactDamping * dVnW;
     // Tangential force (frozen state).

@@ -190,12 +190,4 @@ inline double normalForceLaw(const ContactParameters& p, double gap, double norm
   return spring + p.contactDamping * normalVelocity;
 }
 
-// d f_n / d g of the law above: k_c, or k_c n |g|^(n-1) (docs/model.md §4.9).
-inline double normalForceSlope(const ContactParameters& p, double gap) {
-  if (p.normalExponent == 1.0) return p.contactStiffness;
-  const double ag = absOf(gap);
-  return p.contactStiffness * p.normalExponent *
-         (p.normalExponent == 1.5 ? std::sqrt(ag) : detmath::pow(ag, p.normalExponent - 1.0));
-}
-
 }  // namespace beltsim
