@@ -199,13 +199,16 @@ constexpr int kSamples = 40;
 using Anchors = beltsim::MaterialAnchor[kSamples];
 
 // Samples first..last stick with anchors linear in X = j l (a belt stuck to a circle: its
-// material's circle coordinates are evenly spaced); the rest carry no anchor.
-void stuckBand(Anchors& field, int first, int last, double spacing, double start, double slope) {
+// material's circle coordinates are evenly spaced) and the bristle deflection `deflection`
+// (contact coordinate minus anchor); the rest carry no anchor.
+void stuckBand(Anchors& field, int first, int last, double spacing, double start, double slope,
+               double deflection = 0.0) {
   for (int j = 0; j < kSamples; ++j) {
     field[j] = beltsim::MaterialAnchor{};
     if (j >= first && j <= last) {
       field[j].state = beltsim::StickSlip::kStick;
       field[j].stickingPosition = start + slope * j * spacing;
+      field[j].contactCoordinate = field[j].stickingPosition + deflection;
     }
   }
 }
@@ -248,6 +251,55 @@ TEST(AnchorTransport, MaterialWithoutContactArrivesWithoutAnAnchor) {
   EXPECT_EQ(out[6].state, beltsim::StickSlip::kStick);
   EXPECT_EQ(out[31].state, beltsim::StickSlip::kStick);    // nearer sample 30
   EXPECT_EQ(out[32].state, beltsim::StickSlip::kUndefined);
+}
+
+// Material that enters contact arrives undeflected: at a band's entry the deflection (contact
+// coordinate minus anchor) at the departure point is interpolated between none upstream and the
+// band's, so a band whose bristles all carry z0 gives the segment at its entry share * z0, with
+// share the departure point's distance from the sample without contact in spacings, whichever way
+// the material flows; inside the band the deflection stays z0. Carrying the band's deflection
+// into the entering material instead would let a sticking zone hold a tension change at a
+// contact's entry (docs/model.md §4.12).
+TEST(AnchorTransport, MaterialEnteringContactArrivesUndeflected) {
+  const double spacing = 0.005, start = 0.2, slope = -1.03, z0 = 2.0e-5;
+  Anchors in, out;
+  stuckBand(in, 5, 30, spacing, start, slope, z0);
+  for (double share : {0.37, -0.37}) {
+    ASSERT_EQ(beltsim::transportAnchors(in, kSamples, spacing, share * spacing, 0.0, out), Status::kOk);
+    for (int i = 5; i <= 30; ++i) {
+      const double departure = i - share;  // in spacings
+      const double contactThere = start + slope * departure * spacing + z0;  // x_c of that material
+      const double entryShare = share > 0 ? departure - 4.0 : 31.0 - departure;
+      const double expected = (share > 0 ? i == 5 : i == 30) ? entryShare * z0 : z0;
+      EXPECT_EQ(out[i].state, beltsim::StickSlip::kStick) << "share " << share << " i " << i;
+      EXPECT_NEAR(contactThere - out[i].stickingPosition, expected, 1e-15) << "share " << share << " i " << i;
+    }
+  }
+}
+
+// The contact starts where the gaps of the sample without contact (+1e-5 m) and of the band's
+// first sample (-3e-5 m) interpolate to zero, a quarter of the way: material that has not reached
+// that point is undeflected, material past it carries the band's deflection times the share of
+// the way it has come into contact, (s - 1/4) / (3/4).
+TEST(AnchorTransport, EnteringMaterialIsDeflectedFromWhereTheGapsCrossZero) {
+  const double spacing = 0.005, start = 0.2, slope = -1.03, z0 = 2.0e-5;
+  Anchors in, out;
+  stuckBand(in, 5, 30, spacing, start, slope, z0);
+  for (int j = 0; j < kSamples; ++j) in[j].gap = j >= 5 && j <= 30 ? -3.0e-5 : 1.0e-5;
+  for (double share : {0.37, 0.9, -0.37, -0.9}) {
+    ASSERT_EQ(beltsim::transportAnchors(in, kSamples, spacing, share * spacing, 0.0, out), Status::kOk);
+    const int entry = share > 0 ? 5 : 30;
+    const double departure = entry - share;
+    const double fromFresh = share > 0 ? departure - 4.0 : 31.0 - departure;  // s
+    const double expected = fromFresh > 0.25 ? (fromFresh - 0.25) / 0.75 * z0 : 0.0;
+    const double contactThere = start + slope * departure * spacing + z0;
+    if (fromFresh >= 0.5) {
+      EXPECT_EQ(out[entry].state, beltsim::StickSlip::kStick) << "share " << share;
+      EXPECT_NEAR(contactThere - out[entry].stickingPosition, expected, 1e-15) << "share " << share;
+    } else {
+      EXPECT_EQ(out[entry].state, beltsim::StickSlip::kUndefined) << "share " << share;  // nearer the fresh sample
+    }
+  }
 }
 
 // Ten steps of a tenth of a segment carry a stuck band's anchors, edges included, by one whole

@@ -144,11 +144,12 @@ TEST(EulerianDrive, AStepThatCannotCarryTheHistoriesFaults) {
 // The paper's scenario (P1 to 12 rad/s, 25 N m on P2 from 1.0 to 1.5 s, end 2.45 s) at 24
 // Eulerian elements with the reference stepping at 1e-4 s. Against the paper's Table 4 (240
 // material elements; tests/support/paper_scenario.hpp), tail means over the last 0.15 s:
-// omega_P2 within 1 %, drive torque and F1 within 0.5 %, F2 within 3 % (measured +0.81 %, +0.11 %,
-// +0.14 %, +2.1 %: omega_P2, that is the creep, and F2 are this mesh's weak figures,
-// docs/model.md §2.10). The relative spread (standard
+// omega_P2 within 0.75 %, drive torque and F1 within 0.5 %, F2 within 3 % (measured +0.62 %,
+// +0.02 %, +0.13 %, +2.2 %: omega_P2, that is the creep, and F2 are this mesh's weak figures,
+// docs/model.md §2.10; omega_P2 was +0.81 % while material entering a contact took the deflection
+// of the material ahead of it, anchor_transport.hpp). The relative spread (standard
 // deviation over mean) of the drive torque and both span forces from 1.95 s on below 0.1 %
-// (measured 0.05 % or less; a material mesh of 24 elements shakes the torque by about 2 % as its
+// (measured 0.035 % or less; a material mesh of 24 elements shakes the torque by about 2 % as its
 // elements pass the pulleys). No step flagged as not converged in Newton, PNS flags under 1 % of
 // the steps.
 TEST(EulerianDrive, PaperScenarioAt24ElementsRunsWithoutTheElementPassingRipple) {
@@ -187,7 +188,7 @@ TEST(EulerianDrive, PaperScenarioAt24ElementsRunsWithoutTheElementPassingRipple)
   std::printf("[figure] Eulerian 24: spread from 1.95 s: torque %.4f %%, F1 %.4f %%, F2 %.4f %%; flags Newton %d, PNS %d of %d steps\n",
               100 * relativeSpread(torques), 100 * relativeSpread(tights), 100 * relativeSpread(slacks), newtonFlags,
               pnsFlags, steps);
-  EXPECT_LT(std::abs(eOmega), 0.01);
+  EXPECT_LT(std::abs(eOmega), 0.0075);
   EXPECT_LT(std::abs(eTorque), 0.005);
   EXPECT_LT(std::abs(eTight), 0.005);
   EXPECT_LT(std::abs(eSlack), 0.03);

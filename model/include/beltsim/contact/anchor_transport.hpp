@@ -10,13 +10,22 @@
 // j counted along the belt over all elements), segment i reads the departure point X_i - d:
 //   anchor = linear interpolation of the two samples around it (their wrapped difference, so
 //            that a field that runs over the circle's period stays continuous);
-//   state  = the state of the nearer sample.
-// A sample without an anchor (StickSlip::kUndefined: the material there was not in contact) is
-// not interpolated. If the nearer sample has one, the anchor is extrapolated from it along the
-// line through it and its neighbour on the far side (so that the edge of a sticking band moves
-// with the band instead of staying with the mesh); if the nearer sample has none, the segment is
-// left undefined, so that material entering contact anchors where its post-Newton step finds it
-// (§4.7).
+//   state  = the state of the nearer sample;
+//   x_c    = the material's contact coordinate, carried like the anchor (a drive overwrites it
+//            with its own at the step's end).
+// A sample without an anchor (StickSlip::kUndefined: the material there was not in contact) has
+// no deflection. Where the departure point lies between such a sample upstream and a sample in
+// contact (a contact's entry), the contact starts where the two samples' gaps, interpolated
+// linearly, cross zero; the material at the departure point is undeflected if it lies upstream of
+// that point, else its deflection is the known sample's, scaled by how far it has come into
+// contact. Material entering contact thus arrives with the deflection it builds over the distance
+// it has been in contact, not with the deflection of the material ahead of it (which would let a
+// sticking zone hold a tension change at a contact's entry and take the creep away,
+// docs/model.md §4.12). Where the departure point lies nearer a
+// sample in contact downstream of one without (a band's trailing edge, for shifts over half a
+// spacing), the anchor is extrapolated along the band; where the nearer sample has no anchor, the
+// segment is left undefined, so that material entering contact anchors where its post-Newton
+// step finds it (§4.7).
 // The contact flag (gap) and heldByElement belong to the segment's place and stay.
 // Interpolating instead of shifting by whole segments keeps a segment-passing ripple out: a
 // uniformly sticking belt (anchors linear in X) is carried exactly, whatever d.
@@ -33,7 +42,9 @@ namespace beltsim {
 // One sample of the transported field: what the material at a segment carries.
 struct MaterialAnchor {
   StickSlip state = StickSlip::kUndefined;
-  double stickingPosition = 0.0;  // m, on the circle (unwrapped)
+  double stickingPosition = 0.0;   // anchor x_stick, m, on the circle (unwrapped)
+  double contactCoordinate = 0.0;  // x_c of the material at the sample, m (read where state is known)
+  double gap = 0.0;                // the segment's gap at the sample, m (> 0: no contact)
 };
 
 // Transports `count` samples (count <= Count) of a closed belt by the distance `shift` (reference
@@ -60,21 +71,43 @@ Status transportAnchors(const MaterialAnchor (&in)[Count], int count, double spa
     const MaterialAnchor& b = in[second];
     const bool aKnown = a.state != StickSlip::kUndefined, bKnown = b.state != StickSlip::kUndefined;
     const MaterialAnchor& nearer = w < 0.5 ? a : b;
-    MaterialAnchor m;
-    m.state = nearer.state;
-    m.stickingPosition = nearer.stickingPosition;
+    MaterialAnchor m = nearer;
+    const int far = aKnown ? (first == 0 ? count - 1 : first - 1) : (second + 1 == count ? 0 : second + 1);
+    const MaterialAnchor& n = in[far];
+    const bool farKnown = n.state != StickSlip::kUndefined;
+    // The sample without an anchor is the upstream one when the material flows from a to b
+    // (shift > 0) or from b to a (shift < 0).
+    const bool entry = downstream ? (!aKnown && bKnown) : (aKnown && !bKnown);
     if (aKnown && bKnown) {
       m.stickingPosition =
           a.stickingPosition + w * wrappedDifference(b.stickingPosition - a.stickingPosition, period);
-    } else if (nearer.state != StickSlip::kUndefined) {
-      // Extrapolate from the known sample along the line through its far neighbour: the departure
-      // point lies w (from a) or 1 - w (back from b) spacings beyond it.
-      const int far = aKnown ? (first == 0 ? count - 1 : first - 1) : (second + 1 == count ? 0 : second + 1);
-      const MaterialAnchor& n = in[far];
-      if (n.state != StickSlip::kUndefined) {
-        const double slope = wrappedDifference(nearer.stickingPosition - n.stickingPosition, period);
-        m.stickingPosition = nearer.stickingPosition + (aKnown ? w : 1.0 - w) * slope;
-      }
+      m.contactCoordinate =
+          a.contactCoordinate + w * wrappedDifference(b.contactCoordinate - a.contactCoordinate, period);
+    } else if (entry && nearer.state != StickSlip::kUndefined) {
+      // Contact's entry, between the fresh sample u upstream and the known sample k: the contact
+      // starts where the gaps, interpolated linearly, cross zero, at the share t0 of the way from
+      // u to k. The material at the departure point (share s) is undeflected if it has not reached
+      // that point, else deflected by k's deflection times (s - t0) / (1 - t0). Its contact
+      // coordinate is extrapolated from k and the known sample beyond it.
+      const MaterialAnchor& k = aKnown ? a : b;
+      const MaterialAnchor& u = aKnown ? b : a;
+      const double step = farKnown ? wrappedDifference(k.contactCoordinate - n.contactCoordinate, period) : 0.0;
+      const double fresh = k.contactCoordinate + step;
+      const double share = aKnown ? 1.0 - w : w;  // of the way from u to k
+      const double gapU = u.gap > 0.0 ? u.gap : 0.0, gapK = k.gap < 0.0 ? k.gap : 0.0;
+      const double start = gapU - gapK > 0.0 ? gapU / (gapU - gapK) : 0.0;  // t0 in [0, 1]
+      const double deflection = wrappedDifference(k.contactCoordinate - k.stickingPosition, period);
+      const double reached = share > start && start < 1.0 ? (share - start) / (1.0 - start) : 0.0;
+      m.contactCoordinate = fresh - share * step;
+      m.stickingPosition = m.contactCoordinate - reached * deflection;
+    } else if (nearer.state != StickSlip::kUndefined && farKnown) {
+      // Trailing edge: extrapolate from the known sample along the line through its far
+      // neighbour: the departure point lies w (from a) or 1 - w (back from b) spacings beyond it.
+      const double beyond = aKnown ? w : 1.0 - w;
+      m.stickingPosition = nearer.stickingPosition +
+                           beyond * wrappedDifference(nearer.stickingPosition - n.stickingPosition, period);
+      m.contactCoordinate = nearer.contactCoordinate +
+                            beyond * wrappedDifference(nearer.contactCoordinate - n.contactCoordinate, period);
     }
     out[i] = m;
   }

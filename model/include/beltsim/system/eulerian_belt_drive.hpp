@@ -109,6 +109,8 @@ class EulerianBeltDrive {
         for (int i = 0; i < contact_.segmentCount; ++i) pair_[e][p].setHistory(i, history(e, p, i));
         pair_[e][p].beginStep();
       }
+    for (auto& row : contactCoordinate_)
+      for (double& x : row) x = 0.0;
     lastTransportSpeed_ = 0.0;
     transportRefused_ = false;
   }
@@ -286,7 +288,7 @@ class EulerianBeltDrive {
       for (int e = 0; e < NE; ++e)
         for (int i = 0; i < segments; ++i) {
           const SegmentHistory& h = pair_[e][p].history(i);
-          in[e * segments + i] = MaterialAnchor{h.state, h.stickingPosition};
+          in[e * segments + i] = MaterialAnchor{h.state, h.stickingPosition, contactCoordinate_[p][e * NCS + i], h.gap};
         }
       const double period = 2.0 * 3.14159265358979323846 * pair_[0][p].parameters().radius;
       // A refused transport (the material travelled a whole segment in one step, or a non-finite
@@ -323,14 +325,30 @@ class EulerianBeltDrive {
       const CircleState cs = circleState(*point.q, *point.v, p);
       for (int e = 0; e < NE; ++e) {
         double pairError = 0.0;
-        const Status s = pair_[e][p].postNewtonStep(gatherElement(*point.q, e), materialRates(*point.q, *point.v, e),
-                                                    shapeTable_, cs, pairError);
+        const Vector8 qe = gatherElement(*point.q, e), rates = materialRates(*point.q, *point.v, e);
+        const Status s = pair_[e][p].postNewtonStep(qe, rates, shapeTable_, cs, pairError);
         if (s == Status::kNonFiniteValue) return s;
         if (s != Status::kOk) worst = s;
         if (pairError > error) error = pairError;
+        recordContactCoordinates(qe, rates, cs, e, p);
       }
     }
     return worst;
+  }
+
+  // Where the material of each segment in contact touches the circle (x_c, on the circle), for
+  // the anchor transport's entry rule (contact/anchor_transport.hpp).
+  void recordContactCoordinates(const Vector8& qe, const Vector8& rates, const CircleState& cs, int e, int p) {
+    const Pair& pair = pair_[e][p];
+    bool any = false;
+    for (int i = 0; i < contact_.segmentCount; ++i) any = any || pair.history(i).gap <= 0.0;
+    if (!any) return;
+    SegmentPoints<NCS> points;
+    if (computeSegmentPoints(qe, rates, shapeTable_, pair.parameters().offset, points) != Status::kOk) return;
+    for (int i = 0; i < contact_.segmentCount; ++i)
+      if (pair.history(i).gap <= 0.0)
+        contactCoordinate_[p][e * NCS + i] =
+            segmentKinematics(pair.parameters(), points, i, belt_.element.length, cs).stickingCoordinate;
   }
 
   // ---- matrix assembly in system coordinates (also PulleyBodies::addMatrix's target) ----------
@@ -453,6 +471,7 @@ class EulerianBeltDrive {
   int gaugeNode_ = 0;
   int gaugeRow_ = 0;
   double stepSize_ = 0.0;
+  double contactCoordinate_[NP][NE * NCS] = {};  // x_c at the last post-Newton step, m
   double lastTransportSpeed_ = 0.0;
   bool transportRefused_ = false;  // this step's contact histories could not be carried
 };
