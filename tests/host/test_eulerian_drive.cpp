@@ -198,3 +198,116 @@ TEST(EulerianDrive, PaperScenarioAt24ElementsRunsWithoutTheElementPassingRipple)
   EXPECT_EQ(newtonFlags, 0);
   EXPECT_LT(pnsFlags, steps / 100);
 }
+
+namespace {
+
+// The unloaded drive for the centrifugal law: the paper's two equal pulleys on fixed centres, no
+// gravity, no damper on P2, P1 brought to 105 rad/s over 1 s (belt at 10.5 m/s: rho A v^2 = 91 N,
+// more than a fifth of the 400 N pre-tension) and held.
+constexpr double kSpinSpeed = 105.0;  // rad/s
+constexpr double kSpinEnd = 1.3, kSpinTail = 0.1;  // s
+constexpr double kPi = 3.14159265358979323846;
+// The material mesh at 60 elements: at 24 its hub load is 2.5 % above the law (its span tension
+// rises by 5 N as its coarse elements pass the wraps at speed).
+constexpr int kMaterialSpinElements = 60;
+
+beltsim::PlantConfig spinningConfig() {
+  beltsim::PlantConfig config;
+  config.stepSize = kStep;
+  config.contact.gapMeasure = beltsim::SegmentGapMeasure::kArc;
+  config.belt.element.gravity = beltsim::Vector2::Zero();
+  config.pulley[1].rotationalDamping = 0.0;
+  config.limits.maxMotorSpeed = 120.0;
+  return config;
+}
+
+double spinCommand(double t) { return beltsim::linearRamp(t, 0.05, 1.05, 0.0, kSpinSpeed); }
+
+// Hub load of a belt on two equal pulleys (fixed centres) running at the spatial speed v:
+// 2 (T0 - rho A v^2 / (1 + alpha)), alpha = 2 pi EA / (L0 R k). The wraps' contact pressure is
+// (T - rho A v^2) / R; the belt's length, fixed by the path, lets the span tension rise by only
+// rho A v^2 alpha / (1 + alpha) as the pressure, and with it the penetration, falls. T0 the
+// drive's own static span tension, rho A per current length (rho A0 / |r'|, |r'| = 1 + eps0 +
+// T / EA in the span), R the belt's centre-line radius, k the contact stiffness per length.
+double centrifugalHubLoad(const beltsim::PlantConfig& config, double staticTension, double spanTension,
+                          double speed) {
+  const auto& e = config.belt.element;
+  const double radius = config.pulley[0].radius + 0.5 * config.belt.thickness;
+  const double length = 2.0 * 0.3141592653589793 + 2.0 * kPi * radius;  // L0: the path
+  const double k = config.contact.stiffness * config.belt.width;
+  const double alpha = 2.0 * kPi * e.EA / (length * radius * k);
+  const double stretch = 1.0 + e.referenceAxialStrain + spanTension / e.EA;
+  const double centrifugal = e.massPerLength / stretch * speed * speed;
+  return 2.0 * (staticTension - centrifugal / (1.0 + alpha));
+}
+
+}  // namespace
+
+// Centrifugal tension (issue 51): the hub load of P2 on the unloaded drive at 105 rad/s, tail mean
+// over the last 0.1 s, within 1 % of 2 (T0 - rho A v^2 / (1 + alpha)) on the material mesh at 60
+// elements and the Eulerian mesh at 24 (reference stepping, 1e-4 s, arc gap; measured -0.02 % and
+// -0.13 %). Without the centrifugal term the hub load would stay 2 T0, 29 % higher; on the
+// Eulerian mesh the term is the material flow's v^2 (B1 - M2) q in the wraps (docs/model.md
+// §2.10).
+TEST(EulerianDrive, CentrifugalTensionLowersTheHubLoadOnBothMeshes) {
+  const beltsim::PlantConfig config = spinningConfig();
+  const int steps = static_cast<int>(kSpinEnd / kStep + 0.5), tail = static_cast<int>(kSpinTail / kStep + 0.5);
+  const double speed = kSpinSpeed * (config.pulley[0].radius + 0.5 * config.belt.thickness);
+
+  // Material mesh.
+  auto material = std::make_unique<beltsim::BeltDrivePlant<kMaterialSpinElements>>();
+  ASSERT_TRUE(material->setUp(config).ok());
+  const beltsim::StaticResult statics = material->start();
+  ASSERT_TRUE(statics.converged);
+  double staticTension = 0.0, hub = 0.0, span = 0.0;
+  for (int k = 1; k <= steps; ++k) {
+    beltsim::PlantCommand command;
+    command.input[0] = spinCommand(k * kStep);
+    const beltsim::PlantOutput out = material->step(command);
+    ASSERT_EQ(out.fault, beltsim::PlantFault::kNone) << "step " << k;
+    if (k == 1) staticTension = 0.5 * (out.spanForce[0] + out.spanForce[1]);  // still at rest (ramp from 0.05 s)
+    if (k > steps - tail) {
+      hub += material->drive().hubForce(1).norm() / tail;
+      span += 0.5 * (out.spanForce[0] + out.spanForce[1]) / tail;
+    }
+  }
+  const double materialLaw = centrifugalHubLoad(config, staticTension, span, speed);
+  std::printf("[figure] centrifugal, material %d: T0 %.2f N, span %.2f N, hub %.2f N, law %.2f N (%+.2f %%), 2 T0 %.2f N\n",
+              kMaterialSpinElements, staticTension, span, hub, materialLaw, 100 * (hub / materialLaw - 1.0),
+              2 * staticTension);
+  EXPECT_LT(std::abs(hub / materialLaw - 1.0), 0.01);
+
+  // Eulerian mesh, from the same static state.
+  EulerianPaperDrive d;
+  ASSERT_TRUE(d.material->setUp(config).ok());
+  ASSERT_TRUE(d.material->start().converged);
+  const auto& m = d.material->drive();
+  const beltsim::PulleyParameters circles[2] = {m.circle(0), m.circle(1)};
+  ASSERT_TRUE(d.drive->setUp(m.belt(), m.belt().element.length, circles, 2, m.contact()).ok());
+  V q = d.material->positions();
+  d.drive->start(q, [&](int e, int p, int i) { return m.pair(e, p).history(i); }, kGaugeAtP2Exit);
+  d.drive->setStepSize(kStep);
+  beltsim::IntegratorSettings settings = config.integrator;
+  settings.absoluteTolerance = 1e-8;
+  ASSERT_TRUE(d.stepper->setUp(settings, kStep).ok());
+  d.stepper->initialize(q, V::Zero(), V::Zero(), 0.0);
+  const double eulerianStatic = 0.5 * (d.nodeForce(3) + d.nodeForce(15));
+  hub = span = 0.0;
+  for (int k = 1; k <= steps; ++k) {
+    beltsim::BeltDriveInput<2> input;
+    input.useCommand[0] = input.useCommand[1] = true;
+    input.command[0] = spinCommand(k * kStep);
+    input.command[1] = 0.0;
+    d.drive->setInput(input);
+    const beltsim::StepStatistics st = d.stepper->step(*d.drive);
+    ASSERT_EQ(st.status, Status::kOk) << "step " << k;
+    if (k > steps - tail) {
+      hub += d.drive->hubForce(1).norm() / tail;
+      span += 0.5 * (d.nodeForce(3) + d.nodeForce(15)) / tail;
+    }
+  }
+  const double eulerianLaw = centrifugalHubLoad(config, eulerianStatic, span, speed);
+  std::printf("[figure] centrifugal, Eulerian 24: T0 %.2f N, span %.2f N, hub %.2f N, law %.2f N (%+.2f %%)\n",
+              eulerianStatic, span, hub, eulerianLaw, 100 * (hub / eulerianLaw - 1.0));
+  EXPECT_LT(std::abs(hub / eulerianLaw - 1.0), 0.01);
+}
