@@ -25,10 +25,12 @@ using Drive = beltsim::EulerianBeltDrive<kElements, 2, 4>;
 using Stepper = beltsim::ReferenceStepper<Drive>;
 using V = Drive::Vector;
 
-// Node 6 is where the belt leaves P2 (the driven pulley) into the tight span in the static state
-// of the 24-element mesh (node 0 sits where it enters P1 from there, 6 elements per span and per
-// wrap).
-constexpr int kGaugeAtP2Exit = 6;
+// The gauge: node 18, where the belt leaves P1 (the driver) into the slack span in the static
+// state of the 24-element mesh (6 elements per span and per wrap: node 0 sits where the belt
+// enters P1 from the tight span, 6 where it leaves P2, 12 where it enters P2). Under the load the
+// other nodes drift along the path (docs/model.md §2.10); held here, node 0 stays at P1's entry,
+// where the sticking zone sets the creep.
+constexpr int kGauge = 18;
 constexpr double kStep = 1e-4;  // s, the paper's
 
 // The paper's drive at 24 elements with the arc gap (docs/model.md §4.2), statics by the material
@@ -51,7 +53,7 @@ struct EulerianPaperDrive {
     const beltsim::PulleyParameters circles[2] = {m.circle(0), m.circle(1)};
     if (!drive->setUp(m.belt(), m.belt().element.length, circles, 2, m.contact()).ok()) return false;
     V q = material->positions();
-    drive->start(q, [&](int e, int p, int i) { return m.pair(e, p).history(i); }, kGaugeAtP2Exit);
+    drive->start(q, [&](int e, int p, int i) { return m.pair(e, p).history(i); }, kGauge);
     drive->setStepSize(kStep);
     beltsim::IntegratorSettings settings = config.integrator;
     settings.absoluteTolerance = 1e-8;
@@ -144,14 +146,13 @@ TEST(EulerianDrive, AStepThatCannotCarryTheHistoriesFaults) {
 // The paper's scenario (P1 to 12 rad/s, 25 N m on P2 from 1.0 to 1.5 s, end 2.45 s) at 24
 // Eulerian elements with the reference stepping at 1e-4 s. Against the paper's Table 4 (240
 // material elements; tests/support/paper_scenario.hpp), tail means over the last 0.15 s:
-// omega_P2 within 0.75 %, drive torque and F1 within 0.5 %, F2 within 3 % (measured +0.62 %,
-// +0.02 %, +0.13 %, +2.2 %: omega_P2, that is the creep, and F2 are this mesh's weak figures,
-// docs/model.md §2.10; omega_P2 was +0.81 % while material entering a contact took the deflection
-// of the material ahead of it, anchor_transport.hpp). The relative spread (standard
-// deviation over mean) of the drive torque and both span forces from 1.95 s on below 0.1 %
-// (measured 0.035 % or less; a material mesh of 24 elements shakes the torque by about 2 % as its
-// elements pass the pulleys). No step flagged as not converged in Newton, PNS flags under 1 % of
-// the steps.
+// omega_P2 within 0.3 % and the slip s = 1 - omega_P2 / omega_P1 within 2 % of Table 4's (the
+// creep; measured +0.11 % and -1.8 %), drive torque and F1 within 0.5 %, F2 within 2 % (measured
+// +0.40 %, -0.12 %, +1.2 %: F2 is this mesh's weak figure, docs/model.md §2.10). The relative
+// spread (standard deviation over mean) of the drive torque and both span forces from 1.95 s on
+// below 0.1 % (measured 0.06 % or less; a material mesh of 24 elements shakes the torque by about
+// 2 % as its elements pass the pulleys). No step flagged as not converged in Newton, PNS flags
+// under 1 % of the steps.
 TEST(EulerianDrive, PaperScenarioAt24ElementsRunsWithoutTheElementPassingRipple) {
   EulerianPaperDrive d;
   ASSERT_TRUE(d.start());
@@ -188,10 +189,14 @@ TEST(EulerianDrive, PaperScenarioAt24ElementsRunsWithoutTheElementPassingRipple)
   std::printf("[figure] Eulerian 24: spread from 1.95 s: torque %.4f %%, F1 %.4f %%, F2 %.4f %%; flags Newton %d, PNS %d of %d steps\n",
               100 * relativeSpread(torques), 100 * relativeSpread(tights), 100 * relativeSpread(slacks), newtonFlags,
               pnsFlags, steps);
-  EXPECT_LT(std::abs(eOmega), 0.0075);
+  const double slip = 1.0 - omega / 12.0, paperSlip = 1.0 - paper::kPaperOmegaP2 / 12.0;
+  std::printf("[figure] Eulerian 24: slip %.5f against %.5f (%+.2f %%)\n", slip, paperSlip,
+              100 * (slip / paperSlip - 1.0));
+  EXPECT_LT(std::abs(eOmega), 0.003);
+  EXPECT_LT(std::abs(slip / paperSlip - 1.0), 0.02);
   EXPECT_LT(std::abs(eTorque), 0.005);
   EXPECT_LT(std::abs(eTight), 0.005);
-  EXPECT_LT(std::abs(eSlack), 0.03);
+  EXPECT_LT(std::abs(eSlack), 0.02);
   EXPECT_LT(relativeSpread(torques), 0.001);
   EXPECT_LT(relativeSpread(tights), 0.001);
   EXPECT_LT(relativeSpread(slacks), 0.001);
@@ -246,7 +251,7 @@ double centrifugalHubLoad(const beltsim::PlantConfig& config, double staticTensi
 // Centrifugal tension (issue 51): the hub load of P2 on the unloaded drive at 105 rad/s, tail mean
 // over the last 0.1 s, within 1 % of 2 (T0 - rho A v^2 / (1 + alpha)) on the material mesh at 60
 // elements and the Eulerian mesh at 24 (reference stepping, 1e-4 s, arc gap; measured -0.02 % and
-// -0.13 %). Without the centrifugal term the hub load would stay 2 T0, 29 % higher; on the
+// -0.12 %). Without the centrifugal term the hub load would stay 2 T0, 29 % higher; on the
 // Eulerian mesh the term is the material flow's v^2 (B1 - M2) q in the wraps (docs/model.md
 // §2.10).
 TEST(EulerianDrive, CentrifugalTensionLowersTheHubLoadOnBothMeshes) {
@@ -285,7 +290,7 @@ TEST(EulerianDrive, CentrifugalTensionLowersTheHubLoadOnBothMeshes) {
   const beltsim::PulleyParameters circles[2] = {m.circle(0), m.circle(1)};
   ASSERT_TRUE(d.drive->setUp(m.belt(), m.belt().element.length, circles, 2, m.contact()).ok());
   V q = d.material->positions();
-  d.drive->start(q, [&](int e, int p, int i) { return m.pair(e, p).history(i); }, kGaugeAtP2Exit);
+  d.drive->start(q, [&](int e, int p, int i) { return m.pair(e, p).history(i); }, kGauge);
   d.drive->setStepSize(kStep);
   beltsim::IntegratorSettings settings = config.integrator;
   settings.absoluteTolerance = 1e-8;
