@@ -21,6 +21,7 @@ namespace {
 using beltsim::Status;
 constexpr int kElements = 24;
 constexpr double kStep = 1e-4;  // s, the paper's
+constexpr double kPi = 3.14159265358979323846;
 
 // The paper's drive at NE elements with the arc gap (docs/model.md §4.2), statics by the material
 // mesh, handed to the Eulerian drive. The gauge: node 3 NE / 4, where the belt leaves P1 (the
@@ -140,6 +141,40 @@ TEST(EulerianDrive, NewtonMatrixIsTheDerivativeOfTheResidual) {
   EXPECT_LT(worst, 1e-6);
 }
 
+// The sticking arc on P1 (issue 51, "Creep and slip"): with the slip arc as the capstan law puts
+// it, ln(F1/F2)/mu, the belt sticks over the rest of the wrap, pi - ln(F1/F2)/mu; at 24 elements
+// the segments of P1 in contact and sticking, averaged over the last 0.15 s, cover that arc within
+// one contact segment (measured 5.00 segments of 13.5 mm, 67.6 mm, against 62.7 mm). F1, F2 the
+// mid-span forces, R the belt centre-line radius r + h/2.
+TEST(EulerianDrive, StickingArcOnTheDriverIsWhatTheCapstanLawLeaves) {
+  EulerianPaperDrive d;
+  ASSERT_TRUE(d.start());
+  const int steps = static_cast<int>(beltsim::test::kPaperEndTime / kStep + 0.5);
+  const int tail = static_cast<int>(beltsim::test::kPaperTail / kStep + 0.5);
+  const int segments = d.drive->pair(0, 0).parameters().segmentCount;
+  double tight = 0.0, slack = 0.0, sticking = 0.0;
+  for (int k = 1; k <= steps; ++k) {
+    ASSERT_EQ(d.step(k).status, Status::kOk) << "step " << k;
+    if (k <= steps - tail) continue;
+    tight += d.tightForce() / tail;
+    slack += d.slackForce() / tail;
+    for (int e = 0; e < kElements; ++e)
+      for (int i = 0; i < segments; ++i) {
+        const beltsim::SegmentHistory& h = d.drive->pair(e, 0).history(i);
+        if (h.gap <= 0.0 && h.state == beltsim::StickSlip::kStick) sticking += 1.0 / tail;
+      }
+  }
+  const beltsim::BeltParameters& belt = d.drive->belt();
+  const double mu = d.drive->pair(0, 0).parameters().friction.frictionCoefficient;
+  const double radius = d.drive->pair(0, 0).parameters().radius + 0.5 * belt.thickness;
+  const double expected = (kPi - std::log(tight / slack) / mu) * radius;  // m
+  const double stretch = 1.0 + belt.element.referenceAxialStrain + tight / belt.element.EA;
+  const double segment = belt.element.length / segments * stretch;  // m of belt in the sticking zone
+  std::printf("[figure] Eulerian 24: sticking arc on P1 %.1f mm (%.2f segments of %.1f mm), capstan leaves %.1f mm\n",
+              1e3 * sticking * segment, sticking, 1e3 * segment, 1e3 * expected);
+  EXPECT_LT(std::abs(sticking * segment - expected), segment);
+}
+
 // A step in which the material would travel a whole contact segment or more cannot carry the
 // contact histories (anchor_transport.hpp): it is a fault (kInvalidParameter), never a silently
 // wrong step, and the state stays at the step's start.
@@ -223,7 +258,6 @@ namespace {
 // more than a fifth of the 400 N pre-tension) and held.
 constexpr double kSpinSpeed = 105.0;  // rad/s
 constexpr double kSpinEnd = 1.3, kSpinTail = 0.1;  // s
-constexpr double kPi = 3.14159265358979323846;
 // The material mesh at 60 elements: at 24 its hub load is 2.5 % above the law (its span tension
 // rises by 5 N as its coarse elements pass the wraps at speed).
 constexpr int kMaterialSpinElements = 60;
@@ -324,7 +358,7 @@ namespace {
 // from 1.0 to 1.5 s, more than friction can carry, so the belt slides over P1's whole wrap.
 template <int NE>
 void checkGrossSlip() {
-  constexpr double kMu = 0.3, kLoad = 30.0, kDamper = 2.0, kTheta = 3.14159265358979323846;
+  constexpr double kMu = 0.3, kLoad = 30.0, kDamper = 2.0, kTheta = kPi;
   EulerianPaperDriveOf<NE> d;
   d.loadTorque = kLoad;
   beltsim::PlantConfig config = EulerianPaperDriveOf<NE>::paperConfig();

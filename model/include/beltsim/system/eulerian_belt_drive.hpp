@@ -336,21 +336,6 @@ class EulerianBeltDrive {
     return worst;
   }
 
-  // Where the material of each segment in contact touches the circle (x_c, on the circle), for
-  // the anchor transport's entry rule (contact/anchor_transport.hpp).
-  void recordContactCoordinates(const Vector8& qe, const Vector8& rates, const CircleState& cs, int e, int p) {
-    const Pair& pair = pair_[e][p];
-    bool any = false;
-    for (int i = 0; i < contact_.segmentCount; ++i) any = any || pair.history(i).gap <= 0.0;
-    if (!any) return;
-    SegmentPoints<NCS> points;
-    if (computeSegmentPoints(qe, rates, shapeTable_, pair.parameters().offset, points) != Status::kOk) return;
-    for (int i = 0; i < contact_.segmentCount; ++i)
-      if (pair.history(i).gap <= 0.0)
-        contactCoordinate_[p][e * NCS + i] =
-            segmentKinematics(pair.parameters(), points, i, belt_.element.length, cs).stickingCoordinate;
-  }
-
   // ---- matrix assembly in system coordinates (also PulleyBodies::addMatrix's target) ----------
   void addEntry(int row, int col, double value) {
     const int sr = solverIndex(row), sc = solverIndex(col);
@@ -375,6 +360,21 @@ class EulerianBeltDrive {
   }
 
  private:
+  // Where the material of each segment in contact touches the circle (x_c, on the circle), for
+  // the anchor transport's entry rule (contact/anchor_transport.hpp).
+  void recordContactCoordinates(const Vector8& qe, const Vector8& rates, const CircleState& cs, int e, int p) {
+    const Pair& pair = pair_[e][p];
+    bool any = false;
+    for (int i = 0; i < contact_.segmentCount; ++i) any = any || pair.history(i).gap <= 0.0;
+    if (!any) return;
+    SegmentPoints<NCS> points;
+    if (computeSegmentPoints(qe, rates, shapeTable_, pair.parameters().offset, points) != Status::kOk) return;
+    for (int i = 0; i < contact_.segmentCount; ++i)
+      if (pair.history(i).gap <= 0.0)
+        contactCoordinate_[p][e * NCS + i] =
+            segmentKinematics(pair.parameters(), points, i, belt_.element.length, cs).stickingCoordinate;
+  }
+
   // visit(e, pair, q_e, T q_e, material rates, circle) for every pair of circle p (in use) with a
   // flagged segment; stops at the first status but kOk.
   template <class Visit>
