@@ -284,7 +284,8 @@ double centrifugalHubLoad(const beltsim::PlantConfig& config, double staticTensi
                           double speed) {
   const auto& e = config.belt.element;
   const double radius = config.pulley[0].radius + 0.5 * config.belt.thickness;
-  const double length = 2.0 * 0.3141592653589793 + 2.0 * kPi * radius;  // L0: the path
+  const double centres = (config.pulley[1].centre - config.pulley[0].centre).norm();
+  const double length = 2.0 * centres + 2.0 * kPi * radius;  // L0: the path
   const double k = config.contact.stiffness * config.belt.width;
   const double alpha = 2.0 * kPi * e.EA / (length * radius * k);
   const double stretch = 1.0 + e.referenceAxialStrain + spanTension / e.EA;

@@ -21,11 +21,10 @@
 // contact. Material entering contact thus arrives with the deflection it builds over the distance
 // it has been in contact, not with the deflection of the material ahead of it (which would let a
 // sticking zone hold a tension change at a contact's entry and take the creep away,
-// docs/model.md §4.12). Where the departure point lies nearer a
-// sample in contact downstream of one without (a band's trailing edge, for shifts over half a
-// spacing), the anchor is extrapolated along the band; where the nearer sample has no anchor, the
-// segment is left undefined, so that material entering contact anchors where its post-Newton
-// step finds it (§4.7).
+// docs/model.md §4.12). At a band's trailing edge (the departure point nearer a sample in contact
+// downstream of one without, for shifts over half a spacing) the anchor is extrapolated along the
+// band; where the nearer sample has no anchor, the segment is left undefined, so that material
+// entering contact anchors where its post-Newton step finds it (§4.7).
 // The contact flag (gap) and heldByElement belong to the segment's place and stay.
 // Interpolating instead of shifting by whole segments keeps a segment-passing ripple out: a
 // uniformly sticking belt (anchors linear in X) is carried exactly, whatever d.

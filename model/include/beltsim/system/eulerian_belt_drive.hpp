@@ -288,7 +288,8 @@ class EulerianBeltDrive {
       for (int e = 0; e < NE; ++e)
         for (int i = 0; i < segments; ++i) {
           const SegmentHistory& h = pair_[e][p].history(i);
-          in[e * segments + i] = MaterialAnchor{h.state, h.stickingPosition, contactCoordinate_[p][e * NCS + i], h.gap};
+          in[e * segments + i] =
+              MaterialAnchor{h.state, h.stickingPosition, contactCoordinate_[p][e * NCS + i], h.gap};
         }
       const double period = 2.0 * 3.14159265358979323846 * pair_[0][p].parameters().radius;
       // A refused transport (the material travelled a whole segment in one step, or a non-finite
