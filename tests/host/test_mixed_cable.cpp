@@ -1,0 +1,391 @@
+// The elements of the mixed Eulerian-Lagrangian belt (docs/model.md §2.11): an ANCF element of
+// fixed mesh length holding a variable amount of material (element/mixed_cable2d.hpp) and the
+// inertia of the material flowing through it (element/mixed_flow_inertia.hpp). Checked against the
+// material element at unit stretch, central differences of their own energies, Lagrange's
+// equations, the analytic axial force of a straight element, and the one-transport-coordinate
+// inertia of docs/model.md §2.10 on a closed ring.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "beltsim/element/ancf_cable2d.hpp"
+#include "beltsim/element/material_flow_inertia.hpp"
+#include "beltsim/element/mixed_cable2d.hpp"
+#include "beltsim/element/mixed_flow_inertia.hpp"
+
+namespace {
+
+using beltsim::AncfCable2D;
+using beltsim::AxialRule;
+using beltsim::MixedCable2D;
+using beltsim::Status;
+using Vector8 = MixedCable2D::Vector8;
+using Vector9 = MixedCable2D::Vector9;
+using Matrix9 = MixedCable2D::Matrix9;
+
+// The paper's belt (docs/model.md §9.1): EA = 8000 N, eps0 = -0.05, EI = 0.0107 N m^2 (§9.2),
+// element length of 24 elements on the paper's drive.
+MixedCable2D::Parameters beltParameters(AxialRule rule) {
+  MixedCable2D::Parameters p;
+  p.length = 0.0523;
+  p.massPerLength = 0.8288;
+  p.EA = 8000.0;
+  p.EI = 0.0107;
+  p.referenceAxialStrain = -0.05;
+  p.axialRule = rule;
+  return p;
+}
+
+// A bent, stretched element: an arc of radius 0.1 m with slopes of length 1.01, disturbed.
+Vector8 bentElement(std::mt19937& rng) {
+  const double L = 0.0523, R = 0.1, s = 1.01, phi = L / R;
+  Vector8 q;
+  q << R, 0.0, 0.0, s, R * std::cos(phi), R * std::sin(phi), -s * std::sin(phi), s * std::cos(phi);
+  std::uniform_real_distribution<double> u(-1e-3, 1e-3);
+  for (int i = 0; i < 8; ++i) q(i) += u(rng);
+  return q;
+}
+
+constexpr AxialRule kRules[] = {AxialRule::kA, AxialRule::kB, AxialRule::kC};
+
+}  // namespace
+
+// At lambda = 1 the element holds exactly its mesh length of material: its force is the material
+// element's elastic force (docs/model.md §2.5) and its energy the material element's energy.
+TEST(MixedCable, AtUnitStretchIsTheMaterialElement) {
+  std::mt19937 rng(11);
+  for (AxialRule rule : kRules) {
+    const MixedCable2D::Parameters p = beltParameters(rule);
+    MixedCable2D mixed;
+    AncfCable2D<double> material;
+    ASSERT_TRUE(mixed.setUp(p).ok());
+    ASSERT_TRUE(material.setUp(p).ok());
+    const Vector8 q = bentElement(rng);
+    Vector9 f;
+    Vector8 reference;
+    ASSERT_EQ(mixed.elasticForce(q, 1.0, f), Status::kOk);
+    ASSERT_EQ(material.internalForce(q, Vector8::Zero(), reference), Status::kOk);
+    EXPECT_LT((f.head<8>() - reference).norm(), 1e-12 * reference.norm());
+    double u = 0.0, uReference = 0.0;
+    ASSERT_EQ(mixed.elasticEnergy(q, 1.0, u), Status::kOk);
+    ASSERT_EQ(material.elasticEnergy(q, uReference), Status::kOk);
+    EXPECT_NEAR(u, uReference, 1e-13 * uReference);
+  }
+}
+
+// The force is the gradient of the energy in (q, lambda), and the stiffness the derivative of the
+// force: central differences, step 1e-7 of each coordinate's scale.
+TEST(MixedCable, ForceAndStiffnessAreDerivativesOfTheEnergy) {
+  std::mt19937 rng(12);
+  for (AxialRule rule : kRules) {
+    MixedCable2D e;
+    ASSERT_TRUE(e.setUp(beltParameters(rule)).ok());
+    const Vector8 q = bentElement(rng);
+    const double lambda = 0.97;
+    Vector9 f;
+    Matrix9 k;
+    ASSERT_EQ(e.elasticForceAndStiffness(q, lambda, f, k), Status::kOk);
+    EXPECT_LT((k - k.transpose()).norm(), 1e-12 * k.norm());
+    Vector9 x;
+    x << q, lambda;
+    for (int j = 0; j < 9; ++j) {
+      const double h = 1e-7;
+      Vector9 xp = x, xm = x;
+      xp(j) += h;
+      xm(j) -= h;
+      double up = 0.0, um = 0.0;
+      Vector9 fp, fm;
+      ASSERT_EQ(e.elasticEnergy(xp.head<8>(), xp(8), up), Status::kOk);
+      ASSERT_EQ(e.elasticEnergy(xm.head<8>(), xm(8), um), Status::kOk);
+      ASSERT_EQ(e.elasticForce(xp.head<8>(), xp(8), fp), Status::kOk);
+      ASSERT_EQ(e.elasticForce(xm.head<8>(), xm(8), fm), Status::kOk);
+      EXPECT_NEAR((up - um) / (2 * h), f(j), 1e-6 * f.norm()) << "force " << j;
+      const Vector9 column = (fp - fm) / (2 * h);
+      EXPECT_LT((column - k.col(j)).norm(), 1e-6 * k.norm()) << "stiffness column " << j;
+    }
+  }
+}
+
+// On the nodal material coordinates (pA, pB) the force and stiffness follow from lambda =
+// (pB - pA)/L: central differences in pA and pB of the energy and of the force.
+TEST(MixedCable, NodalMaterialCoordinatesEnterThroughTheStretch) {
+  std::mt19937 rng(13);
+  MixedCable2D e;
+  ASSERT_TRUE(e.setUp(beltParameters(AxialRule::kC)).ok());
+  const Vector8 q = bentElement(rng);
+  const double pA = 1.3, pB = pA + 0.97 * e.length();
+  MixedCable2D::Vector10 f;
+  MixedCable2D::Matrix10 k;
+  ASSERT_EQ(e.elasticForceAndStiffness(q, pA, pB, f, k), Status::kOk);
+  const double h = 1e-9;
+  for (int a = 0; a < 2; ++a) {
+    const double dA = a == 0 ? h : 0.0, dB = a == 1 ? h : 0.0;
+    double up = 0.0, um = 0.0;
+    ASSERT_EQ(e.elasticEnergy(q, e.stretch(pA + dA, pB + dB), up), Status::kOk);
+    ASSERT_EQ(e.elasticEnergy(q, e.stretch(pA - dA, pB - dB), um), Status::kOk);
+    EXPECT_NEAR((up - um) / (2 * h), f(8 + a), 1e-6 * std::fabs(f(8 + a)));
+    MixedCable2D::Vector10 fp, fm;
+    MixedCable2D::Matrix10 unused;
+    ASSERT_EQ(e.elasticForceAndStiffness(q, pA + dA, pB + dB, fp, unused), Status::kOk);
+    ASSERT_EQ(e.elasticForceAndStiffness(q, pA - dA, pB - dB, fm, unused), Status::kOk);
+    EXPECT_LT(((fp - fm) / (2 * h) - k.col(8 + a)).norm(), 1e-5 * k.col(8 + a).norm());
+  }
+  // The material force pushes the same amount out of both ends: f(pA) = -f(pB).
+  EXPECT_EQ(f(8), -f(9));
+}
+
+// A straight element of mesh length L along x with |r'| = s holding lambda L of material: the
+// material's strain is s/lambda - 1, the axial force N = EA (s/lambda - 1 - eps0) reaches node B
+// as (N, 0), and dU/dlambda = L (EA e^2/2 - N s/lambda) (no curvature). Numbers: s = 1.002,
+// lambda = 0.96: e = 0.09375, N = 750 N.
+TEST(MixedCable, StraightElementCarriesTheStrainOfItsMaterial) {
+  for (AxialRule rule : kRules) {
+    const MixedCable2D::Parameters p = beltParameters(rule);
+    MixedCable2D e;
+    ASSERT_TRUE(e.setUp(p).ok());
+    const double L = p.length, s = 1.002, lambda = 0.96;
+    Vector8 q;
+    q << 0.0, 0.0, s, 0.0, s * L, 0.0, s, 0.0;
+    Vector9 f;
+    ASSERT_EQ(e.elasticForce(q, lambda, f), Status::kOk);
+    const double strain = s / lambda - 1.0 - p.referenceAxialStrain;
+    const double N = p.EA * strain;
+    EXPECT_NEAR(N, 750.0, 1e-9);
+    EXPECT_NEAR(f(4), N, 1e-9 * N);   // node B, x
+    EXPECT_NEAR(f(0), -N, 1e-9 * N);  // node A, x
+    EXPECT_NEAR(f(1), 0.0, 1e-9);
+    EXPECT_NEAR(f(5), 0.0, 1e-9);
+    EXPECT_NEAR(f(8), L * (0.5 * p.EA * strain * strain - N * s / lambda), 1e-9 * L * N);
+  }
+}
+
+// Two collinear elements of mesh lengths L1 = L and L2 = 2L between fixed nodes, holding the
+// material P = 3 L / 1.02 with the middle node's material coordinate free: minimising the energy
+// over it (Newton on dU/dp1 with the stiffness) puts the material where both axial forces are
+// equal, p1 = P/3, N = EA (1.02 - 1 - eps0) = 560 N; started from p1 = P/2.
+TEST(MixedCable, MaterialSettlesWhereTheAxialForcesAreEqual) {
+  MixedCable2D::Parameters p = beltParameters(AxialRule::kC);
+  const double L = p.length;
+  MixedCable2D first, second;
+  ASSERT_TRUE(first.setUp(p).ok());
+  p.length = 2.0 * L;
+  ASSERT_TRUE(second.setUp(p).ok());
+  Vector8 q1, q2;
+  q1 << 0.0, 0.0, 1.0, 0.0, L, 0.0, 1.0, 0.0;
+  q2 << L, 0.0, 1.0, 0.0, 3.0 * L, 0.0, 1.0, 0.0;
+  const double P = 3.0 * L / 1.02;
+  double p1 = 0.5 * P;
+  for (int iteration = 0; iteration < 20; ++iteration) {
+    MixedCable2D::Vector10 f1, f2;
+    MixedCable2D::Matrix10 k1, k2;
+    ASSERT_EQ(first.elasticForceAndStiffness(q1, 0.0, p1, f1, k1), Status::kOk);
+    ASSERT_EQ(second.elasticForceAndStiffness(q2, p1, P, f2, k2), Status::kOk);
+    const double r = f1(9) + f2(8);
+    p1 -= r / (k1(9, 9) + k2(8, 8));
+  }
+  EXPECT_NEAR(p1, P / 3.0, 1e-12);
+  Vector9 f1, f2;
+  ASSERT_EQ(first.elasticForce(q1, first.stretch(0.0, p1), f1), Status::kOk);
+  ASSERT_EQ(second.elasticForce(q2, second.stretch(p1, P), f2), Status::kOk);
+  EXPECT_NEAR(f1(4), 560.0, 1e-7);
+  EXPECT_NEAR(-f2(0), 560.0, 1e-7);
+}
+
+// A material stretch that is not positive has no material in the element: refused, and nothing is
+// returned but zeros. A reference curvature would stay with the mesh: refused at set-up.
+TEST(MixedCable, RefusesAnElementWithoutMaterialAndAReferenceCurvature) {
+  MixedCable2D e;
+  MixedCable2D::Parameters p = beltParameters(AxialRule::kC);
+  ASSERT_TRUE(e.setUp(p).ok());
+  std::mt19937 rng(14);
+  Vector9 f;
+  EXPECT_EQ(e.elasticForce(bentElement(rng), 0.0, f), Status::kDegenerateState);
+  EXPECT_EQ(f.norm(), 0.0);
+  EXPECT_EQ(e.elasticForce(bentElement(rng), std::nan(""), f), Status::kNonFiniteValue);
+  p.referenceCurvature = 1.0;
+  EXPECT_FALSE(e.setUp(p).ok());
+}
+
+namespace {
+
+using beltsim::MixedFlowInertia;
+using beltsim::MixedFlowTerms;
+using Vector2 = MixedFlowInertia::Vector2;
+using Vector10 = MixedFlowTerms::Vector10;
+using Matrix10 = MixedFlowTerms::Matrix10;
+
+// A state of one element of the paper's belt, L = 0.0523 m: the bent element, rates of the order
+// of a belt at 10 m/s, the material compressed to lambda = 0.95 and flowing at about 10 m/s with
+// a stretch rate.
+struct FlowState {
+  Vector8 q, qDot, qDDot;
+  Vector2 p, pDot, pDDot;
+};
+FlowState flowState(std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  FlowState s;
+  s.q = bentElement(rng);
+  for (int i = 0; i < 8; ++i) {
+    s.qDot(i) = 3.0 * u(rng);
+    s.qDDot(i) = 300.0 * u(rng);
+  }
+  s.p << 0.4, 0.4 + 0.95 * 0.0523;
+  s.pDot << -10.0 + u(rng), -10.0 + u(rng);
+  s.pDDot << 50.0 * u(rng), 50.0 * u(rng);
+  return s;
+}
+
+MixedFlowInertia paperFlow() {
+  MixedFlowInertia f;
+  EXPECT_TRUE(f.setUp(0.0523, 0.8288).ok());
+  return f;
+}
+
+// z = (q, pA, pB) and its rates as 10-vectors.
+Vector10 joined(const Vector8& q, const Vector2& p) {
+  Vector10 z;
+  z << q, p;
+  return z;
+}
+double kinetic(const MixedFlowInertia& f, const Vector10& z, const Vector10& zDot) {
+  return f.kineticEnergy(z.head<8>(), zDot.head<8>(), z.tail<2>(), zDot.tail<2>());
+}
+
+}  // namespace
+
+// T = 1/2 int rhoA lambda |r_dot + w r'|^2 dx with w = -(pA_dot N_A + pB_dot N_B)/lambda, by an
+// independent 5-point Gauss-Legendre rule on the interpolated fields.
+TEST(MixedFlowInertia, KineticEnergyIsTheMaterialVelocitySquaredIntegrated) {
+  std::mt19937 rng(21);
+  const MixedFlowInertia f = paperFlow();
+  const FlowState s = flowState(rng);
+  const double L = 0.0523, lambda = (s.p(1) - s.p(0)) / L;
+  const double x5[5] = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831, 0.9061798459386640};
+  const double w5[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665,
+                        0.2369268850561891};
+  double expected = 0.0;
+  for (int i = 0; i < 5; ++i) {
+    const double x = 0.5 * L * (1.0 + x5[i]);
+    const beltsim::HermiteShape<double> h = beltsim::HermiteShape<double>::at(x, L);
+    const Eigen::Vector2d rDot = beltsim::HermiteShape<double>::interpolate(h.s, s.qDot);
+    const Eigen::Vector2d r1 = beltsim::HermiteShape<double>::interpolate(h.ds, s.q);
+    const double w = -(s.pDot(0) * (1.0 - x / L) + s.pDot(1) * x / L) / lambda;
+    expected += 0.5 * L * w5[i] * 0.5 * 0.8288 * lambda * (rDot + w * r1).squaredNorm();
+  }
+  EXPECT_NEAR(f.kineticEnergy(s.q, s.qDot, s.p, s.pDot), expected, 1e-13 * expected);
+}
+
+// The inertia rows are Lagrange's equations of T: E = d/dt dT/dz_dot - dT/dz, with dT/dz_dot by
+// central differences (exact: T is quadratic in the rates), its time derivative along z(t) = z +
+// z_dot t + z_ddot t^2/2 by central differences in t, and dT/dz by central differences in z.
+TEST(MixedFlowInertia, RowsAreLagrangesEquationsOfTheKineticEnergy) {
+  std::mt19937 rng(22);
+  const MixedFlowInertia f = paperFlow();
+  const FlowState s = flowState(rng);
+  const Vector10 z = joined(s.q, s.p), zDot = joined(s.qDot, s.pDot), zDDot = joined(s.qDDot, s.pDDot);
+  auto momentum = [&](const Vector10& at, const Vector10& rates) {
+    Vector10 m;
+    for (int i = 0; i < 10; ++i) {
+      Vector10 up = rates, down = rates;
+      up(i) += 1e-3;
+      down(i) -= 1e-3;
+      m(i) = (kinetic(f, at, up) - kinetic(f, at, down)) / 2e-3;
+    }
+    return m;
+  };
+  const double dt = 1e-5;
+  const Vector10 later = momentum(z + dt * zDot + 0.5 * dt * dt * zDDot, zDot + dt * zDDot);
+  const Vector10 earlier = momentum(z - dt * zDot + 0.5 * dt * dt * zDDot, zDot - dt * zDDot);
+  Vector10 expected = (later - earlier) / (2 * dt);
+  for (int i = 0; i < 10; ++i) {
+    Vector10 up = z, down = z;
+    up(i) += 1e-7;
+    down(i) -= 1e-7;
+    expected(i) -= (kinetic(f, up, zDot) - kinetic(f, down, zDot)) / 2e-7;
+  }
+  MixedFlowTerms t;
+  ASSERT_EQ(f.evaluate(s.q, s.qDot, s.qDDot, s.p, s.pDot, s.pDDot, t), Status::kOk);
+  for (int i = 0; i < 10; ++i) EXPECT_NEAR(t.force(i), expected(i), 1e-6 * expected.norm()) << "row " << i;
+}
+
+// The derivatives by accelerations, positions and rates against central differences of the rows.
+TEST(MixedFlowInertia, DerivativesMatchCentralDifferences) {
+  std::mt19937 rng(23);
+  const MixedFlowInertia f = paperFlow();
+  const FlowState s = flowState(rng);
+  MixedFlowTerms t;
+  ASSERT_EQ(f.evaluate(s.q, s.qDot, s.qDDot, s.p, s.pDot, s.pDDot, t), Status::kOk);
+  EXPECT_LT((t.byAcceleration - t.byAcceleration.transpose()).norm(), 1e-14 * t.byAcceleration.norm());
+  const Matrix10* analytic[3] = {&t.byPosition, &t.byVelocity, &t.byAcceleration};
+  const double step[3] = {1e-7, 1e-5, 1e-3};
+  for (int group = 0; group < 3; ++group) {
+    Matrix10 numeric;
+    for (int j = 0; j < 10; ++j) {
+      FlowState up = s, down = s;
+      Vector8* q[3][2] = {{&up.q, &down.q}, {&up.qDot, &down.qDot}, {&up.qDDot, &down.qDDot}};
+      Vector2* p[3][2] = {{&up.p, &down.p}, {&up.pDot, &down.pDot}, {&up.pDDot, &down.pDDot}};
+      if (j < 8) {
+        (*q[group][0])(j) += step[group];
+        (*q[group][1])(j) -= step[group];
+      } else {
+        (*p[group][0])(j - 8) += step[group];
+        (*p[group][1])(j - 8) -= step[group];
+      }
+      MixedFlowTerms tu, td;
+      ASSERT_EQ(f.evaluate(up.q, up.qDot, up.qDDot, up.p, up.pDot, up.pDDot, tu), Status::kOk);
+      ASSERT_EQ(f.evaluate(down.q, down.qDot, down.qDDot, down.p, down.pDot, down.pDDot, td), Status::kOk);
+      numeric.col(j) = (tu.force - td.force) / (2 * step[group]);
+    }
+    EXPECT_LT((numeric - *analytic[group]).norm(), 1e-6 * analytic[group]->norm()) << "group " << group;
+  }
+}
+
+// On a closed ring of 6 elements with every element holding its mesh length of material
+// (lambda = 1) and the material flowing uniformly (pi_dot = -v, pi_ddot = -v_dot), the assembled
+// element rows equal the one-transport-coordinate inertia of docs/model.md §2.10 (whose end terms
+// cancel on assembly) and the material-coordinate rows add up to minus its transport row (sigma =
+// -p up to a constant).
+TEST(MixedFlowInertia, UniformFlowOnARingIsTheOneTransportCoordinateInertia) {
+  constexpr int n = 6;
+  const double R = 0.05, L = 2.0 * 3.14159265358979323846 * R / n;
+  MixedFlowInertia mixed;
+  beltsim::MaterialFlowInertia single;
+  ASSERT_TRUE(mixed.setUp(L, 0.8288).ok());
+  ASSERT_TRUE(single.setUp(L, 0.8288).ok());
+  std::mt19937 rng(24);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Eigen::Matrix<double, 4 * n, 1> q, qDot, qDDot;
+  for (int k = 0; k < n; ++k) {
+    const double theta = 2.0 * 3.14159265358979323846 * k / n;
+    q.segment<4>(4 * k) << R * std::cos(theta), R * std::sin(theta), -1.01 * std::sin(theta), 1.01 * std::cos(theta);
+  }
+  for (int i = 0; i < 4 * n; ++i) {
+    q(i) += 1e-3 * u(rng);
+    qDot(i) = u(rng);
+    qDDot(i) = 100.0 * u(rng);
+  }
+  const double v = 9.0, vDot = 40.0;
+  Eigen::Matrix<double, 4 * n, 1> rowsMixed = Eigen::Matrix<double, 4 * n, 1>::Zero(), rowsSingle = rowsMixed;
+  double materialRows = 0.0, transportRow = 0.0;
+  for (int e = 0; e < n; ++e) {
+    const int b = (e + 1) % n;
+    Vector8 qe, ve, ae;
+    qe << q.segment<4>(4 * e), q.segment<4>(4 * b);
+    ve << qDot.segment<4>(4 * e), qDot.segment<4>(4 * b);
+    ae << qDDot.segment<4>(4 * e), qDDot.segment<4>(4 * b);
+    MixedFlowTerms tm;
+    beltsim::MaterialFlowTerms ts;
+    ASSERT_EQ(mixed.evaluate(qe, ve, ae, Vector2(e * L, (e + 1) * L), Vector2(-v, -v), Vector2(-vDot, -vDot), tm),
+              Status::kOk);
+    ASSERT_EQ(single.evaluate(qe, ve, ae, v, vDot, ts), Status::kOk);
+    rowsMixed.segment<4>(4 * e) += tm.force.head<4>();
+    rowsMixed.segment<4>(4 * b) += tm.force.segment<4>(4);
+    rowsSingle.segment<4>(4 * e) += ts.force.head<4>();
+    rowsSingle.segment<4>(4 * b) += ts.force.segment<4>(4);
+    materialRows += tm.force(8) + tm.force(9);
+    transportRow += ts.force(8);
+  }
+  EXPECT_LT((rowsMixed - rowsSingle).norm(), 1e-10 * rowsSingle.norm());
+  EXPECT_NEAR(materialRows, -transportRow, 1e-10 * std::fabs(transportRow));
+}
