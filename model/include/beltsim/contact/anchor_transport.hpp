@@ -53,17 +53,33 @@ struct MaterialAnchor {
 template <int Count>
 Status transportAnchors(const MaterialAnchor (&in)[Count], int count, double spacing, double shift, double period,
                         MaterialAnchor (&out)[Count]) {
+  double shifts[Count];
+  for (int i = 0; i < Count; ++i) shifts[i] = shift;
+  return transportAnchors(in, count, spacing, shifts, period, out);
+}
+
+// The same with a shift of its own for every sample (the mixed belt, docs/model.md §2.11: the
+// material crosses the mesh at a speed that varies along the belt); `shift[i]` is the distance
+// (mesh length) the material now at sample i has come in the step. A sample whose shift is 0
+// keeps its own history.
+template <int Count>
+Status transportAnchors(const MaterialAnchor (&in)[Count], int count, double spacing, const double (&shift)[Count],
+                        double period, MaterialAnchor (&out)[Count]) {
   for (int i = 0; i < Count; ++i) out[i] = in[i];
   if (count < 2 || count > Count) return Status::kInvalidParameter;
-  if (!isFinite(spacing) || !(spacing > 0.0) || !isFinite(shift)) return Status::kInvalidParameter;
-  const double fraction = shift / spacing;  // of one spacing, in (-1, 1)
-  if (!(fraction > -1.0 && fraction < 1.0)) return Status::kInvalidParameter;
-  if (fraction == 0.0) return Status::kOk;
-  // Departure point of sample i: between sample i - 1 and i (shift > 0) or i and i + 1 (shift < 0),
-  // at the share w of the way from the first of the two to the second.
-  const bool downstream = fraction > 0.0;
-  const double w = downstream ? 1.0 - fraction : -fraction;
+  if (!isFinite(spacing) || !(spacing > 0.0)) return Status::kInvalidParameter;
   for (int i = 0; i < count; ++i) {
+    if (!isFinite(shift[i])) return Status::kInvalidParameter;
+    const double fraction = shift[i] / spacing;  // of one spacing, in (-1, 1)
+    if (!(fraction > -1.0 && fraction < 1.0)) return Status::kInvalidParameter;
+  }
+  for (int i = 0; i < count; ++i) {
+    const double fraction = shift[i] / spacing;
+    if (fraction == 0.0) continue;
+    // Departure point of sample i: between sample i - 1 and i (shift > 0) or i and i + 1 (shift <
+    // 0), at the share w of the way from the first of the two to the second.
+    const bool downstream = fraction > 0.0;
+    const double w = downstream ? 1.0 - fraction : -fraction;
     const int first = downstream ? (i == 0 ? count - 1 : i - 1) : i;
     const int second = downstream ? i : (i + 1 == count ? 0 : i + 1);
     const MaterialAnchor& a = in[first];

@@ -39,6 +39,7 @@ class MaterialVelocity {
       slopeMap_(2, k) = b.ds(k);   // r'(L)
       slopeMap_(3, k) = b.dds(k);  // r''(L)
     }
+    buildNodalMaps(length);
     return ParameterError::success();
   }
 
@@ -54,18 +55,40 @@ class MaterialVelocity {
   }
 
   // T as an 8 x 8 matrix.
-  Matrix8 slopeMatrix() const {
+  Matrix8 slopeMatrix() const { return expand(slopeMap_); }
+
+  // The nodal shares T_A, T_B of T (T_A + T_B = T) for a material velocity that varies linearly
+  // along the element (the mixed belt, docs/model.md §2.11): S(x) T_a q = N_a(x) r'(x) with
+  // N_A = 1 - x/L, N_B = x/L (a cubic: Hermite interpolation of its end values and slopes is exact).
+  const Matrix4& nodalSlopeMap(int node) const { return nodalSlopeMap_[node]; }
+  Matrix8 nodalSlopeMatrix(int node) const { return expand(nodalSlopeMap_[node]); }
+  Vector8 nodalSlopeRates(int node, const Vector8& q) const {
+    return HermiteShape<double>::applyPerComponent(nodalSlopeMap_[node], q);
+  }
+
+ private:
+  void buildNodalMaps(double length) {
+    // (N_a r')(0), (N_a r')'(0), (N_a r')(L), (N_a r')'(L) with N_A' = -1/L, N_B' = 1/L.
+    for (int k = 0; k < 4; ++k) {
+      nodalSlopeMap_[0](0, k) = slopeMap_(0, k);
+      nodalSlopeMap_[0](1, k) = slopeMap_(1, k) - slopeMap_(0, k) / length;
+      nodalSlopeMap_[0](2, k) = 0.0;
+      nodalSlopeMap_[0](3, k) = -slopeMap_(2, k) / length;
+      for (int r = 0; r < 4; ++r) nodalSlopeMap_[1](r, k) = slopeMap_(r, k) - nodalSlopeMap_[0](r, k);
+    }
+  }
+  static Matrix8 expand(const Matrix4& m) {
     Matrix8 t = Matrix8::Zero();
     for (int j = 0; j < 4; ++j)
       for (int k = 0; k < 4; ++k) {
-        t(2 * j, 2 * k) = slopeMap_(j, k);
-        t(2 * j + 1, 2 * k + 1) = slopeMap_(j, k);
+        t(2 * j, 2 * k) = m(j, k);
+        t(2 * j + 1, 2 * k + 1) = m(j, k);
       }
     return t;
   }
 
- private:
   Matrix4 slopeMap_ = Matrix4::Zero();
+  Matrix4 nodalSlopeMap_[2] = {Matrix4::Zero(), Matrix4::Zero()};
 };
 
 }  // namespace beltsim

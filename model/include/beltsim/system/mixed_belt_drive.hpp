@@ -1,0 +1,617 @@
+// A closed belt drive on the mixed Eulerian-Lagrangian mesh (form B, docs/model.md §2.11): NE
+// ANCF elements whose nodes stay where they started on the belt's path, each node with the
+// material coordinate p_i of the material at it as an unknown of its own, up to NP circles with
+// NCS contact segments per element. It is the System of the reference stepper
+// (reference_stepper.hpp). Early form: uniform elements, the reference stepping only (a whole
+// Newton matrix at every build), started from a material drive's static state.
+//
+// Unknowns: the material drive's layout (drive_layout.hpp; node NE's slots unused) followed by
+// p_0 .. p_{NE-1} (m of reference length). Element e spans nodes e and e+1 (the last one closes
+// the belt: its end carries p_0 plus the belt's reference length). Per element, with lambda =
+// (pB - pA)/L, the material passing the mesh at w = -(pA_dot N_A + pB_dot N_B)/lambda and the
+// material rates q_dot_m = q_dot + w_A T_A q + w_B T_B q (material_velocity.hpp):
+//   rows of (q, pA, pB):  the material's inertia (mixed_flow_inertia.hpp)
+//                         + the elastic forces of its material (mixed_cable2d.hpp)
+//                         + the gravity potential -lambda F_g^T q
+//                         + forces on the material F(q, q_dot_m) (strain-rate damping, contact):
+//                           F on the element's rows, -(1/lambda) F^T T_a q on p_a's row.
+// Every node keeps its place on the path: its velocity along its start tangent is 0 (a velocity-
+// level row in place of its tangential force row, whose reaction is the discretisation's share;
+// the normal force row stays). So the nodes never drift and no slide of the mesh is left to fix.
+// The contact histories are carried with the material at the start of every step, each segment by
+// the distance its material crossed the mesh in the last accepted step (anchor_transport.hpp).
+//
+// Newton matrix: the block solver with a block of 5 per node (q, p_i); node 0 and the circles in
+// its border (chain: nodes 1..NE-1).
+#pragma once
+#include "beltsim/contact/anchor_transport.hpp"
+#include "beltsim/contact/contact_jacobian.hpp"  // and the pair itself
+#include "beltsim/element/material_velocity.hpp"
+#include "beltsim/element/mixed_cable2d.hpp"
+#include "beltsim/element/mixed_flow_inertia.hpp"
+#include "beltsim/solver/bordered_block_tridiagonal.hpp"
+#include "beltsim/system/prescribed_rows.hpp"  // and the layout, the pulleys, the stepper's interface
+
+namespace beltsim {
+
+template <int NE, int NP, int NCS>
+class MixedBeltDrive {
+  using Layout = DriveLayout<NE, NP>;
+
+ public:
+  static_assert(NE >= 3, "a closed belt of at least 3 elements");
+  static constexpr int kElements = NE;
+  static constexpr int kPulleys = NP;
+  static constexpr int kLayoutSize = Layout::kSize;
+  static constexpr int kSize = Layout::kSize + NE;
+  static constexpr int kBorder = 5 + 3 * NP;  // node 0 with p_0, the circles
+  static constexpr int kSolverSize = 5 * (NE - 1) + kBorder;
+  using Vector = Eigen::Matrix<double, kSize, 1>;
+  using LayoutVector = typename Layout::Vector;
+  using Vector2 = Eigen::Matrix<double, 2, 1>;
+  using Vector8 = Eigen::Matrix<double, 8, 1>;
+  using Vector10 = Eigen::Matrix<double, 10, 1>;
+  using Matrix8 = Eigen::Matrix<double, 8, 8>;
+  using Matrix10 = Eigen::Matrix<double, 10, 10>;
+  using Matrix11 = Eigen::Matrix<double, 11, 11>;
+  using Element = AncfCable2D<double>;
+  using Pair = ContactPair<NCS>;
+  using Solver = BorderedBlockTridiagonal<NE - 1, 5, kBorder>;
+  using SolverVector = Eigen::Matrix<double, kSolverSize, 1>;
+
+  static constexpr int materialDof(int node) { return Layout::kSize + node; }
+  static constexpr int pulleyDof(int p, int local) { return Layout::pulleyDof(p, local); }
+
+  // ---- set-up ---------------------------------------------------------------------------------
+  // A closed belt of NE elements of mesh length elementLength; reference curvature 0.
+  ParameterError setUp(const BeltParameters& belt, double elementLength, const PulleyParameters* circles,
+                       int pulleyCount, const ContactParameters& contact) {
+    if (!belt.closed) return ParameterError::invalid("belt.closed");
+    if (pulleyCount < 1 || pulleyCount > NP) return ParameterError::invalid("circle.count");
+    belt_ = belt;
+    belt_.element.length = elementLength;
+    ParameterError e = mixed_.setUp(belt_.element);
+    if (!e.ok()) return e;
+    e = element_.setUp(belt_.element);
+    if (!e.ok()) return e;
+    e = flow_.setUp(elementLength, belt_.element.massPerLength);
+    if (!e.ok()) return e;
+    e = material_.setUp(elementLength);
+    if (!e.ok()) return e;
+    for (int a = 0; a < 2; ++a) nodalSlope_[a] = material_.nodalSlopeMatrix(a);
+    pulleys_.setCount(pulleyCount);
+    for (int p = 0; p < pulleyCount; ++p) {
+      e = pulleys_.setUp(p, circles[p]);
+      if (!e.ok()) return e;
+      const ContactParameters cp = pairContact(contact, circles[p], belt_, elementLength);
+      for (int k = 0; k < NE; ++k) {
+        e = pair_[k][p].setUp(cp);
+        if (!e.ok()) return e;
+      }
+    }
+    contact_ = contact;
+    pulleys_.clearInput();
+    shapeTable_.build(elementLength, contact.segmentCount);
+    const Matrix8& m = element_.massMatrix();
+    lumpedNodeMass_ = m(0, 0) + m(0, 4);
+    return ParameterError::success();
+  }
+
+  // Starts from a layout state at rest (a material drive's static equilibrium of the same
+  // elements): p_i = i L, every node held on its start tangent, and the contact pairs' histories
+  // (`history(e, p, i)`). Returns the full state vector.
+  template <class HistorySource>
+  Vector start(const LayoutVector& layout, HistorySource&& history) {
+    Vector x = Vector::Zero();
+    x.template head<Layout::kSize>() = layout;
+    const double L = belt_.element.length;
+    for (int i = 0; i < NE; ++i) {
+      x(materialDof(i)) = i * L;
+      const Vector2 slope(layout(4 * i + 2), layout(4 * i + 3));
+      tangent_[i] = slope / slope.norm();
+    }
+    beltLength_ = NE * L;
+    for (int e = 0; e < NE; ++e)
+      for (int p = 0; p < pulleyCount(); ++p) {
+        for (int i = 0; i < contact_.segmentCount; ++i) pair_[e][p].setHistory(i, history(e, p, i));
+        pair_[e][p].beginStep();
+      }
+    for (auto& row : contactCoordinate_)
+      for (double& c : row) c = 0.0;
+    for (int e = 0; e < NE; ++e) lastMeshSpeed_[e][0] = lastMeshSpeed_[e][1] = 0.0;
+    transportRefused_ = false;
+    return x;
+  }
+
+  void setStepSize(double h) { stepSize_ = h; }
+
+  const BeltParameters& belt() const { return belt_; }
+  const Element& element() const { return element_; }
+  int pulleyCount() const { return pulleys_.count(); }
+  const PulleyParameters& circle(int p) const { return pulleys_.circle(p); }
+  const Pair& pair(int e, int p) const { return pair_[e][p]; }
+  int nextNode(int e) const { return e == NE - 1 ? 0 : e + 1; }
+  void setInput(const BeltDriveInput<NP>& input) { pulleys_.setInput(input); }
+  double driveTorque(int p) const { return reactions_.driveTorque[p]; }
+  double beltTorque(int p) const { return reactions_.beltTorque[p]; }
+  Vector2 hubForce(int p) const { return reactions_.hubForce[p]; }
+  double beltLength() const { return beltLength_; }
+
+  // Element e's coordinates and its nodes' material coordinates (the closing element's end
+  // carries p_0 plus the belt's reference length; rates and accelerations carry no offset).
+  Vector8 gatherElement(const Vector& x, int e) const {
+    return Layout::gather(LayoutVector(x.template head<Layout::kSize>()), e, nextNode(e));
+  }
+  Vector2 gatherMaterial(const Vector& x, int e, bool position) const {
+    const int b = nextNode(e);
+    return Vector2(x(materialDof(e)), x(materialDof(b)) + (position && b == 0 ? beltLength_ : 0.0));
+  }
+  double stretch(const Vector& q, int e) const {
+    const Vector2 p = gatherMaterial(q, e, true);
+    return (p(1) - p(0)) / belt_.element.length;
+  }
+  // Element e's material rates q_dot + w_A T_A q + w_B T_B q.
+  Vector8 materialRates(const Vector& q, const Vector& v, int e) const {
+    const Kinematics k = kinematics(q, v, e);
+    return k.rates;
+  }
+  // The axial force of the material at mesh point x of element e, strain-rate damping included:
+  // EA (|r'|/lambda - 1 - eps0) + the damping of the material element at the material rates.
+  double axialForce(const Vector& q, const Vector& v, int e, double x) const {
+    const Kinematics k = kinematics(q, v, e);
+    Element::Section s;
+    if (element_.section(k.q, k.rates, x, s) != Status::kOk) return NAN;
+    return s.axialForce + belt_.element.EA * s.slope.norm() * (1.0 / k.lambda - 1.0);
+  }
+  CircleState circleState(const Vector& q, const Vector& v, int p) const {
+    return pulleys_.state(LayoutVector(q.template head<Layout::kSize>()), LayoutVector(v.template head<Layout::kSize>()),
+                          p);
+  }
+
+  // ---- the stepper's interface (system_interface.hpp) ------------------------------------------
+  Status residual(const IterationPoint<Vector>& point, Vector& r) {
+    const Vector& q = *point.q;
+    const Vector& v = *point.v;
+    const Vector& a = *point.a;
+    const LayoutVector qL = q.template head<Layout::kSize>(), vL = v.template head<Layout::kSize>(),
+                       aL = a.template head<Layout::kSize>();
+    LayoutVector rL = LayoutVector::Zero();
+    double rp[NE] = {};
+    for (int e = 0; e < NE; ++e) {
+      const Kinematics k = kinematics(q, v, e);
+      Vector10 rows;
+      const Status s = elementRows(k, a, e, false, rows, nullptr, point);
+      if (s != Status::kOk) return s;
+      scatterRows(rows, e, rL, rp);
+    }
+    for (int p = 0; p < NP; ++p) {
+      reactions_.beltTorque[p] = 0.0;
+      reactions_.hubForce[p] = Vector2::Zero();
+      if (p >= pulleyCount()) continue;
+      const CircleState cs = pulleys_.state(qL, vL, p);
+      for (int e = 0; e < NE; ++e) {
+        Pair& pair = pair_[e][p];
+        if (!pair.anyFlagged()) continue;
+        const Kinematics k = kinematics(q, v, e);
+        PairForces f;
+        const Status st = pair.evaluateNewton(k.q, k.rates, shapeTable_, cs, f);
+        if (st != Status::kOk) return st;
+        if (f.activeSegments == 0) continue;
+        Vector10 rows;
+        rows.template head<8>() = f.element;
+        for (int n = 0; n < 2; ++n) rows(8 + n) = -f.element.dot(k.nodalSlopeRates[n]) / k.lambda;
+        scatterRows(rows, e, rL, rp);
+        rL(pulleyDof(p, 0)) += f.circleForce(0);
+        rL(pulleyDof(p, 1)) += f.circleForce(1);
+        rL(pulleyDof(p, 2)) += f.circleTorque;
+        reactions_.beltTorque[p] -= f.circleTorque;
+        reactions_.hubForce[p] -= f.circleForce;
+      }
+      pulleys_.addResidual(p, qL, vL, aL, point.time, phase_, rL);
+    }
+    const IterationPoint<LayoutVector> pointL{&qL, &vL, &aL, point.time, point.coefficients};
+    prescribed().applyToResidual(pointL, phase_, reactions_, rL);
+    // Every node on its start tangent t: the tangential row becomes m t.r_dot / c_v (velocity
+    // level, scaled like the prescribed rows), the second row the normal force n.(r_x, r_y).
+    const double cv = point.coefficients->dampingFactor;
+    for (int i = 0; i < NE; ++i) {
+      const Vector2& t = tangent_[i];
+      const double rx = rL(4 * i), ry = rL(4 * i + 1);
+      rL(4 * i) = lumpedNodeMass_ * (t(0) * vL(4 * i) + t(1) * vL(4 * i + 1)) / cv;
+      rL(4 * i + 1) = -t(1) * rx + t(0) * ry;
+    }
+    r.template head<Layout::kSize>() = rL;
+    for (int i = 0; i < NE; ++i) r(materialDof(i)) = rp[i];
+    return Status::kOk;
+  }
+
+  Status factorize(const IterationPoint<Vector>& point, MatrixUpdate, bool& built) {
+    built = true;
+    const Vector& q = *point.q;
+    const Vector& v = *point.v;
+    const IntegratorCoefficients& c = *point.coefficients;
+    const double cq = c.stiffnessFactor, cv = c.dampingFactor;
+    const LayoutVector qL = q.template head<Layout::kSize>(), vL = v.template head<Layout::kSize>();
+    solver_.setZero();
+    for (int e = 0; e < NE; ++e) {
+      const Kinematics k = kinematics(q, v, e);
+      Vector10 rows;
+      Matrix10 m;
+      const Status s = elementRows(k, *point.a, e, true, rows, &m, point);
+      if (s != Status::kOk) return s;
+      int index[10];
+      localIndices(e, index);
+      for (int i = 0; i < 10; ++i)
+        for (int j = 0; j < 10; ++j) addEntry(index[i], index[j], m(i, j));
+    }
+    for (int p = 0; p < pulleyCount(); ++p) {
+      const CircleState cs = pulleys_.state(qL, vL, p);
+      for (int e = 0; e < NE; ++e) {
+        Pair& pair = pair_[e][p];
+        if (!pair.anyFlagged()) continue;
+        const Kinematics k = kinematics(q, v, e);
+        Matrix11 ks, ds;
+        Status st = contactPairJacobian(pair, k.q, k.rates, shapeTable_, cs, ks, ds);
+        if (st != Status::kOk) return st;
+        PairForces f;
+        st = pair.evaluateNewton(k.q, k.rates, shapeTable_, cs, f);
+        if (st != Status::kOk) return st;
+        Eigen::Matrix<double, 11, 1> forces;
+        forces << f.element, f.circleForce(0), f.circleForce(1), f.circleTorque;
+        Eigen::Matrix<double, 13, 13> m;
+        materialForceMatrix<3>(k, forces, ks, ds, cq, cv, m);
+        int index[13];
+        localIndices(e, index);  // q 0..7, then pA, pB at 8, 9: move them behind the circle
+        const int pA = index[8], pB = index[9];
+        index[8] = pulleyDof(p, 0);
+        index[9] = pulleyDof(p, 1);
+        index[10] = pulleyDof(p, 2);
+        index[11] = pA;
+        index[12] = pB;
+        for (int i = 0; i < 13; ++i)
+          for (int j = 0; j < 13; ++j) addEntry(index[i], index[j], m(i, j));
+      }
+      pulleys_.addMatrix(p, qL, vL, c.massFactor, cq, cv, phase_.mode, *this);
+    }
+    const PrescribedRows<NE, NP> rows = prescribed();
+    for (int dof = 4 * (NE + 1); dof < Layout::kSize; ++dof) {
+      if (!rows.prescribed(dof)) continue;
+      clearRow(dof);
+      addEntry(dof, dof, rows.rowScale(dof));
+    }
+    for (int i = 0; i < NE; ++i) {
+      const Vector2& t = tangent_[i];
+      combineRows(4 * i, 4 * i + 1, -t(1), t(0));  // second row: n.(r_x, r_y)
+      clearRow(4 * i);
+      addEntry(4 * i, 4 * i, lumpedNodeMass_ * t(0));
+      addEntry(4 * i, 4 * i + 1, lumpedNodeMass_ * t(1));
+    }
+    solveScale_ = cq;
+    return solver_.factorize();
+  }
+
+  Status solve(const Vector& r, Vector& delta) const {
+    SolverVector rhs, x;
+    for (int dof = 0; dof < kSize; ++dof) {
+      const int s = solverIndex(dof);
+      if (s >= 0) rhs(s) = solveScale_ * r(dof);
+    }
+    const Status st = solver_.solve(rhs, x);
+    for (int dof = 0; dof < kSize; ++dof) {
+      const int s = solverIndex(dof);
+      delta(dof) = s >= 0 ? x(s) : 0.0;
+    }
+    return st;
+  }
+
+  // Carries the material's contact histories by what crossed each segment in the last accepted
+  // step (its mesh speed w at the segment's centre times the step), then D0 := D.
+  void beginStep() {
+    const int segments = contact_.segmentCount;
+    const double L = belt_.element.length;
+    transportRefused_ = false;
+    double shift[NE * NCS] = {};
+    for (int e = 0; e < NE; ++e)
+      for (int i = 0; i < segments; ++i) {
+        const double x = (i + 0.5) / segments;  // of the element
+        shift[e * segments + i] = stepSize_ * ((1.0 - x) * lastMeshSpeed_[e][0] + x * lastMeshSpeed_[e][1]);
+      }
+    for (int p = 0; p < pulleyCount(); ++p) {
+      MaterialAnchor in[NE * NCS], out[NE * NCS];
+      for (int e = 0; e < NE; ++e)
+        for (int i = 0; i < segments; ++i) {
+          const SegmentHistory& h = pair_[e][p].history(i);
+          in[e * segments + i] =
+              MaterialAnchor{h.state, h.stickingPosition, contactCoordinate_[p][e * NCS + i], h.gap};
+        }
+      const double period = 2.0 * 3.14159265358979323846 * pair_[0][p].parameters().radius;
+      const bool refused = transportAnchors(in, NE * segments, L / segments, shift, period, out) != Status::kOk;
+      transportRefused_ = transportRefused_ || refused;
+      if (!refused) {
+        for (int e = 0; e < NE; ++e)
+          for (int i = 0; i < segments; ++i) {
+            SegmentHistory h = pair_[e][p].history(i);
+            h.state = out[e * segments + i].state;
+            h.stickingPosition = out[e * segments + i].stickingPosition;
+            pair_[e][p].setHistory(i, h);
+          }
+      }
+      for (int e = 0; e < NE; ++e) pair_[e][p].beginStep();
+    }
+    pulleys_.beginStep();
+  }
+  void rejectStep() {
+    for (int e = 0; e < NE; ++e)
+      for (int p = 0; p < pulleyCount(); ++p) pair_[e][p].rejectStep();
+    pulleys_.rejectStep();
+  }
+
+  Status postNewtonStep(const IterationPoint<Vector>& point, double& error) {
+    error = 0.0;
+    if (transportRefused_) return Status::kInvalidParameter;
+    Status worst = Status::kOk;
+    const LayoutVector qL = point.q->template head<Layout::kSize>(), vL = point.v->template head<Layout::kSize>();
+    pulleys_.postNewtonStep(qL, vL, phase_.mode, error);
+    for (int e = 0; e < NE; ++e) {
+      const Kinematics k = kinematics(*point.q, *point.v, e);
+      lastMeshSpeed_[e][0] = k.meshSpeed[0];
+      lastMeshSpeed_[e][1] = k.meshSpeed[1];
+    }
+    for (int p = 0; p < pulleyCount(); ++p) {
+      const CircleState cs = pulleys_.state(qL, vL, p);
+      for (int e = 0; e < NE; ++e) {
+        double pairError = 0.0;
+        const Kinematics k = kinematics(*point.q, *point.v, e);
+        const Status s = pair_[e][p].postNewtonStep(k.q, k.rates, shapeTable_, cs, pairError);
+        if (s == Status::kNonFiniteValue) return s;
+        if (s != Status::kOk) worst = s;
+        if (pairError > error) error = pairError;
+        recordContactCoordinates(k.q, k.rates, cs, e, p);
+      }
+    }
+    return worst;
+  }
+
+  // ---- matrix assembly in system coordinates (also PulleyBodies::addMatrix's target) ----------
+  void addEntry(int row, int col, double value) {
+    const int sr = solverIndex(row), sc = solverIndex(col);
+    if (sr < 0 || sc < 0) return;
+    const int border = 5 * (NE - 1);
+    if (sr >= border) {
+      if (sc >= border) {
+        solver_.corner()(sr - border, sc - border) += value;
+      } else {
+        solver_.rowBorder(sc / 5)(sr - border, sc % 5) += value;
+      }
+      return;
+    }
+    if (sc >= border) {
+      solver_.columnBorder(sr / 5)(sr % 5, sc - border) += value;
+      return;
+    }
+    const int br = sr / 5, bc = sc / 5;
+    if (bc == br) solver_.diagonal(br)(sr % 5, sc % 5) += value;
+    else if (bc == br + 1) solver_.upper(br)(sr % 5, sc % 5) += value;
+    else if (bc == br - 1) solver_.lower(br)(sr % 5, sc % 5) += value;
+  }
+
+ private:
+  // One element's kinematics at a state.
+  struct Kinematics {
+    Vector8 q, v, rates;            // coordinates, mesh rates, material rates
+    Vector2 p, pDot;                // its nodes' material coordinates and rates
+    double lambda;                  // (pB - pA)/L
+    double meshSpeed[2];            // w at its nodes, -p_dot/lambda [m/s of mesh length]
+    Vector8 nodalSlopeRates[2];     // T_A q, T_B q
+  };
+  Kinematics kinematics(const Vector& q, const Vector& v, int e) const {
+    Kinematics k;
+    k.q = gatherElement(q, e);
+    k.v = gatherElement(v, e);
+    k.p = gatherMaterial(q, e, true);
+    k.pDot = gatherMaterial(v, e, false);
+    k.lambda = (k.p(1) - k.p(0)) / belt_.element.length;
+    k.rates = k.v;
+    for (int n = 0; n < 2; ++n) {
+      k.meshSpeed[n] = -k.pDot(n) / k.lambda;
+      k.nodalSlopeRates[n] = material_.nodalSlopeRates(n, k.q);
+      k.rates += k.meshSpeed[n] * k.nodalSlopeRates[n];
+    }
+    return k;
+  }
+
+  // The element's own rows (inertia, elastic forces of its material, gravity, strain-rate damping
+  // on the material) in the order (q 8, pA, pB) and, when asked, c_a dE/da + c_q dE/dq + c_v dE/dv.
+  Status elementRows(const Kinematics& k, const Vector& acceleration, int e, bool jacobian, Vector10& rows,
+                     Matrix10* matrix, const IterationPoint<Vector>& point) const {
+    if (!(k.lambda > 0.0)) return isFinite(k.lambda) ? Status::kDegenerateState : Status::kNonFiniteValue;
+    MixedFlowTerms inertia;
+    Status s = flow_.evaluate(k.q, k.v, gatherElement(acceleration, e), k.p, k.pDot,
+                              gatherMaterial(acceleration, e, false), inertia);
+    if (s != Status::kOk) return s;
+    Vector10 elastic;
+    Matrix10 elasticStiffness;
+    s = mixed_.elasticForceAndStiffness(k.q, k.p(0), k.p(1), elastic, elasticStiffness);
+    if (s != Status::kOk) return s;
+    // Strain-rate damping: the material element's internal force at the material rates less its
+    // elastic part.
+    Vector8 internal, elastic8;
+    Matrix8 stiffness, damping, elasticStiffness8, unused;
+    if (jacobian) {
+      s = element_.internalForceAndJacobian(k.q, k.rates, internal, stiffness, damping);
+      if (s == Status::kOk) s = element_.internalForceAndJacobian(k.q, Vector8::Zero(), elastic8, elasticStiffness8, unused);
+    } else {
+      s = element_.internalForce(k.q, k.rates, internal);
+      if (s == Status::kOk) s = element_.internalForce(k.q, Vector8::Zero(), elastic8);
+    }
+    if (s != Status::kOk) return s;
+    const Vector8 damped = internal - elastic8;
+    const Vector8& gravity = element_.gravityForce();
+    const double invL = 1.0 / belt_.element.length;
+    const double sign[2] = {-invL, invL};  // d lambda / d p_a
+    rows = inertia.force + elastic;
+    rows.template head<8>() += damped - k.lambda * gravity;
+    const double potential = gravity.dot(k.q);  // -dV/dlambda
+    for (int n = 0; n < 2; ++n)
+      rows(8 + n) += -damped.dot(k.nodalSlopeRates[n]) / k.lambda - sign[n] * potential;
+    if (!jacobian) return Status::kOk;
+    const IntegratorCoefficients& c = *point.coefficients;
+    Matrix10& m = *matrix;
+    m = c.massFactor * inertia.byAcceleration + c.stiffnessFactor * (inertia.byPosition + elasticStiffness) +
+        c.dampingFactor * inertia.byVelocity;
+    for (int n = 0; n < 2; ++n) {
+      m.template block<8, 1>(0, 8 + n) -= c.stiffnessFactor * sign[n] * gravity;
+      m.template block<1, 8>(8 + n, 0) -= c.stiffnessFactor * sign[n] * gravity.transpose();
+    }
+    Eigen::Matrix<double, 10, 10> dampingMatrix;
+    materialForceMatrix<0>(k, damped, Matrix8(stiffness - elasticStiffness8), damping, c.stiffnessFactor,
+                           c.dampingFactor, dampingMatrix);
+    m += dampingMatrix;
+    return Status::kOk;
+  }
+
+  // The Newton matrix of a force on the material, F(q, c, q_dot_m, c_dot) with C extra rows and
+  // unknowns c (a circle), given its partial derivatives Fq (by q and c at fixed rates) and Fv (by
+  // the material rates and c_dot): rows and columns in the order (q 8, c C, pA, pB); the rows of
+  // pA, pB are -(1/lambda) F_el^T T_a q (docs/model.md §2.11).
+  template <int C>
+  void materialForceMatrix(const Kinematics& k, const Eigen::Matrix<double, 8 + C, 1>& force,
+                           const Eigen::Matrix<double, 8 + C, 8 + C>& fq, const Eigen::Matrix<double, 8 + C, 8 + C>& fv,
+                           double cq, double cv, Eigen::Matrix<double, 10 + C, 10 + C>& m) const {
+    constexpr int R = 8 + C;
+    const double il = 1.0 / k.lambda;
+    const double invL = 1.0 / belt_.element.length;
+    const double sign[2] = {-invL, invL};
+    const Matrix8 w = k.meshSpeed[0] * nodalSlope_[0] + k.meshSpeed[1] * nodalSlope_[1];
+    // d q_dot_m / d lambda = sum_a (pa_dot / lambda^2) T_a q.
+    const Vector8 byLambda = (k.pDot(0) * k.nodalSlopeRates[0] + k.pDot(1) * k.nodalSlopeRates[1]) * (il * il);
+    Eigen::Matrix<double, R, 10 + C> byPosition, byRate;  // total derivatives of F
+    byPosition.template leftCols<8>() = fq.template leftCols<8>() + fv.template leftCols<8>() * w;
+    byRate.template leftCols<8>() = fv.template leftCols<8>();
+    if constexpr (C > 0) {
+      byPosition.template middleCols<C>(8) = fq.template rightCols<C>();
+      byRate.template middleCols<C>(8) = fv.template rightCols<C>();
+    }
+    const Eigen::Matrix<double, R, 1> byStretch = fv.template leftCols<8>() * byLambda;
+    for (int n = 0; n < 2; ++n) {
+      byPosition.col(8 + C + n) = sign[n] * byStretch;
+      byRate.col(8 + C + n) = -il * (fv.template leftCols<8>() * k.nodalSlopeRates[n]);
+    }
+    m.setZero();
+    m.template topRows<R>() = cq * byPosition + cv * byRate;
+    const Vector8 element = force.template head<8>();
+    for (int a = 0; a < 2; ++a) {
+      const Eigen::Matrix<double, 1, 8> tq = k.nodalSlopeRates[a].transpose();
+      Eigen::Matrix<double, 1, 10 + C> rowPosition = -il * tq * byPosition.template topRows<8>();
+      rowPosition.template head<8>() -= il * element.transpose() * nodalSlope_[a];
+      const double g = element.dot(k.nodalSlopeRates[a]) * il * il;
+      for (int n = 0; n < 2; ++n) rowPosition(8 + C + n) += sign[n] * g;
+      const Eigen::Matrix<double, 1, 10 + C> rowRate = -il * tq * byRate.template topRows<8>();
+      m.row(R + a) = cq * rowPosition + cv * rowRate;
+    }
+  }
+
+  void scatterRows(const Vector10& rows, int e, LayoutVector& rL, double* rp) const {
+    Layout::scatter(Vector8(rows.template head<8>()), e, nextNode(e), rL);
+    rp[e] += rows(8);
+    rp[nextNode(e)] += rows(9);
+  }
+
+  // Where the material of each segment in contact touches the circle (x_c), for the anchor
+  // transport's entry rule (contact/anchor_transport.hpp).
+  void recordContactCoordinates(const Vector8& qe, const Vector8& rates, const CircleState& cs, int e, int p) {
+    const Pair& pair = pair_[e][p];
+    bool any = false;
+    for (int i = 0; i < contact_.segmentCount; ++i) any = any || pair.history(i).gap <= 0.0;
+    if (!any) return;
+    SegmentPoints<NCS> points;
+    if (computeSegmentPoints(qe, rates, shapeTable_, pair.parameters().offset, points) != Status::kOk) return;
+    for (int i = 0; i < contact_.segmentCount; ++i)
+      if (pair.history(i).gap <= 0.0)
+        contactCoordinate_[p][e * NCS + i] =
+            segmentKinematics(pair.parameters(), points, i, belt_.element.length, cs).stickingCoordinate;
+  }
+
+  // System coordinate -> solver index; -1 for the unused slots of node NE. Chain: nodes 1..NE-1
+  // as (q 4, p); border: node 0 as (q 4, p_0), then the circles.
+  static int solverIndex(int dof) {
+    const int border = 5 * (NE - 1);
+    if (dof < 4) return border + dof;
+    if (dof < 4 * NE) return 5 * (dof / 4 - 1) + dof % 4;
+    if (dof < 4 * (NE + 1)) return -1;
+    if (dof < Layout::kSize) return border + 5 + (dof - 4 * (NE + 1));
+    const int node = dof - Layout::kSize;
+    return node == 0 ? border + 4 : 5 * (node - 1) + 4;
+  }
+  void localIndices(int e, int* index) const {
+    const int b = nextNode(e);
+    for (int i = 0; i < 4; ++i) {
+      index[i] = 4 * e + i;
+      index[4 + i] = 4 * b + i;
+    }
+    index[8] = materialDof(e);
+    index[9] = materialDof(b);
+  }
+  // Every stored entry of solver row `row`, as a pointer list over the blocks (its row in each).
+  template <class Visit>
+  void forRow(int dof, Visit&& visit) {
+    const int sr = solverIndex(dof);
+    if (sr < 0) return;
+    const int border = 5 * (NE - 1);
+    if (sr >= border) {
+      visit(solver_.corner().row(sr - border));
+      for (int k = 0; k < NE - 1; ++k) visit(solver_.rowBorder(k).row(sr - border));
+      return;
+    }
+    const int b = sr / 5, l = sr % 5;
+    visit(solver_.diagonal(b).row(l));
+    visit(solver_.lower(b).row(l));
+    visit(solver_.upper(b).row(l));
+    visit(solver_.columnBorder(b).row(l));
+  }
+  void clearRow(int dof) {
+    forRow(dof, [](auto&& row) { row.setZero(); });
+  }
+  // Row `second` := a * row `first` + b * row `second` (two rows of one node: the same blocks).
+  void combineRows(int first, int second, double a, double b) {
+    const int s1 = solverIndex(first), s2 = solverIndex(second);
+    const int border = 5 * (NE - 1);
+    if (s1 >= border) {
+      solver_.corner().row(s2 - border) = a * solver_.corner().row(s1 - border) + b * solver_.corner().row(s2 - border);
+      for (int k = 0; k < NE - 1; ++k)
+        solver_.rowBorder(k).row(s2 - border) =
+            a * solver_.rowBorder(k).row(s1 - border) + b * solver_.rowBorder(k).row(s2 - border);
+      return;
+    }
+    const int blk = s1 / 5, l1 = s1 % 5, l2 = s2 % 5;
+    solver_.diagonal(blk).row(l2) = a * solver_.diagonal(blk).row(l1) + b * solver_.diagonal(blk).row(l2);
+    solver_.lower(blk).row(l2) = a * solver_.lower(blk).row(l1) + b * solver_.lower(blk).row(l2);
+    solver_.upper(blk).row(l2) = a * solver_.upper(blk).row(l1) + b * solver_.upper(blk).row(l2);
+    solver_.columnBorder(blk).row(l2) = a * solver_.columnBorder(blk).row(l1) + b * solver_.columnBorder(blk).row(l2);
+  }
+  PrescribedRows<NE, NP> prescribed() const { return {pulleys_, belt_, phase_.mode, lumpedNodeMass_}; }
+
+  BeltParameters belt_;
+  ContactParameters contact_;
+  MixedCable2D mixed_;
+  Element element_;
+  MixedFlowInertia flow_;
+  MaterialVelocity material_;
+  Matrix8 nodalSlope_[2] = {Matrix8::Zero(), Matrix8::Zero()};
+  double lumpedNodeMass_ = 1.0;
+  PulleyBodies<NE, NP> pulleys_;
+  Pair pair_[NE][NP];
+  SegmentShapeTable<NCS> shapeTable_;
+  StaticPhase<LayoutVector> phase_;
+  PulleyReactions<NP> reactions_;
+  Solver solver_;
+  double solveScale_ = 1.0;
+  Vector2 tangent_[NE];
+  double beltLength_ = 0.0;  // the belt's reference length, m
+  double stepSize_ = 0.0;
+  double contactCoordinate_[NP][NE * NCS] = {};  // x_c at the last post-Newton step, m
+  double lastMeshSpeed_[NE][2] = {};             // w at each element's nodes at the last post-Newton step, m/s
+  bool transportRefused_ = false;
+};
+
+}  // namespace beltsim
