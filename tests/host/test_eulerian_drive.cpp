@@ -14,7 +14,10 @@
 #include "beltsim/system/eulerian_belt_drive.hpp"
 #include "beltsim/system/plant.hpp"
 #include "beltsim/system/profiles.hpp"
+#include "centrifugal_check.hpp"
+#include "gross_slip_check.hpp"
 #include "paper_scenario.hpp"
+#include "standing_mesh_stepping.hpp"
 
 namespace {
 
@@ -44,12 +47,7 @@ struct EulerianPaperDriveOf {
   std::unique_ptr<Stepper> stepper = std::make_unique<Stepper>();
   double loadTorque = 25.0;  // N m on P2 from 1.0 to 1.5 s (the paper's)
 
-  static beltsim::PlantConfig paperConfig() {
-    beltsim::PlantConfig config;
-    config.stepSize = kStep;
-    config.contact.gapMeasure = beltsim::SegmentGapMeasure::kArc;
-    return config;
-  }
+  static beltsim::PlantConfig paperConfig() { return beltsim::test::standingMeshPaperConfig(kStep); }
 
   bool start(const beltsim::PlantConfig& config = paperConfig()) {
     if (!material->setUp(config).ok()) return false;
@@ -61,22 +59,11 @@ struct EulerianPaperDriveOf {
     V q = material->positions();
     drive->start(q, [&](int e, int p, int i) { return m.pair(e, p).history(i); }, kGauge);
     drive->setStepSize(kStep);
-    beltsim::IntegratorSettings settings = config.integrator;
-    settings.absoluteTolerance = 1e-8;
-    if (!stepper->setUp(settings, kStep).ok()) return false;
-    stepper->initialize(q, V::Zero(), V::Zero(), 0.0);
-    return true;
+    return beltsim::test::startAtRest(*stepper, config, q);
   }
 
   beltsim::StepStatistics step(int k) {
-    const double t = k * kStep;
-    const beltsim::PlantCommand command = beltsim::test::paperCommand(t);
-    beltsim::BeltDriveInput<2> input;
-    input.useCommand[0] = input.useCommand[1] = true;
-    input.command[0] = command.input[0];                                      // P1: speed
-    input.command[1] = -beltsim::smoothStep(t, 1.0, 1.5, 0.0, loadTorque);  // P2: load torque, braking
-    drive->setInput(input);
-    return stepper->step(*drive);
+    return beltsim::test::stepPaperScenario(*drive, *stepper, k, kStep, loadTorque);
   }
 
   // Axial force at node `node` (N), strain-rate damping on the material rate included.
@@ -253,45 +240,9 @@ TEST(EulerianDrive, PaperScenarioAt24ElementsRunsWithoutTheElementPassingRipple)
 
 namespace {
 
-// The unloaded drive for the centrifugal law: the paper's two equal pulleys on fixed centres, no
-// gravity, no damper on P2, P1 brought to 105 rad/s over 1 s (belt at 10.5 m/s: rho A v^2 = 91 N,
-// more than a fifth of the 400 N pre-tension) and held.
-constexpr double kSpinSpeed = 105.0;  // rad/s
-constexpr double kSpinEnd = 1.3, kSpinTail = 0.1;  // s
 // The material mesh at 60 elements: at 24 its hub load is 2.5 % above the law (its span tension
 // rises by 5 N as its coarse elements pass the wraps at speed).
 constexpr int kMaterialSpinElements = 60;
-
-beltsim::PlantConfig spinningConfig() {
-  beltsim::PlantConfig config;
-  config.stepSize = kStep;
-  config.contact.gapMeasure = beltsim::SegmentGapMeasure::kArc;
-  config.belt.element.gravity = beltsim::Vector2::Zero();
-  config.pulley[1].rotationalDamping = 0.0;
-  config.limits.maxMotorSpeed = 120.0;
-  return config;
-}
-
-double spinCommand(double t) { return beltsim::linearRamp(t, 0.05, 1.05, 0.0, kSpinSpeed); }
-
-// Hub load of a belt on two equal pulleys (fixed centres) running at the spatial speed v:
-// 2 (T0 - rho A v^2 / (1 + alpha)), alpha = 2 pi EA / (L0 R k). The wraps' contact pressure is
-// (T - rho A v^2) / R; the belt's length, fixed by the path, lets the span tension rise by only
-// rho A v^2 alpha / (1 + alpha) as the pressure, and with it the penetration, falls. T0 the
-// drive's own static span tension, rho A per current length (rho A0 / |r'|, |r'| = 1 + eps0 +
-// T / EA in the span), R the belt's centre-line radius, k the contact stiffness per length.
-double centrifugalHubLoad(const beltsim::PlantConfig& config, double staticTension, double spanTension,
-                          double speed) {
-  const auto& e = config.belt.element;
-  const double radius = config.pulley[0].radius + 0.5 * config.belt.thickness;
-  const double centres = (config.pulley[1].centre - config.pulley[0].centre).norm();
-  const double length = 2.0 * centres + 2.0 * kPi * radius;  // L0: the path
-  const double k = config.contact.stiffness * config.belt.width;
-  const double alpha = 2.0 * kPi * e.EA / (length * radius * k);
-  const double stretch = 1.0 + e.referenceAxialStrain + spanTension / e.EA;
-  const double centrifugal = e.massPerLength / stretch * speed * speed;
-  return 2.0 * (staticTension - centrifugal / (1.0 + alpha));
-}
 
 }  // namespace
 
@@ -302,7 +253,10 @@ double centrifugalHubLoad(const beltsim::PlantConfig& config, double staticTensi
 // Eulerian mesh the term is the material flow's v^2 (B1 - M2) q in the wraps (docs/model.md
 // §2.10).
 TEST(EulerianDrive, CentrifugalTensionLowersTheHubLoadOnBothMeshes) {
-  const beltsim::PlantConfig config = spinningConfig();
+  using beltsim::test::kSpinEnd;
+  using beltsim::test::kSpinSpeed;
+  using beltsim::test::kSpinTail;
+  const beltsim::PlantConfig config = beltsim::test::spinningConfig(kStep);
   const int steps = static_cast<int>(kSpinEnd / kStep + 0.5), tail = static_cast<int>(kSpinTail / kStep + 0.5);
   const double speed = kSpinSpeed * (config.pulley[0].radius + 0.5 * config.belt.thickness);
 
@@ -314,7 +268,7 @@ TEST(EulerianDrive, CentrifugalTensionLowersTheHubLoadOnBothMeshes) {
   double staticTension = 0.0, hub = 0.0, span = 0.0;
   for (int k = 1; k <= steps; ++k) {
     beltsim::PlantCommand command;
-    command.input[0] = spinCommand(k * kStep);
+    command.input[0] = beltsim::test::spinCommand(k * kStep);
     const beltsim::PlantOutput out = material->step(command);
     ASSERT_EQ(out.fault, beltsim::PlantFault::kNone) << "step " << k;
     if (k == 1) staticTension = 0.5 * (out.spanForce[0] + out.spanForce[1]);  // still at rest (ramp from 0.05 s)
@@ -323,81 +277,16 @@ TEST(EulerianDrive, CentrifugalTensionLowersTheHubLoadOnBothMeshes) {
       span += 0.5 * (out.spanForce[0] + out.spanForce[1]) / tail;
     }
   }
-  const double materialLaw = centrifugalHubLoad(config, staticTension, span, speed);
+  const double materialLaw = beltsim::test::centrifugalHubLoad(config, staticTension, span, speed);
   std::printf("[figure] centrifugal, material %d: T0 %.2f N, span %.2f N, hub %.2f N, law %.2f N (%+.2f %%), 2 T0 %.2f N\n",
               kMaterialSpinElements, staticTension, span, hub, materialLaw, 100 * (hub / materialLaw - 1.0),
               2 * staticTension);
   EXPECT_LT(std::abs(hub / materialLaw - 1.0), 0.01);
 
   // Eulerian mesh, from the same static state.
-  EulerianPaperDrive d;
-  ASSERT_TRUE(d.start(config));
-  const double eulerianStatic = 0.5 * (d.tightForce() + d.slackForce());
-  hub = span = 0.0;
-  for (int k = 1; k <= steps; ++k) {
-    beltsim::BeltDriveInput<2> input;
-    input.useCommand[0] = input.useCommand[1] = true;
-    input.command[0] = spinCommand(k * kStep);
-    input.command[1] = 0.0;
-    d.drive->setInput(input);
-    const beltsim::StepStatistics st = d.stepper->step(*d.drive);
-    ASSERT_EQ(st.status, Status::kOk) << "step " << k;
-    if (k > steps - tail) {
-      hub += d.drive->hubForce(1).norm() / tail;
-      span += 0.5 * (d.tightForce() + d.slackForce()) / tail;
-    }
-  }
-  const double eulerianLaw = centrifugalHubLoad(config, eulerianStatic, span, speed);
-  std::printf("[figure] centrifugal, Eulerian 24: T0 %.2f N, span %.2f N, hub %.2f N, law %.2f N (%+.2f %%)\n",
-              eulerianStatic, span, hub, eulerianLaw, 100 * (hub / eulerianLaw - 1.0));
-  EXPECT_LT(std::abs(hub / eulerianLaw - 1.0), 0.01);
+  beltsim::test::checkCentrifugalHubLoad<EulerianPaperDrive>("Eulerian 24", kStep, 0.01);
 }
 
-namespace {
-
-// Gross slip on the Eulerian mesh at NE elements: the paper's drive with mu = 0.3 and 30 N m on P2
-// from 1.0 to 1.5 s, more than friction can carry, so the belt slides over P1's whole wrap.
-template <int NE>
-void checkGrossSlip() {
-  constexpr double kMu = 0.3, kLoad = 30.0, kDamper = 2.0, kTheta = kPi;
-  EulerianPaperDriveOf<NE> d;
-  d.loadTorque = kLoad;
-  beltsim::PlantConfig config = EulerianPaperDriveOf<NE>::paperConfig();
-  config.contact.frictionCoefficient = kMu;
-  ASSERT_TRUE(d.start(config));
-  const int steps = static_cast<int>(beltsim::test::kPaperEndTime / kStep + 0.5);
-  const int tail = static_cast<int>(beltsim::test::kPaperTail / kStep + 0.5);
-  const int slideFrom = static_cast<int>(1.5 / kStep + 0.5);
-  double omega = 0.0, tight = 0.0, slack = 0.0;
-  int flagged = 0, run = 0, longestRun = 0;
-  for (int k = 1; k <= steps; ++k) {
-    const beltsim::StepStatistics st = d.step(k);
-    ASSERT_EQ(st.status, Status::kOk) << "step " << k;
-    if (k > slideFrom) {
-      const bool f = (st.flags & (beltsim::kStepNewtonNotConverged | beltsim::kStepPnsNotConverged)) != 0;
-      flagged += f ? 1 : 0;
-      run = f ? run + 1 : 0;
-      longestRun = std::max(longestRun, run);
-    }
-    if (k > steps - tail) {
-      omega += d.stepper->velocities()(EulerianPaperDriveOf<NE>::Drive::pulleyDof(1, 2)) / tail;
-      tight += d.tightForce() / tail;
-      slack += d.slackForce() / tail;
-    }
-  }
-  const double capstan = std::exp(kMu * kTheta);
-  const double radius = config.pulley[0].radius + 0.5 * config.belt.thickness;
-  const double omegaLaw = (radius * (tight + slack) * std::tanh(0.5 * kMu * kTheta) - kLoad) / kDamper;
-  std::printf("[figure] gross slip, Eulerian %d: F1/F2 %.4f against e^(mu pi) %.4f (%+.2f %%), omega_P2 %.3f against "
-              "%.3f (%+.2f %%), flagged %d of %d sliding steps, longest run %d\n",
-              NE, tight / slack, capstan, 100 * (tight / slack / capstan - 1.0), omega, omegaLaw,
-              100 * (omega / omegaLaw - 1.0), flagged, steps - slideFrom, longestRun);
-  EXPECT_LT(std::abs(tight / slack / capstan - 1.0), 0.03);
-  EXPECT_LT(flagged, (steps - slideFrom) / 100);
-  EXPECT_LT(longestRun, 10);
-}
-
-}  // namespace
 
 // Gross slip as the capstan law says (issue 51; the law as in tests/system/gross_slip.py): over the
 // last 0.15 s F1/F2 within 3 % of e^(0.3 pi) = 2.566 (measured -1.5 %; the material mesh at 24
@@ -405,4 +294,6 @@ void checkGrossSlip() {
 // 10 in a row (measured none), at 24 Eulerian elements. omega_P2 is printed against P2's balance
 // (R (F1 + F2) tanh(0.15 pi) - 30) / 2 (measured -5.4 %: the belt torque is 1 % short, and the
 // balance multiplies that by five). At 16 elements F1/F2 is -3.3 % (docs/model.md §2.10).
-TEST(EulerianDrive, GrossSlipFollowsTheCapstanLawAt24Elements) { checkGrossSlip<24>(); }
+TEST(EulerianDrive, GrossSlipFollowsTheCapstanLawAt24Elements) {
+  beltsim::test::checkGrossSlip<EulerianPaperDriveOf<24>>("Eulerian 24", kStep, 0.03);
+}

@@ -1,6 +1,9 @@
 // The paper's drive on the mixed Eulerian-Lagrangian mesh (system/mixed_belt_drive.hpp,
-// docs/model.md §2.11): its Newton matrix is the derivative of its residual, and it runs the
-// paper's scenario with every node held where it started on the path.
+// docs/model.md §2.11), graded toward the points where the belt meets and leaves each pulley: its
+// Newton matrix is the derivative of its residual; on the paper's scenario at 16 and 24 elements it
+// runs without the element-passing ripple, its creep follows the mass flux of its own span forces,
+// its sticking arc is what the capstan law leaves, its span forces and slip are near the converged
+// values; in gross slip it follows the capstan law, at speed the centrifugal law.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,20 +16,29 @@
 #include "beltsim/system/mixed_belt_drive.hpp"
 #include "beltsim/system/plant.hpp"
 #include "beltsim/system/profiles.hpp"
+#include "centrifugal_check.hpp"
+#include "gross_slip_check.hpp"
 #include "paper_scenario.hpp"
+#include "standing_mesh_stepping.hpp"
 
 namespace {
 
 using beltsim::Status;
 constexpr double kStep = 1e-4;  // s, the paper's
+constexpr double kPi = 3.14159265358979323846;
 
-// The paper's drive at NE elements with the arc gap (docs/model.md §4.2), statics by the material
-// mesh, handed to the mixed drive: node 0 where the belt enters P1 from the tight span, NE / 4
-// where it leaves P2, NE / 2 where it enters P2, 3 NE / 4 where it leaves P1. Newton's absolute
-// tolerance 1e-8 N, as for the one-transport-coordinate mesh (docs/model.md §2.10).
-template <int NE>
-struct MixedPaperDriveOf {
-  using Material = beltsim::BeltDrivePlant<NE>;
+beltsim::PlantConfig paperConfig() { return beltsim::test::standingMeshPaperConfig(kStep); }
+
+// Graded: the paper's drive at NE mixed elements, S per span, the wraps' elements finer toward both
+// ends, where the sticking zones and the ends of the slip arcs sit (weights 1, 1.5, 2, ... up to the
+// middle and down again: at 24 elements 22 to 56 mm in the wraps, 79 mm in the spans); statics by
+// the material mesh at 48 elements, sampled at the stations (positions and slopes of its cubics).
+template <int NE, int S>
+struct GradedPaperDriveOf {
+  static constexpr int kMaterial = 48;
+  static constexpr int kWrap = (NE - 2 * S) / 2;
+  using Material = beltsim::BeltDrivePlant<kMaterial>;
+  using MaterialLayout = beltsim::DriveLayout<kMaterial, 2>;
   using Drive = beltsim::MixedBeltDrive<NE, 2, 4>;
   using Stepper = beltsim::ReferenceStepper<Drive>;
   using V = typename Drive::Vector;
@@ -34,13 +46,21 @@ struct MixedPaperDriveOf {
   std::unique_ptr<Material> material = std::make_unique<Material>();
   std::unique_ptr<Drive> drive = std::make_unique<Drive>();
   std::unique_ptr<Stepper> stepper = std::make_unique<Stepper>();
-  double loadTorque = 25.0;  // N m on P2 from 1.0 to 1.5 s (the paper's)
+  double loadTorque = 25.0;
+  double lengths[NE] = {};
 
-  static beltsim::PlantConfig paperConfig() {
-    beltsim::PlantConfig config;
-    config.stepSize = kStep;
-    config.contact.gapMeasure = beltsim::SegmentGapMeasure::kArc;
-    return config;
+  static beltsim::PlantConfig paperConfig() { return ::paperConfig(); }
+
+  // Quarters from node 0 (P1's entry): tight span, P2's wrap, slack span, P1's wrap.
+  void stations(double quarter) {
+    double weights[kWrap], sum = 0.0;
+    for (int k = 0; k < kWrap; ++k) {
+      weights[k] = std::getenv("FLAT") ? 1.0 : 1.0 + 0.5 * std::min(k, kWrap - 1 - k);
+      sum += weights[k];
+    }
+    int i = 0;
+    for (int part = 0; part < 4; ++part)
+      for (int k = 0; k < (part % 2 == 0 ? S : kWrap); ++k) lengths[i++] = part % 2 == 0 ? quarter / S : quarter * weights[k] / sum;
   }
 
   bool start(const beltsim::PlantConfig& config = paperConfig()) {
@@ -48,34 +68,38 @@ struct MixedPaperDriveOf {
     const beltsim::StaticResult statics = material->start();
     if (statics.status != Status::kOk || !statics.converged) return false;
     const auto& m = material->drive();
+    const double ell = m.belt().element.length;
+    stations(kMaterial / 4 * ell);
     const beltsim::PulleyParameters circles[2] = {m.circle(0), m.circle(1)};
-    if (!drive->setUp(m.belt(), m.belt().element.length, circles, 2, m.contact()).ok()) return false;
-    const V q = drive->start(material->positions(), [&](int e, int p, int i) { return m.pair(e, p).history(i); });
+    if (!drive->setUp(m.belt(), lengths, circles, 2, m.contact()).ok()) return false;
+    const auto& q = material->positions();
+    V x = V::Zero();
+    double s = 0.0;
+    for (int i = 0; i < NE; ++i) {
+      const int e = std::min(static_cast<int>(s / ell), kMaterial - 1);
+      const beltsim::HermiteShape<double> h = beltsim::HermiteShape<double>::at(s - e * ell, ell);
+      const auto qe = MaterialLayout::gather(q, e, e + 1 == kMaterial ? 0 : e + 1);
+      const beltsim::Vector2 r = beltsim::HermiteShape<double>::interpolate(h.s, qe);
+      const beltsim::Vector2 slope = beltsim::HermiteShape<double>::interpolate(h.ds, qe);
+      x.template segment<4>(4 * i) << r(0), r(1), slope(0), slope(1);
+      x(Drive::materialDof(i)) = s;
+      s += lengths[i];
+    }
+    for (int p = 0; p < 2; ++p)
+      for (int l = 0; l < 3; ++l) x(Drive::pulleyDof(p, l)) = q(MaterialLayout::pulleyDof(p, l));
+    if (drive->startFrom(x) != Status::kOk) return false;
     drive->setStepSize(kStep);
-    beltsim::IntegratorSettings settings = config.integrator;
-    settings.absoluteTolerance = 1e-8;
-    if (!stepper->setUp(settings, kStep).ok()) return false;
-    stepper->initialize(q, V::Zero(), V::Zero(), 0.0);
-    return true;
+    return beltsim::test::startAtRest(*stepper, config, x);
   }
 
   beltsim::StepStatistics step(int k) {
-    const double t = k * kStep;
-    const beltsim::PlantCommand command = beltsim::test::paperCommand(t);
-    beltsim::BeltDriveInput<2> input;
-    input.useCommand[0] = input.useCommand[1] = true;
-    input.command[0] = command.input[0];                                      // P1: speed
-    input.command[1] = -beltsim::smoothStep(t, 1.0, 1.5, 0.0, loadTorque);  // P2: load torque, braking
-    drive->setInput(input);
-    return stepper->step(*drive);
+    return beltsim::test::stepPaperScenario(*drive, *stepper, k, kStep, loadTorque);
   }
-
-  // Axial force of the material at node `node` (N), strain-rate damping included.
   double nodeForce(int node) const {
     return drive->axialForce(stepper->positions(), stepper->velocities(), node, 0.0);
   }
-  double tightForce() const { return nodeForce(NE / 8); }      // mid tight span
-  double slackForce() const { return nodeForce(5 * NE / 8); }  // mid slack span
+  double tightForce() const { return nodeForce(S / 2); }               // mid tight span
+  double slackForce() const { return nodeForce(S + kWrap + S / 2); }  // mid slack span
 };
 
 double relativeSpread(const std::vector<double>& x) {
@@ -90,9 +114,9 @@ double relativeSpread(const std::vector<double>& x) {
 // The Newton matrix is the derivative of the residual along the integrator's consistent update
 // (q += d, v += gamma' d, a += beta' d): for every unknown j, the solve of the central difference
 // of the residual gives the unit vector e_j back within 1e-6, at a running state (0.2 s: P1 at
-// 3.3 rad/s, both wraps in contact, the material moving).
+// 3.3 rad/s, both wraps in contact, the material moving), on the graded mesh of 16 elements.
 TEST(MixedDrive, NewtonMatrixIsTheDerivativeOfTheResidual) {
-  using D = MixedPaperDriveOf<24>;
+  using D = GradedPaperDriveOf<16, 2>;
   using V = D::V;
   D d;
   ASSERT_TRUE(d.start());
@@ -107,7 +131,7 @@ TEST(MixedDrive, NewtonMatrixIsTheDerivativeOfTheResidual) {
   int worstColumn = -1;
   const double eps = 1e-7;
   for (int j = 0; j < D::Drive::kSize; ++j) {
-    if (j >= 4 * 24 && j < 4 * 25) continue;  // node NE's unused slots
+    if (j >= 4 * 16 && j < 4 * 17) continue;  // node NE's unused slots
     V qp = q, vp = v, ap = a, qm = q, vm = v, am = a;
     qp(j) += eps;
     vp(j) += c.velocityFactor * eps;
@@ -129,53 +153,180 @@ TEST(MixedDrive, NewtonMatrixIsTheDerivativeOfTheResidual) {
   EXPECT_LT(worst, 1e-6);
 }
 
-// The paper's scenario at NE elements against Table 4; figures printed.
-template <int NE>
-void runPaperScenario(double omegaBound, double torqueBound, double tightBound, double slackBound) {
-  MixedPaperDriveOf<NE> d;
-  ASSERT_TRUE(d.start());
-  const int steps = static_cast<int>(beltsim::test::kPaperEndTime / kStep + 0.5);
-  const int tail = static_cast<int>(beltsim::test::kPaperTail / kStep + 0.5);
+namespace {
+
+// Tail means (last 0.15 s) and checks of one run of the paper's scenario at NE elements.
+struct PaperRun {
   double omega = 0.0, torque = 0.0, tight = 0.0, slack = 0.0;
-  int newtonFlags = 0, pnsFlags = 0;
+  double stickingSegments = 0.0;  // P1's segments in contact and sticking (tail mean)
+  double stickingLength = 0.0;    // their mesh length, m (tail mean)
+  double meshLength = 0.0;        // the belt's mesh length, m
+  double entrySegment = 0.0;      // mesh length of a segment of the element at P1's entry, m
+  int elements = 0;
+  double torqueSpread = 0.0, tightSpread = 0.0, slackSpread = 0.0;  // relative, from 1.95 s
+  int newtonFlags = 0, pnsFlags = 0, steps = 0;
+  bool ran = false;
+};
+
+template <int NE, class Fixture>
+PaperRun runPaperScenario() {
+  PaperRun run;
+  Fixture d;
+  if (!d.start()) return run;
+  run.steps = static_cast<int>(beltsim::test::kPaperEndTime / kStep + 0.5);
+  const int tail = static_cast<int>(beltsim::test::kPaperTail / kStep + 0.5);
+  const int segments = d.drive->pair(0, 0).parameters().segmentCount;
   std::vector<double> torques, tights, slacks;
-  for (int k = 1; k <= steps; ++k) {
+  for (int k = 1; k <= run.steps; ++k) {
     const beltsim::StepStatistics st = d.step(k);
-    ASSERT_EQ(st.status, Status::kOk) << "step " << k;
-    if (st.flags & beltsim::kStepNewtonNotConverged) ++newtonFlags;
-    if (st.flags & beltsim::kStepPnsNotConverged) ++pnsFlags;
-    const double w = d.stepper->velocities()(MixedPaperDriveOf<NE>::Drive::pulleyDof(1, 2));
-    const double tau = d.drive->driveTorque(0);
-    const double f1 = d.tightForce(), f2 = d.slackForce();
+    if (st.status != Status::kOk) return run;
+    if (st.flags & beltsim::kStepNewtonNotConverged) ++run.newtonFlags;
+    if (st.flags & beltsim::kStepPnsNotConverged) ++run.pnsFlags;
+    const double tau = d.drive->driveTorque(0), f1 = d.tightForce(), f2 = d.slackForce();
     if (k * kStep > 1.95) {
       torques.push_back(tau);
       tights.push_back(f1);
       slacks.push_back(f2);
     }
-    if (k > steps - tail) {
-      omega += w / tail;
-      torque += tau / tail;
-      tight += f1 / tail;
-      slack += f2 / tail;
+    if (k > run.steps - tail) {
+      run.omega += d.stepper->velocities()(Fixture::Drive::pulleyDof(1, 2)) / tail;
+      run.torque += tau / tail;
+      run.tight += f1 / tail;
+      run.slack += f2 / tail;
+      for (int e = 0; e < NE; ++e)
+        for (int i = 0; i < segments; ++i) {
+          const beltsim::SegmentHistory& h = d.drive->pair(e, 0).history(i);
+          if (d.drive->paired(e, 0) && h.gap <= 0.0 && h.state == beltsim::StickSlip::kStick) {
+            run.stickingSegments += 1.0 / tail;
+            run.stickingLength += d.drive->elementLength(e) / segments / tail;
+          }
+        }
     }
   }
-  namespace paper = beltsim::test;
-  const double eOmega = omega / paper::kPaperOmegaP2 - 1.0, eTorque = torque / paper::kPaperDriveTorque - 1.0;
-  const double eTight = tight / paper::kPaperTightForce - 1.0, eSlack = slack / paper::kPaperSlackForce - 1.0;
-  const double slip = 1.0 - omega / 12.0, paperSlip = 1.0 - paper::kPaperOmegaP2 / 12.0;
-  std::printf("[figure] mixed %d: omega_P2 %.4f (%+.2f %%), slip %+.2f %%, torque %.3f (%+.2f %%), F1 %.2f (%+.2f %%), "
-              "F2 %.2f (%+.2f %%)\n",
-              NE, omega, 100 * eOmega, 100 * (slip / paperSlip - 1.0), torque, 100 * eTorque, tight, 100 * eTight,
-              slack, 100 * eSlack);
-  std::printf("[figure] mixed %d: spread from 1.95 s: torque %.4f %%, F1 %.4f %%, F2 %.4f %%; flags Newton %d, PNS %d "
-              "of %d steps\n",
-              NE, 100 * relativeSpread(torques), 100 * relativeSpread(tights), 100 * relativeSpread(slacks),
-              newtonFlags, pnsFlags, steps);
-  EXPECT_LT(std::abs(eOmega), omegaBound);
-  EXPECT_LT(std::abs(eTorque), torqueBound);
-  EXPECT_LT(std::abs(eTight), tightBound);
-  EXPECT_LT(std::abs(eSlack), slackBound);
-  EXPECT_EQ(newtonFlags, 0);
+  run.elements = NE;
+  for (int e = 0; e < NE; ++e) run.meshLength += d.drive->elementLength(e);
+  run.entrySegment = d.drive->elementLength(NE - 1) / segments;  // node 0 is P1's entry
+  run.torqueSpread = relativeSpread(torques);
+  run.tightSpread = relativeSpread(tights);
+  run.slackSpread = relativeSpread(slacks);
+  run.ran = true;
+  std::printf("[figure] mixed %d: omega_P2 %.4f, torque %.3f, F1 %.2f, F2 %.2f; spread from 1.95 s: torque %.4f %%, "
+              "F1 %.4f %%, F2 %.4f %%; flags Newton %d, PNS %d of %d steps\n",
+              NE, run.omega, run.torque, run.tight, run.slack, 100 * run.torqueSpread, 100 * run.tightSpread,
+              100 * run.slackSpread, run.newtonFlags, run.pnsFlags, run.steps);
+  return run;
 }
 
-TEST(MixedDrive, PaperScenarioAt24Elements) { runPaperScenario<24>(0.003, 0.005, 0.005, 0.02); }
+// The speed ratio of a belt whose sticking zones carry the span forces (mass flux: the material's
+// speed is proportional to its stretch 1 + eps0 + F/EA, docs/model.md §2.11): omega_P1 times
+// (1 + eps0 + F2/EA) / (1 + eps0 + F1/EA), the pulleys being equal.
+double massFluxSpeed(const PaperRun& run) {
+  const beltsim::PlantConfig config = paperConfig();
+  const double eps0 = config.belt.element.referenceAxialStrain, ea = config.belt.element.EA;
+  return 12.0 * (1.0 + eps0 + run.slack / ea) / (1.0 + eps0 + run.tight / ea);
+}
+
+
+class MixedPaperScenario : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    run16_ = runPaperScenario<16, GradedPaperDriveOf<16, 2>>();
+    run24_ = runPaperScenario<24, GradedPaperDriveOf<24, 4>>();
+  }
+  static PaperRun run16_, run24_;
+};
+PaperRun MixedPaperScenario::run16_, MixedPaperScenario::run24_;
+
+// The converged values (docs/model.md §2.11: 96 uniform elements, paper's scenario, 1e-4 s).
+constexpr double kConvergedOmega = 11.3061, kConvergedTight = 664.11, kConvergedSlack = 186.35;
+
+}  // namespace
+
+// The paper's scenario (P1 to 12 rad/s, 25 N m on P2 from 1.0 to 1.5 s, end 2.45 s) on the graded
+// meshes of 16 and 24 elements, reference stepping at 1e-4 s: the drive torque and both span forces
+// vary by less than 0.1 % (standard deviation over mean) from 1.95 s on (measured 0.05 % or less; a
+// material mesh of 24 elements shakes the torque by about 2 % as its elements pass the pulleys), and
+// no step is flagged as not converged (Newton or post-Newton).
+TEST_F(MixedPaperScenario, RunsWithoutTheElementPassingRipple) {
+  for (const PaperRun* run : {&run16_, &run24_}) {
+    ASSERT_TRUE(run->ran);
+    EXPECT_LT(run->torqueSpread, 0.001);
+    EXPECT_LT(run->tightSpread, 0.001);
+    EXPECT_LT(run->slackSpread, 0.001);
+    EXPECT_EQ(run->newtonFlags, 0);
+    EXPECT_EQ(run->pnsFlags, 0);
+  }
+}
+
+// Creep: with the sticking zones at the span forces, mass flux sets omega_P2 = omega_P1 (1 + eps0 +
+// F2/EA) / (1 + eps0 + F1/EA) from the run's own span forces (the (1 + F2/EA) / (1 + F1/EA)
+// leaves out the model's pre-strain eps0, 0.28 % here): within 0.1 % at 16 and 24 elements (measured
+// +0.04 % and -0.01 %). The material mesh approaches the same law only slowly
+// (docs/validation_and_convergence.md, *Creep at the driver's entry*).
+TEST_F(MixedPaperScenario, CreepFollowsTheMassFluxOfItsSpanForces) {
+  ASSERT_TRUE(run16_.ran && run24_.ran);
+  const double law16 = massFluxSpeed(run16_), law24 = massFluxSpeed(run24_);
+  std::printf("[figure] mixed 16 / 24: omega_P2 %.4f / %.4f against the mass-flux law %.4f / %.4f (%+.3f / %+.3f %%)\n",
+              run16_.omega, run24_.omega, law16, law24, 100 * (run16_.omega / law16 - 1.0),
+              100 * (run24_.omega / law24 - 1.0));
+  EXPECT_LT(std::abs(run16_.omega / law16 - 1.0), 0.001);
+  EXPECT_LT(std::abs(run24_.omega / law24 - 1.0), 0.001);
+}
+
+// The sticking arc on P1: with the slip arc as the capstan law puts it, ln(F1/F2)/mu, the belt
+// sticks over the rest of the wrap, pi - ln(F1/F2)/mu (times the centre-line radius r + h/2). P1's
+// segments in contact and sticking, averaged over the last 0.15 s, cover it within one contact
+// segment of the element at P1's entry (their mesh length times the path's length over the mesh's).
+TEST_F(MixedPaperScenario, StickingArcOnTheDriverIsWhatTheCapstanLawLeaves) {
+  for (const PaperRun* run : {&run16_, &run24_}) {
+    ASSERT_TRUE(run->ran);
+    const beltsim::PlantConfig config = paperConfig();
+    const double mu = config.contact.frictionCoefficient;
+    const double radius = config.pulley[0].radius + 0.5 * config.belt.thickness;
+    const double expected = (kPi - std::log(run->tight / run->slack) / mu) * radius;  // m
+    const double path = 2.0 * (config.pulley[1].centre - config.pulley[0].centre).norm() + 2.0 * kPi * radius;
+    const double sticking = run->stickingLength * path / run->meshLength;
+    const double segment = run->entrySegment * path / run->meshLength;
+    std::printf("[figure] mixed %d: sticking arc on P1 %.1f mm (%.2f segments), capstan leaves %.1f mm, entry segment %.1f mm\n",
+                run->elements, 1e3 * sticking, run->stickingSegments, 1e3 * expected, 1e3 * segment);
+    EXPECT_LT(std::abs(sticking - expected), segment);
+  }
+}
+
+// Span forces and the slip s = 1 - omega_P2/omega_P1 against the converged values above: F1 and F2
+// within 1 % and s within 5 % at 16 elements, 0.3 % and 2 % at 24 (the bounds; measured
+// -0.35 %, +0.25 %, -1.2 % and -0.16 %, +0.06 %, -0.1 %).
+TEST_F(MixedPaperScenario, SpanForcesAndSlipAreNearTheConvergedValues) {
+  ASSERT_TRUE(run16_.ran && run24_.ran);
+  const double slip = 1.0 - kConvergedOmega / 12.0;
+  const double bounds[2][2] = {{0.01, 0.05}, {0.003, 0.02}};
+  int k = 0;
+  for (const PaperRun* run : {&run16_, &run24_}) {
+    const double eTight = run->tight / kConvergedTight - 1.0, eSlack = run->slack / kConvergedSlack - 1.0;
+    const double eSlip = (1.0 - run->omega / 12.0) / slip - 1.0;
+    std::printf("[figure] mixed %d: F1 %+.2f %%, F2 %+.2f %%, slip %+.2f %%, torque %.3f N m against the converged values\n",
+                run->elements, 100 * eTight, 100 * eSlack, 100 * eSlip, run->torque);
+    EXPECT_LT(std::abs(eTight), bounds[k][0]);
+    EXPECT_LT(std::abs(eSlack), bounds[k][0]);
+    EXPECT_LT(std::abs(eSlip), bounds[k][1]);
+    ++k;
+  }
+}
+
+// Gross slip as the capstan law says (tests/support/gross_slip_check.hpp): F1/F2 within 3 % of
+// e^(0.3 pi) at 16 and 24 elements (measured -0.64 % and -0.39 %, no step flagged; omega_P2 -2.4 %
+// and -2.6 % from P2's balance, which multiplies the belt torque's error by five).
+TEST(MixedDrive, GrossSlipFollowsTheCapstanLawAt16Elements) {
+  beltsim::test::checkGrossSlip<GradedPaperDriveOf<16, 2>>("mixed 16", kStep, 0.03);
+}
+TEST(MixedDrive, GrossSlipFollowsTheCapstanLawAt24Elements) {
+  beltsim::test::checkGrossSlip<GradedPaperDriveOf<24, 4>>("mixed 24", kStep, 0.03);
+}
+
+// Centrifugal tension (tests/support/centrifugal_check.hpp): the hub load of P2 on the unloaded drive
+// at 105 rad/s (belt at 10.5 m/s) within 1 % of 2 (T0 - rho A v^2 / (1 + alpha)) at 24 mixed elements.
+// Without the centrifugal term the hub load would stay 2 T0, 29 % higher; here the term comes from the
+// material's inertia in the wraps (docs/model.md §2.11).
+TEST(MixedDrive, CentrifugalTensionLowersTheHubLoad) {
+  beltsim::test::checkCentrifugalHubLoad<GradedPaperDriveOf<24, 4>>("mixed 24", kStep, 0.01);
+}

@@ -53,30 +53,37 @@ struct MaterialAnchor {
 template <int Count>
 Status transportAnchors(const MaterialAnchor (&in)[Count], int count, double spacing, double shift, double period,
                         MaterialAnchor (&out)[Count]) {
-  double shifts[Count];
-  for (int i = 0; i < Count; ++i) shifts[i] = shift;
-  return transportAnchors(in, count, spacing, shifts, period, out);
+  double pitch[Count], travel[Count];
+  for (int i = 0; i < Count; ++i) {
+    pitch[i] = spacing;
+    travel[i] = shift;
+  }
+  return transportAnchors(in, count, pitch, travel, period, out);
 }
 
-// The same with a shift of its own for every sample (the mixed belt, docs/model.md §2.11: the
-// material crosses the mesh at a speed that varies along the belt); `shift[i]` is the distance
-// (mesh length) the material now at sample i has come in the step. A sample whose shift is 0
-// keeps its own history.
+// The same on samples spaced unevenly, with a travel of its own for every sample (the mixed belt,
+// docs/model.md §2.11: graded elements, and material that crosses the mesh at a speed varying along
+// the belt). `pitch[i]` is the distance (mesh length) from sample i to sample i + 1 (the last to
+// the first), `travel[i]` the distance the material now at sample i has come in the step (positive
+// in the direction of increasing i), less than the pitch it crosses. Extrapolations along a band
+// (its entry's contact coordinate, its trailing edge) scale the neighbours' difference by the
+// ratio of the pitches. A sample whose travel is 0 keeps its own history.
 template <int Count>
-Status transportAnchors(const MaterialAnchor (&in)[Count], int count, double spacing, const double (&shift)[Count],
-                        double period, MaterialAnchor (&out)[Count]) {
+Status transportAnchors(const MaterialAnchor (&in)[Count], int count, const double (&pitch)[Count],
+                        const double (&travel)[Count], double period, MaterialAnchor (&out)[Count]) {
   for (int i = 0; i < Count; ++i) out[i] = in[i];
   if (count < 2 || count > Count) return Status::kInvalidParameter;
-  if (!isFinite(spacing) || !(spacing > 0.0)) return Status::kInvalidParameter;
+  for (int i = 0; i < count; ++i)
+    if (!isFinite(pitch[i]) || !(pitch[i] > 0.0) || !isFinite(travel[i])) return Status::kInvalidParameter;
   for (int i = 0; i < count; ++i) {
-    if (!isFinite(shift[i])) return Status::kInvalidParameter;
-    const double fraction = shift[i] / spacing;  // of one spacing, in (-1, 1)
+    const double crossed = travel[i] > 0.0 ? pitch[i == 0 ? count - 1 : i - 1] : pitch[i];
+    const double fraction = travel[i] / crossed;  // of the pitch crossed, in (-1, 1)
     if (!(fraction > -1.0 && fraction < 1.0)) return Status::kInvalidParameter;
   }
   for (int i = 0; i < count; ++i) {
-    const double fraction = shift[i] / spacing;
-    if (fraction == 0.0) continue;
-    // Departure point of sample i: between sample i - 1 and i (shift > 0) or i and i + 1 (shift <
+    if (travel[i] == 0.0) continue;
+    const double fraction = travel[i] / (travel[i] > 0.0 ? pitch[i == 0 ? count - 1 : i - 1] : pitch[i]);
+    // Departure point of sample i: between sample i - 1 and i (travel > 0) or i and i + 1 (travel <
     // 0), at the share w of the way from the first of the two to the second.
     const bool downstream = fraction > 0.0;
     const double w = downstream ? 1.0 - fraction : -fraction;
@@ -106,7 +113,9 @@ Status transportAnchors(const MaterialAnchor (&in)[Count], int count, double spa
       // coordinate is extrapolated from k and the known sample beyond it.
       const MaterialAnchor& k = aKnown ? a : b;
       const MaterialAnchor& u = aKnown ? b : a;
-      const double step = farKnown ? wrappedDifference(k.contactCoordinate - n.contactCoordinate, period) : 0.0;
+      const double kn = aKnown ? pitch[far] : pitch[second];  // the pitch between k and its far neighbour
+      const double step =
+          farKnown ? wrappedDifference(k.contactCoordinate - n.contactCoordinate, period) * (pitch[first] / kn) : 0.0;
       const double fresh = k.contactCoordinate + step;
       const double share = aKnown ? 1.0 - w : w;  // of the way from u to k
       const double gapU = u.gap > 0.0 ? u.gap : 0.0, gapK = k.gap < 0.0 ? k.gap : 0.0;
@@ -118,7 +127,7 @@ Status transportAnchors(const MaterialAnchor (&in)[Count], int count, double spa
     } else if (nearer.state != StickSlip::kUndefined && farKnown) {
       // Trailing edge: extrapolate from the known sample along the line through its far
       // neighbour: the departure point lies w (from a) or 1 - w (back from b) spacings beyond it.
-      const double beyond = aKnown ? w : 1.0 - w;
+      const double beyond = (aKnown ? w : 1.0 - w) * (pitch[first] / (aKnown ? pitch[far] : pitch[second]));
       m.stickingPosition = nearer.stickingPosition +
                            beyond * wrappedDifference(nearer.stickingPosition - n.stickingPosition, period);
       m.contactCoordinate = nearer.contactCoordinate +

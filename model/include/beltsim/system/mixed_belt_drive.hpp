@@ -1,9 +1,9 @@
 // A closed belt drive on the mixed Eulerian-Lagrangian mesh (form B, docs/model.md §2.11): NE
 // ANCF elements whose nodes stay where they started on the belt's path, each node with the
 // material coordinate p_i of the material at it as an unknown of its own, up to NP circles with
-// NCS contact segments per element. It is the System of the reference stepper
-// (reference_stepper.hpp). Early form: uniform elements, the reference stepping only (a whole
-// Newton matrix at every build), started from a material drive's static state.
+// NCS contact segments per element, each element of its own mesh length (graded meshes). It is the
+// System of the reference stepper (reference_stepper.hpp). Early form: the reference stepping only
+// (a whole Newton matrix at every build), started from a static state at rest.
 //
 // Unknowns: the material drive's layout (drive_layout.hpp; node NE's slots unused) followed by
 // p_0 .. p_{NE-1} (m of reference length). Element e spans nodes e and e+1 (the last one closes
@@ -63,38 +63,55 @@ class MixedBeltDrive {
   static constexpr int pulleyDof(int p, int local) { return Layout::pulleyDof(p, local); }
 
   // ---- set-up ---------------------------------------------------------------------------------
-  // A closed belt of NE elements of mesh length elementLength; reference curvature 0.
-  ParameterError setUp(const BeltParameters& belt, double elementLength, const PulleyParameters* circles,
+  // A closed belt of NE elements of mesh lengths elementLength[e] (graded meshes: docs/model.md
+  // §2.11); reference curvature 0.
+  ParameterError setUp(const BeltParameters& belt, const double (&elementLength)[NE], const PulleyParameters* circles,
                        int pulleyCount, const ContactParameters& contact) {
     if (!belt.closed) return ParameterError::invalid("belt.closed");
     if (pulleyCount < 1 || pulleyCount > NP) return ParameterError::invalid("circle.count");
     belt_ = belt;
-    belt_.element.length = elementLength;
-    ParameterError e = mixed_.setUp(belt_.element);
-    if (!e.ok()) return e;
-    e = element_.setUp(belt_.element);
-    if (!e.ok()) return e;
-    e = flow_.setUp(elementLength, belt_.element.massPerLength);
-    if (!e.ok()) return e;
-    e = material_.setUp(elementLength);
-    if (!e.ok()) return e;
-    for (int a = 0; a < 2; ++a) nodalSlope_[a] = material_.nodalSlopeMatrix(a);
+    ParameterError e = ParameterError::success();
     pulleys_.setCount(pulleyCount);
     for (int p = 0; p < pulleyCount; ++p) {
       e = pulleys_.setUp(p, circles[p]);
       if (!e.ok()) return e;
-      const ContactParameters cp = pairContact(contact, circles[p], belt_, elementLength);
-      for (int k = 0; k < NE; ++k) {
-        e = pair_[k][p].setUp(cp);
+    }
+    for (int k = 0; k < NE; ++k) {
+      BeltParameters b = belt;
+      b.element.length = elementLength[k];
+      length_[k] = elementLength[k];
+      e = mixed_[k].setUp(b.element);
+      if (!e.ok()) return e;
+      e = element_[k].setUp(b.element);
+      if (!e.ok()) return e;
+      e = flow_[k].setUp(elementLength[k], b.element.massPerLength);
+      if (!e.ok()) return e;
+      e = material_[k].setUp(elementLength[k]);
+      if (!e.ok()) return e;
+      for (int a = 0; a < 2; ++a) nodalSlope_[k][a] = material_[k].nodalSlopeMatrix(a);
+      shapeTable_[k].build(elementLength[k], contact.segmentCount);
+      for (int p = 0; p < pulleyCount; ++p) {
+        e = pair_[k][p].setUp(pairContact(contact, circles[p], b, elementLength[k]));
         if (!e.ok()) return e;
       }
     }
+    belt_.element.length = elementLength[0];
     contact_ = contact;
     pulleys_.clearInput();
-    shapeTable_.build(elementLength, contact.segmentCount);
-    const Matrix8& m = element_.massMatrix();
+    // The velocity rows of the nodes on the path are scaled with the mass of the shortest element.
+    int shortest = 0;
+    for (int k = 1; k < NE; ++k)
+      if (length_[k] < length_[shortest]) shortest = k;
+    const Matrix8& m = element_[shortest].massMatrix();
     lumpedNodeMass_ = m(0, 0) + m(0, 4);
     return ParameterError::success();
+  }
+  // Uniform elements of mesh length elementLength.
+  ParameterError setUp(const BeltParameters& belt, double elementLength, const PulleyParameters* circles,
+                       int pulleyCount, const ContactParameters& contact) {
+    double lengths[NE];
+    for (double& l : lengths) l = elementLength;
+    return setUp(belt, lengths, circles, pulleyCount, contact);
   }
 
   // Starts from a layout state at rest (a material drive's static equilibrium of the same
@@ -104,32 +121,73 @@ class MixedBeltDrive {
   Vector start(const LayoutVector& layout, HistorySource&& history) {
     Vector x = Vector::Zero();
     x.template head<Layout::kSize>() = layout;
-    const double L = belt_.element.length;
+    double p = 0.0;
     for (int i = 0; i < NE; ++i) {
-      x(materialDof(i)) = i * L;
-      const Vector2 slope(layout(4 * i + 2), layout(4 * i + 3));
-      tangent_[i] = slope / slope.norm();
+      x(materialDof(i)) = p;
+      p += length_[i];
     }
-    beltLength_ = NE * L;
+    holdNodes(x);
+    // An element touches a pulley for the whole run if at least half of its segments touch it at
+    // the start (its nodes are on the circle: a wrap element). A span element whose end node sits
+    // on the point where the belt meets the pulley would touch it with its end only: never paired.
     for (int e = 0; e < NE; ++e)
       for (int p = 0; p < pulleyCount(); ++p) {
-        for (int i = 0; i < contact_.segmentCount; ++i) pair_[e][p].setHistory(i, history(e, p, i));
+        int touching = 0;
+        for (int i = 0; i < contact_.segmentCount; ++i) touching += history(e, p, i).gap <= 0.0 ? 1 : 0;
+        paired_[e][p] = 2 * touching >= contact_.segmentCount;
+        for (int i = 0; i < contact_.segmentCount; ++i) {
+          SegmentHistory h = history(e, p, i);
+          if (!paired_[e][p]) h = SegmentHistory{};
+          pair_[e][p].setHistory(i, h);
+        }
         pair_[e][p].beginStep();
       }
-    for (auto& row : contactCoordinate_)
-      for (double& c : row) c = 0.0;
-    for (int e = 0; e < NE; ++e) lastMeshSpeed_[e][0] = lastMeshSpeed_[e][1] = 0.0;
-    transportRefused_ = false;
+    resetTransport();
     return x;
+  }
+
+  // Starts from a full state at rest (positions with p_{i+1} - p_i = L_i, e.g. a static belt
+  // sampled at graded stations): every node held on its start tangent; an element is paired with a
+  // circle if both its nodes and its middle lie within 1 mm of the circle's belt centre-line radius;
+  // the paired elements' contact histories are set by a post-Newton step at the start (at rest:
+  // every segment in contact sticks where it is).
+  Status startFrom(const Vector& x) {
+    holdNodes(x);
+    const Vector zero = Vector::Zero();
+    for (int p = 0; p < pulleyCount(); ++p) {
+      const PulleyParameters& c = pulleys_.circle(p);
+      const double radius = c.radius + 0.5 * belt_.thickness * c.side;
+      const CircleState cs = circleState(x, zero, p);
+      for (int e = 0; e < NE; ++e) {
+        const Vector8 qe = gatherElement(x, e);
+        Vector2 middle;
+        if (element_[e].position(qe, 0.5 * length_[e], middle) != Status::kOk) return Status::kNonFiniteValue;
+        const Vector2 points[3] = {qe.template head<2>(), qe.template segment<2>(4), middle};
+        bool on = true;
+        for (const Vector2& r : points) on = on && std::fabs((r - c.centre).norm() - radius) < 1e-3;
+        paired_[e][p] = on;
+        for (int i = 0; i < contact_.segmentCount; ++i) pair_[e][p].setHistory(i, SegmentHistory{});
+        pair_[e][p].beginStep();
+        if (!on) continue;
+        double error = 0.0;
+        const Status s = pair_[e][p].postNewtonStep(qe, Vector8::Zero(), shapeTable_[e], cs, error);
+        if (s != Status::kOk) return s;
+        pair_[e][p].beginStep();
+      }
+    }
+    resetTransport();
+    return Status::kOk;
   }
 
   void setStepSize(double h) { stepSize_ = h; }
 
   const BeltParameters& belt() const { return belt_; }
-  const Element& element() const { return element_; }
+  const Element& element(int e) const { return element_[e]; }
+  double elementLength(int e) const { return length_[e]; }
   int pulleyCount() const { return pulleys_.count(); }
   const PulleyParameters& circle(int p) const { return pulleys_.circle(p); }
   const Pair& pair(int e, int p) const { return pair_[e][p]; }
+  bool paired(int e, int p) const { return paired_[e][p]; }
   int nextNode(int e) const { return e == NE - 1 ? 0 : e + 1; }
   void setInput(const BeltDriveInput<NP>& input) { pulleys_.setInput(input); }
   double driveTorque(int p) const { return reactions_.driveTorque[p]; }
@@ -148,7 +206,7 @@ class MixedBeltDrive {
   }
   double stretch(const Vector& q, int e) const {
     const Vector2 p = gatherMaterial(q, e, true);
-    return (p(1) - p(0)) / belt_.element.length;
+    return (p(1) - p(0)) / length_[e];
   }
   // Element e's material rates q_dot + w_A T_A q + w_B T_B q.
   Vector8 materialRates(const Vector& q, const Vector& v, int e) const {
@@ -160,7 +218,7 @@ class MixedBeltDrive {
   double axialForce(const Vector& q, const Vector& v, int e, double x) const {
     const Kinematics k = kinematics(q, v, e);
     Element::Section s;
-    if (element_.section(k.q, k.rates, x, s) != Status::kOk) return NAN;
+    if (element_[e].section(k.q, k.rates, x, s) != Status::kOk) return NAN;
     return s.axialForce + belt_.element.EA * s.slope.norm() * (1.0 / k.lambda - 1.0);
   }
   CircleState circleState(const Vector& q, const Vector& v, int p) const {
@@ -191,10 +249,10 @@ class MixedBeltDrive {
       const CircleState cs = pulleys_.state(qL, vL, p);
       for (int e = 0; e < NE; ++e) {
         Pair& pair = pair_[e][p];
-        if (!pair.anyFlagged()) continue;
+        if (!paired_[e][p] || !pair.anyFlagged()) continue;
         const Kinematics k = kinematics(q, v, e);
         PairForces f;
-        const Status st = pair.evaluateNewton(k.q, k.rates, shapeTable_, cs, f);
+        const Status st = pair.evaluateNewton(k.q, k.rates, shapeTable_[e], cs, f);
         if (st != Status::kOk) return st;
         if (f.activeSegments == 0) continue;
         Vector10 rows;
@@ -248,13 +306,13 @@ class MixedBeltDrive {
       const CircleState cs = pulleys_.state(qL, vL, p);
       for (int e = 0; e < NE; ++e) {
         Pair& pair = pair_[e][p];
-        if (!pair.anyFlagged()) continue;
+        if (!paired_[e][p] || !pair.anyFlagged()) continue;
         const Kinematics k = kinematics(q, v, e);
         Matrix11 ks, ds;
-        Status st = contactPairJacobian(pair, k.q, k.rates, shapeTable_, cs, ks, ds);
+        Status st = contactPairJacobian(pair, k.q, k.rates, shapeTable_[e], cs, ks, ds);
         if (st != Status::kOk) return st;
         PairForces f;
-        st = pair.evaluateNewton(k.q, k.rates, shapeTable_, cs, f);
+        st = pair.evaluateNewton(k.q, k.rates, shapeTable_[e], cs, f);
         if (st != Status::kOk) return st;
         Eigen::Matrix<double, 11, 1> forces;
         forces << f.element, f.circleForce(0), f.circleForce(1), f.circleTorque;
@@ -308,13 +366,18 @@ class MixedBeltDrive {
   // step (its mesh speed w at the segment's centre times the step), then D0 := D.
   void beginStep() {
     const int segments = contact_.segmentCount;
-    const double L = belt_.element.length;
+    const int count = NE * segments;
     transportRefused_ = false;
-    double shift[NE * NCS] = {};
+    // A segment's history belongs to the material at its start (its anchor and x_c are the start
+    // point's, segment_geometry.hpp): samples at the segments' starts, each one's pitch to the next
+    // (its own segment, L/segments) and the distance its material came in the last accepted step.
+    double pitch[NE * NCS] = {}, travel[NE * NCS] = {};
     for (int e = 0; e < NE; ++e)
       for (int i = 0; i < segments; ++i) {
-        const double x = (i + 0.5) / segments;  // of the element
-        shift[e * segments + i] = stepSize_ * ((1.0 - x) * lastMeshSpeed_[e][0] + x * lastMeshSpeed_[e][1]);
+        const double x = static_cast<double>(i) / segments;  // of the element
+        const int j = e * segments + i;
+        travel[j] = stepSize_ * ((1.0 - x) * lastMeshSpeed_[e][0] + x * lastMeshSpeed_[e][1]);
+        pitch[j] = length_[e] / segments;
       }
     for (int p = 0; p < pulleyCount(); ++p) {
       MaterialAnchor in[NE * NCS], out[NE * NCS];
@@ -325,7 +388,7 @@ class MixedBeltDrive {
               MaterialAnchor{h.state, h.stickingPosition, contactCoordinate_[p][e * NCS + i], h.gap};
         }
       const double period = 2.0 * 3.14159265358979323846 * pair_[0][p].parameters().radius;
-      const bool refused = transportAnchors(in, NE * segments, L / segments, shift, period, out) != Status::kOk;
+      const bool refused = transportAnchors(in, count, pitch, travel, period, out) != Status::kOk;
       transportRefused_ = transportRefused_ || refused;
       if (!refused) {
         for (int e = 0; e < NE; ++e)
@@ -360,9 +423,10 @@ class MixedBeltDrive {
     for (int p = 0; p < pulleyCount(); ++p) {
       const CircleState cs = pulleys_.state(qL, vL, p);
       for (int e = 0; e < NE; ++e) {
+        if (!paired_[e][p]) continue;
         double pairError = 0.0;
         const Kinematics k = kinematics(*point.q, *point.v, e);
-        const Status s = pair_[e][p].postNewtonStep(k.q, k.rates, shapeTable_, cs, pairError);
+        const Status s = pair_[e][p].postNewtonStep(k.q, k.rates, shapeTable_[e], cs, pairError);
         if (s == Status::kNonFiniteValue) return s;
         if (s != Status::kOk) worst = s;
         if (pairError > error) error = pairError;
@@ -398,6 +462,7 @@ class MixedBeltDrive {
  private:
   // One element's kinematics at a state.
   struct Kinematics {
+    int e;                          // the element
     Vector8 q, v, rates;            // coordinates, mesh rates, material rates
     Vector2 p, pDot;                // its nodes' material coordinates and rates
     double lambda;                  // (pB - pA)/L
@@ -410,11 +475,12 @@ class MixedBeltDrive {
     k.v = gatherElement(v, e);
     k.p = gatherMaterial(q, e, true);
     k.pDot = gatherMaterial(v, e, false);
-    k.lambda = (k.p(1) - k.p(0)) / belt_.element.length;
+    k.e = e;
+    k.lambda = (k.p(1) - k.p(0)) / length_[e];
     k.rates = k.v;
     for (int n = 0; n < 2; ++n) {
       k.meshSpeed[n] = -k.pDot(n) / k.lambda;
-      k.nodalSlopeRates[n] = material_.nodalSlopeRates(n, k.q);
+      k.nodalSlopeRates[n] = material_[e].nodalSlopeRates(n, k.q);
       k.rates += k.meshSpeed[n] * k.nodalSlopeRates[n];
     }
     return k;
@@ -426,28 +492,29 @@ class MixedBeltDrive {
                      Matrix10* matrix, const IterationPoint<Vector>& point) const {
     if (!(k.lambda > 0.0)) return isFinite(k.lambda) ? Status::kDegenerateState : Status::kNonFiniteValue;
     MixedFlowTerms inertia;
-    Status s = flow_.evaluate(k.q, k.v, gatherElement(acceleration, e), k.p, k.pDot,
+    Status s = flow_[e].evaluate(k.q, k.v, gatherElement(acceleration, e), k.p, k.pDot,
                               gatherMaterial(acceleration, e, false), inertia);
     if (s != Status::kOk) return s;
     Vector10 elastic;
     Matrix10 elasticStiffness;
-    s = mixed_.elasticForceAndStiffness(k.q, k.p(0), k.p(1), elastic, elasticStiffness);
+    s = mixed_[e].elasticForceAndStiffness(k.q, k.p(0), k.p(1), elastic, elasticStiffness);
     if (s != Status::kOk) return s;
     // Strain-rate damping: the material element's internal force at the material rates less its
     // elastic part.
     Vector8 internal, elastic8;
     Matrix8 stiffness, damping, elasticStiffness8, unused;
     if (jacobian) {
-      s = element_.internalForceAndJacobian(k.q, k.rates, internal, stiffness, damping);
-      if (s == Status::kOk) s = element_.internalForceAndJacobian(k.q, Vector8::Zero(), elastic8, elasticStiffness8, unused);
+      s = element_[e].internalForceAndJacobian(k.q, k.rates, internal, stiffness, damping);
+      if (s == Status::kOk)
+        s = element_[e].internalForceAndJacobian(k.q, Vector8::Zero(), elastic8, elasticStiffness8, unused);
     } else {
-      s = element_.internalForce(k.q, k.rates, internal);
-      if (s == Status::kOk) s = element_.internalForce(k.q, Vector8::Zero(), elastic8);
+      s = element_[e].internalForce(k.q, k.rates, internal);
+      if (s == Status::kOk) s = element_[e].internalForce(k.q, Vector8::Zero(), elastic8);
     }
     if (s != Status::kOk) return s;
     const Vector8 damped = internal - elastic8;
-    const Vector8& gravity = element_.gravityForce();
-    const double invL = 1.0 / belt_.element.length;
+    const Vector8& gravity = element_[e].gravityForce();
+    const double invL = 1.0 / length_[e];
     const double sign[2] = {-invL, invL};  // d lambda / d p_a
     rows = inertia.force + elastic;
     rows.template head<8>() += damped - k.lambda * gravity;
@@ -480,9 +547,9 @@ class MixedBeltDrive {
                            double cq, double cv, Eigen::Matrix<double, 10 + C, 10 + C>& m) const {
     constexpr int R = 8 + C;
     const double il = 1.0 / k.lambda;
-    const double invL = 1.0 / belt_.element.length;
+    const double invL = 1.0 / length_[k.e];
     const double sign[2] = {-invL, invL};
-    const Matrix8 w = k.meshSpeed[0] * nodalSlope_[0] + k.meshSpeed[1] * nodalSlope_[1];
+    const Matrix8 w = k.meshSpeed[0] * nodalSlope_[k.e][0] + k.meshSpeed[1] * nodalSlope_[k.e][1];
     // d q_dot_m / d lambda = sum_a (pa_dot / lambda^2) T_a q.
     const Vector8 byLambda = (k.pDot(0) * k.nodalSlopeRates[0] + k.pDot(1) * k.nodalSlopeRates[1]) * (il * il);
     Eigen::Matrix<double, R, 10 + C> byPosition, byRate;  // total derivatives of F
@@ -503,12 +570,27 @@ class MixedBeltDrive {
     for (int a = 0; a < 2; ++a) {
       const Eigen::Matrix<double, 1, 8> tq = k.nodalSlopeRates[a].transpose();
       Eigen::Matrix<double, 1, 10 + C> rowPosition = -il * tq * byPosition.template topRows<8>();
-      rowPosition.template head<8>() -= il * element.transpose() * nodalSlope_[a];
+      rowPosition.template head<8>() -= il * element.transpose() * nodalSlope_[k.e][a];
       const double g = element.dot(k.nodalSlopeRates[a]) * il * il;
       for (int n = 0; n < 2; ++n) rowPosition(8 + C + n) += sign[n] * g;
       const Eigen::Matrix<double, 1, 10 + C> rowRate = -il * tq * byRate.template topRows<8>();
       m.row(R + a) = cq * rowPosition + cv * rowRate;
     }
+  }
+
+  void holdNodes(const Vector& x) {
+    beltLength_ = 0.0;
+    for (int i = 0; i < NE; ++i) {
+      const Vector2 slope(x(4 * i + 2), x(4 * i + 3));
+      tangent_[i] = slope / slope.norm();
+      beltLength_ += length_[i];
+    }
+  }
+  void resetTransport() {
+    for (auto& row : contactCoordinate_)
+      for (double& c : row) c = 0.0;
+    for (int e = 0; e < NE; ++e) lastMeshSpeed_[e][0] = lastMeshSpeed_[e][1] = 0.0;
+    transportRefused_ = false;
   }
 
   void scatterRows(const Vector10& rows, int e, LayoutVector& rL, double* rp) const {
@@ -525,11 +607,11 @@ class MixedBeltDrive {
     for (int i = 0; i < contact_.segmentCount; ++i) any = any || pair.history(i).gap <= 0.0;
     if (!any) return;
     SegmentPoints<NCS> points;
-    if (computeSegmentPoints(qe, rates, shapeTable_, pair.parameters().offset, points) != Status::kOk) return;
+    if (computeSegmentPoints(qe, rates, shapeTable_[e], pair.parameters().offset, points) != Status::kOk) return;
     for (int i = 0; i < contact_.segmentCount; ++i)
       if (pair.history(i).gap <= 0.0)
         contactCoordinate_[p][e * NCS + i] =
-            segmentKinematics(pair.parameters(), points, i, belt_.element.length, cs).stickingCoordinate;
+            segmentKinematics(pair.parameters(), points, i, length_[e], cs).stickingCoordinate;
   }
 
   // System coordinate -> solver index; -1 for the unused slots of node NE. Chain: nodes 1..NE-1
@@ -593,15 +675,16 @@ class MixedBeltDrive {
 
   BeltParameters belt_;
   ContactParameters contact_;
-  MixedCable2D mixed_;
-  Element element_;
-  MixedFlowInertia flow_;
-  MaterialVelocity material_;
-  Matrix8 nodalSlope_[2] = {Matrix8::Zero(), Matrix8::Zero()};
+  double length_[NE] = {};  // mesh lengths, m
+  MixedCable2D mixed_[NE];
+  Element element_[NE];
+  MixedFlowInertia flow_[NE];
+  MaterialVelocity material_[NE];
+  Matrix8 nodalSlope_[NE][2];
   double lumpedNodeMass_ = 1.0;
   PulleyBodies<NE, NP> pulleys_;
   Pair pair_[NE][NP];
-  SegmentShapeTable<NCS> shapeTable_;
+  SegmentShapeTable<NCS> shapeTable_[NE];
   StaticPhase<LayoutVector> phase_;
   PulleyReactions<NP> reactions_;
   Solver solver_;
@@ -611,6 +694,7 @@ class MixedBeltDrive {
   double stepSize_ = 0.0;
   double contactCoordinate_[NP][NE * NCS] = {};  // x_c at the last post-Newton step, m
   double lastMeshSpeed_[NE][2] = {};             // w at each element's nodes at the last post-Newton step, m/s
+  bool paired_[NE][NP] = {};                      // element e wraps circle p (fixed at the start)
   bool transportRefused_ = false;
 };
 

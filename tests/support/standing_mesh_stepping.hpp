@@ -1,0 +1,42 @@
+// What the drive fixtures of a mesh that stands still share (tests/host/test_eulerian_drive.cpp,
+// tests/host/test_mixed_drive.cpp): the paper's configuration with the arc gap, the reference
+// stepper's start at rest, and one step of the paper's scenario.
+#pragma once
+#include "beltsim/stepping/reference_stepper.hpp"
+#include "beltsim/system/plant.hpp"
+#include "paper_scenario.hpp"
+
+namespace beltsim::test {
+
+// The paper's drive with the arc gap (docs/model.md §4.2) at the given step.
+inline PlantConfig standingMeshPaperConfig(double stepSize) {
+  PlantConfig config;
+  config.stepSize = stepSize;
+  config.contact.gapMeasure = SegmentGapMeasure::kArc;
+  return config;
+}
+
+// The stepper at rest at x: Newton's absolute tolerance 1e-8 N, the round-off floor of these
+// drives' residuals being about 2e-9 N (docs/model.md §2.10).
+template <class Stepper, class Vector>
+bool startAtRest(Stepper& stepper, const PlantConfig& config, const Vector& x) {
+  IntegratorSettings settings = config.integrator;
+  settings.absoluteTolerance = 1e-8;
+  if (!stepper.setUp(settings, config.stepSize).ok()) return false;
+  stepper.initialize(x, Vector::Zero(), Vector::Zero(), 0.0);
+  return true;
+}
+
+// Step k of the paper's scenario: P1's speed profile, P2 braked by loadTorque from 1.0 to 1.5 s.
+template <class Drive, class Stepper>
+StepStatistics stepPaperScenario(Drive& drive, Stepper& stepper, int k, double stepSize, double loadTorque) {
+  const double t = k * stepSize;
+  BeltDriveInput<2> input;
+  input.useCommand[0] = input.useCommand[1] = true;
+  input.command[0] = paperCommand(t).input[0];                   // P1: speed
+  input.command[1] = -smoothStep(t, 1.0, 1.5, 0.0, loadTorque);  // P2: load torque, braking
+  drive.setInput(input);
+  return stepper.step(drive);
+}
+
+}  // namespace beltsim::test
