@@ -240,6 +240,47 @@ TEST(AnchorTransport, UniformStickIsCarriedExactly) {
   }
 }
 
+// On unevenly spaced samples (a graded mesh, docs/model.md §2.11) with a travel of its own for each,
+// a belt stuck to a circle (anchors and contact coordinates linear in the samples' positions X_j,
+// deflection z0) is still carried exactly: inside the band each sample reads the anchor at
+// X_j - travel_j; at the band's entry the entering material's contact coordinate is extrapolated
+// with the pitch across the entry, so it is X_j - travel_j there too, with the deflection of
+// MaterialEnteringContactArrivesUndeflected below. Pitches alternate 4 and 7 mm; the travel is a
+// share 0.3 of the pitch crossed plus a slow variation along the belt.
+TEST(AnchorTransport, UnevenSamplesCarryAStuckBeltExactly) {
+  constexpr double kZ0 = 2e-6, kStart = 0.2, kSlope = -1.03;
+  double pitch[kSamples], travel[kSamples], x[kSamples];
+  for (int j = 0; j < kSamples; ++j) pitch[j] = j % 2 == 0 ? 0.004 : 0.007;
+  x[0] = 0.0;
+  for (int j = 1; j < kSamples; ++j) x[j] = x[j - 1] + pitch[j - 1];
+  for (int j = 0; j < kSamples; ++j) travel[j] = (0.3 + 0.002 * j) * pitch[j == 0 ? kSamples - 1 : j - 1];
+  Anchors in, out;
+  for (int j = 0; j < kSamples; ++j) {
+    in[j] = beltsim::MaterialAnchor{};
+    in[j].gap = 0.1;  // no contact
+    if (j >= 5 && j <= 30) {
+      in[j].state = beltsim::StickSlip::kStick;
+      in[j].stickingPosition = kStart + kSlope * x[j];
+      in[j].contactCoordinate = in[j].stickingPosition + kZ0;
+      in[j].gap = -1e-5;
+    }
+  }
+  ASSERT_EQ(beltsim::transportAnchors(in, kSamples, pitch, travel, 0.0, out), Status::kOk);
+  for (int j = 6; j <= 30; ++j) {
+    const double departure = x[j] - travel[j];
+    EXPECT_NEAR(out[j].stickingPosition, kStart + kSlope * departure, 1e-15) << "sample " << j;
+  }
+  // The entry (sample 5, reading between sample 4, outside, and 5): the contact coordinate at the
+  // departure point, and no deflection (the gaps put the contact's start at the inside sample).
+  const double departure = x[5] - travel[5];
+  EXPECT_NEAR(out[5].contactCoordinate, kStart + kSlope * departure + kZ0, 1e-15);
+  EXPECT_NEAR(out[5].stickingPosition, out[5].contactCoordinate, 1e-15);
+  // A pitch of zero or a travel across a whole pitch is refused, and nothing moves.
+  travel[10] = 1.01 * pitch[9];
+  EXPECT_EQ(beltsim::transportAnchors(in, kSamples, pitch, travel, 0.0, out), Status::kInvalidParameter);
+  EXPECT_EQ(out[10].stickingPosition, in[10].stickingPosition);
+}
+
 // Material that was not in contact arrives without an anchor (the post-Newton step anchors it
 // where it touches); the band's edge moves with the material, to the nearer sample.
 TEST(AnchorTransport, MaterialWithoutContactArrivesWithoutAnAnchor) {
