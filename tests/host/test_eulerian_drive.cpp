@@ -83,13 +83,6 @@ using EulerianPaperDrive = EulerianPaperDriveOf<kElements>;
 using Drive = EulerianPaperDrive::Drive;
 using V = Drive::Vector;
 
-double relativeSpread(const std::vector<double>& x) {
-  double mean = 0.0, square = 0.0;
-  for (double y : x) mean += y / x.size();
-  for (double y : x) square += (y - mean) * (y - mean) / x.size();
-  return std::sqrt(square) / std::abs(mean);
-}
-
 }  // namespace
 
 // The Newton matrix is the derivative of the residual along the integrator's consistent update
@@ -221,7 +214,7 @@ TEST(EulerianDrive, PaperScenarioAt24ElementsRunsWithoutTheElementPassingRipple)
   std::printf("[figure] Eulerian 24: omega_P2 %.4f (%+.2f %%), torque %.3f (%+.2f %%), F1 %.2f (%+.2f %%), F2 %.2f (%+.2f %%)\n",
               omega, 100 * eOmega, torque, 100 * eTorque, tight, 100 * eTight, slack, 100 * eSlack);
   std::printf("[figure] Eulerian 24: spread from 1.95 s: torque %.4f %%, F1 %.4f %%, F2 %.4f %%; flags Newton %d, PNS %d of %d steps\n",
-              100 * relativeSpread(torques), 100 * relativeSpread(tights), 100 * relativeSpread(slacks), newtonFlags,
+              100 * beltsim::test::relativeSpread(torques), 100 * beltsim::test::relativeSpread(tights), 100 * beltsim::test::relativeSpread(slacks), newtonFlags,
               pnsFlags, steps);
   const double slip = 1.0 - omega / 12.0, paperSlip = 1.0 - paper::kPaperOmegaP2 / 12.0;
   std::printf("[figure] Eulerian 24: slip %.5f against %.5f (%+.2f %%)\n", slip, paperSlip,
@@ -231,9 +224,9 @@ TEST(EulerianDrive, PaperScenarioAt24ElementsRunsWithoutTheElementPassingRipple)
   EXPECT_LT(std::abs(eTorque), 0.005);
   EXPECT_LT(std::abs(eTight), 0.005);
   EXPECT_LT(std::abs(eSlack), 0.02);
-  EXPECT_LT(relativeSpread(torques), 0.001);
-  EXPECT_LT(relativeSpread(tights), 0.001);
-  EXPECT_LT(relativeSpread(slacks), 0.001);
+  EXPECT_LT(beltsim::test::relativeSpread(torques), 0.001);
+  EXPECT_LT(beltsim::test::relativeSpread(tights), 0.001);
+  EXPECT_LT(beltsim::test::relativeSpread(slacks), 0.001);
   EXPECT_EQ(newtonFlags, 0);
   EXPECT_LT(pnsFlags, steps / 100);
 }

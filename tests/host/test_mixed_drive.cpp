@@ -102,13 +102,6 @@ struct GradedPaperDriveOf {
   double slackForce() const { return nodeForce(S + kWrap + S / 2); }  // mid slack span
 };
 
-double relativeSpread(const std::vector<double>& x) {
-  double mean = 0.0, square = 0.0;
-  for (double y : x) mean += y / x.size();
-  for (double y : x) square += (y - mean) * (y - mean) / x.size();
-  return std::sqrt(square) / std::abs(mean);
-}
-
 }  // namespace
 
 // The Newton matrix is the derivative of the residual along the integrator's consistent update
@@ -206,9 +199,9 @@ PaperRun runPaperScenario() {
   run.elements = NE;
   for (int e = 0; e < NE; ++e) run.meshLength += d.drive->elementLength(e);
   run.entrySegment = d.drive->elementLength(NE - 1) / segments;  // node 0 is P1's entry
-  run.torqueSpread = relativeSpread(torques);
-  run.tightSpread = relativeSpread(tights);
-  run.slackSpread = relativeSpread(slacks);
+  run.torqueSpread = beltsim::test::relativeSpread(torques);
+  run.tightSpread = beltsim::test::relativeSpread(tights);
+  run.slackSpread = beltsim::test::relativeSpread(slacks);
   run.ran = true;
   std::printf("[figure] mixed %d: omega_P2 %.4f, torque %.3f, F1 %.2f, F2 %.2f; spread from 1.95 s: torque %.4f %%, "
               "F1 %.4f %%, F2 %.4f %%; flags Newton %d, PNS %d of %d steps\n",

@@ -1,7 +1,10 @@
 // What the drive fixtures of a mesh that stands still share (tests/host/test_eulerian_drive.cpp,
 // tests/host/test_mixed_drive.cpp): the paper's configuration with the arc gap, the reference
-// stepper's start at rest, and one step of the paper's scenario.
+// stepper's start at rest, one step of the paper's scenario, and the spread of a record.
 #pragma once
+#include <cmath>
+#include <vector>
+
 #include "beltsim/stepping/reference_stepper.hpp"
 #include "beltsim/system/plant.hpp"
 #include "paper_scenario.hpp"
@@ -37,6 +40,14 @@ StepStatistics stepPaperScenario(Drive& drive, Stepper& stepper, int k, double s
   input.command[1] = -smoothStep(t, 1.0, 1.5, 0.0, loadTorque);  // P2: load torque, braking
   drive.setInput(input);
   return stepper.step(drive);
+}
+
+// Standard deviation over mean of a steady-state record (a test-side figure; std::vector is fine here).
+inline double relativeSpread(const std::vector<double>& x) {
+  double mean = 0.0, square = 0.0;
+  for (double y : x) mean += y / x.size();
+  for (double y : x) square += (y - mean) * (y - mean) / x.size();
+  return std::sqrt(square) / std::abs(mean);
 }
 
 }  // namespace beltsim::test

@@ -60,6 +60,55 @@ class BorderedBlockTridiagonal {
   RowBorder& rowBorder(int k) { return rowBorder_[k]; }           // A(border, k)
   CornerMatrix& corner() { return corner_; }                      // A(border, border)
 
+  // One entry by its index in the solver's order (blocks, then the border): A(row, col) += value.
+  // Entries outside the stored pattern (blocks more than one apart) are dropped.
+  void add(int row, int col, double value) {
+    constexpr int border = NumBlocks * B;
+    if (row >= border) {
+      if (col >= border) corner_(row - border, col - border) += value;
+      else rowBorder_[col / B](row - border, col % B) += value;
+      return;
+    }
+    if (col >= border) {
+      columnBorder_[row / B](row % B, col - border) += value;
+      return;
+    }
+    const int br = row / B, bc = col / B;
+    if (bc == br) diagonal_[br](row % B, col % B) += value;
+    else if (bc == br + 1) upper_[br](row % B, col % B) += value;
+    else if (bc == br - 1) lower_[br](row % B, col % B) += value;
+  }
+  // Row `second` := a row(first) + b row(second), for two rows of one block (or both in the
+  // border).
+  void combineRows(int first, int second, double a, double b) {
+    constexpr int border = NumBlocks * B;
+    if (second >= border) {
+      const int r1 = first - border, r2 = second - border;
+      corner_.row(r2) = a * corner_.row(r1) + b * corner_.row(r2);
+      for (int k = 0; k < NumBlocks; ++k) rowBorder_[k].row(r2) = a * rowBorder_[k].row(r1) + b * rowBorder_[k].row(r2);
+      return;
+    }
+    const int k = second / B, l1 = first % B, l2 = second % B;
+    diagonal_[k].row(l2) = a * diagonal_[k].row(l1) + b * diagonal_[k].row(l2);
+    lower_[k].row(l2) = a * lower_[k].row(l1) + b * lower_[k].row(l2);
+    upper_[k].row(l2) = a * upper_[k].row(l1) + b * upper_[k].row(l2);
+    columnBorder_[k].row(l2) = a * columnBorder_[k].row(l1) + b * columnBorder_[k].row(l2);
+  }
+  // Zeroes every stored entry of one row.
+  void clearRow(int row) {
+    constexpr int border = NumBlocks * B;
+    if (row >= border) {
+      corner_.row(row - border).setZero();
+      for (int k = 0; k < NumBlocks; ++k) rowBorder_[k].row(row - border).setZero();
+      return;
+    }
+    const int k = row / B, l = row % B;
+    diagonal_[k].row(l).setZero();
+    lower_[k].row(l).setZero();
+    upper_[k].row(l).setZero();
+    columnBorder_[k].row(l).setZero();
+  }
+
   // y = A x for a vector ordered [block 0 .. block NumBlocks-1, border] (tests, residuals).
   template <typename VectorIn, typename VectorOut>
   void multiply(const VectorIn& x, VectorOut& y) const {

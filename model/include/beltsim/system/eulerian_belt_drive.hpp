@@ -25,7 +25,7 @@
 // Newton matrix: the block solver of the material drive with node 0, the circles and sigma in
 // its border (chain: nodes 1..NE-1); each build evaluates every element and pair.
 #pragma once
-#include "beltsim/contact/anchor_transport.hpp"
+#include "beltsim/contact/carried_histories.hpp"
 #include "beltsim/contact/contact_jacobian.hpp"  // and the pair itself
 #include "beltsim/element/material_flow_inertia.hpp"
 #include "beltsim/element/material_velocity.hpp"
@@ -109,8 +109,7 @@ class EulerianBeltDrive {
         for (int i = 0; i < contact_.segmentCount; ++i) pair_[e][p].setHistory(i, history(e, p, i));
         pair_[e][p].beginStep();
       }
-    for (auto& row : contactCoordinate_)
-      for (double& x : row) x = 0.0;
+    carried_.clear();
     lastTransportSpeed_ = 0.0;
     transportRefused_ = false;
   }
@@ -282,32 +281,15 @@ class EulerianBeltDrive {
   void beginStep() {
     const double shift = lastTransportSpeed_ * stepSize_;
     const int segments = contact_.segmentCount;
-    transportRefused_ = false;
-    for (int p = 0; p < pulleyCount(); ++p) {
-      MaterialAnchor in[NE * NCS], out[NE * NCS];
-      for (int e = 0; e < NE; ++e)
-        for (int i = 0; i < segments; ++i) {
-          const SegmentHistory& h = pair_[e][p].history(i);
-          in[e * segments + i] =
-              MaterialAnchor{h.state, h.stickingPosition, contactCoordinate_[p][e * NCS + i], h.gap};
-        }
-      const double period = 2.0 * 3.14159265358979323846 * pair_[0][p].parameters().radius;
-      // A refused transport (the material travelled a whole segment in one step, or a non-finite
-      // speed) leaves the histories where they are and faults the step at its post-Newton step.
-      const bool refused =
-          transportAnchors(in, NE * segments, belt_.element.length / segments, shift, period, out) != Status::kOk;
-      transportRefused_ = transportRefused_ || refused;
-      if (!refused) {
-        for (int e = 0; e < NE; ++e)
-          for (int i = 0; i < segments; ++i) {
-            SegmentHistory h = pair_[e][p].history(i);
-            h.state = out[e * segments + i].state;
-            h.stickingPosition = out[e * segments + i].stickingPosition;
-            pair_[e][p].setHistory(i, h);
-          }
-      }
-      for (int e = 0; e < NE; ++e) pair_[e][p].beginStep();
+    // Uniform samples, every one carried by sigma's travel. A refused transport (the material
+    // travelled a whole segment in one step, or a non-finite speed) leaves the histories where they
+    // are and faults the step at its post-Newton step.
+    double pitch[NE * NCS], travel[NE * NCS];
+    for (int j = 0; j < NE * NCS; ++j) {
+      pitch[j] = belt_.element.length / segments;
+      travel[j] = shift;
     }
+    transportRefused_ = !carried_.carry(pair_, pulleyCount(), segments, pitch, travel);
     pulleys_.beginStep();
   }
   void rejectStep() {
@@ -331,7 +313,7 @@ class EulerianBeltDrive {
         if (s == Status::kNonFiniteValue) return s;
         if (s != Status::kOk) worst = s;
         if (pairError > error) error = pairError;
-        recordContactCoordinates(qe, rates, cs, e, p);
+        carried_.record(pair_[e][p], qe, rates, shapeTable_, belt_.element.length, cs, e, p);
       }
     }
     return worst;
@@ -340,42 +322,10 @@ class EulerianBeltDrive {
   // ---- matrix assembly in system coordinates (also PulleyBodies::addMatrix's target) ----------
   void addEntry(int row, int col, double value) {
     const int sr = solverIndex(row), sc = solverIndex(col);
-    if (sr < 0 || sc < 0) return;
-    const int border = 4 * (NE - 1);
-    if (sr >= border) {
-      if (sc >= border) {
-        solver_.corner()(sr - border, sc - border) += value;
-      } else {
-        solver_.rowBorder(sc / 4)(sr - border, sc % 4) += value;
-      }
-      return;
-    }
-    if (sc >= border) {
-      solver_.columnBorder(sr / 4)(sr % 4, sc - border) += value;
-      return;
-    }
-    const int br = sr / 4, bc = sc / 4;
-    if (bc == br) solver_.diagonal(br)(sr % 4, sc % 4) += value;
-    else if (bc == br + 1) solver_.upper(br)(sr % 4, sc % 4) += value;
-    else if (bc == br - 1) solver_.lower(br)(sr % 4, sc % 4) += value;
+    if (sr >= 0 && sc >= 0) solver_.add(sr, sc, value);
   }
 
  private:
-  // Where the material of each segment in contact touches the circle (x_c, on the circle), for
-  // the anchor transport's entry rule (contact/anchor_transport.hpp).
-  void recordContactCoordinates(const Vector8& qe, const Vector8& rates, const CircleState& cs, int e, int p) {
-    const Pair& pair = pair_[e][p];
-    bool any = false;
-    for (int i = 0; i < contact_.segmentCount; ++i) any = any || pair.history(i).gap <= 0.0;
-    if (!any) return;
-    SegmentPoints<NCS> points;
-    if (computeSegmentPoints(qe, rates, shapeTable_, pair.parameters().offset, points) != Status::kOk) return;
-    for (int i = 0; i < contact_.segmentCount; ++i)
-      if (pair.history(i).gap <= 0.0)
-        contactCoordinate_[p][e * NCS + i] =
-            segmentKinematics(pair.parameters(), points, i, belt_.element.length, cs).stickingCoordinate;
-  }
-
   // visit(e, pair, q_e, T q_e, material rates, circle) for every pair of circle p (in use) with a
   // flagged segment; stops at the first status but kOk.
   template <class Visit>
@@ -439,18 +389,7 @@ class EulerianBeltDrive {
   }
   void clearRow(int dof) {
     const int sr = solverIndex(dof);
-    if (sr < 0) return;
-    const int border = 4 * (NE - 1);
-    if (sr >= border) {
-      solver_.corner().row(sr - border).setZero();
-      for (int k = 0; k < NE - 1; ++k) solver_.rowBorder(k).row(sr - border).setZero();
-      return;
-    }
-    const int b = sr / 4, l = sr % 4;
-    solver_.diagonal(b).row(l).setZero();
-    solver_.lower(b).row(l).setZero();
-    solver_.upper(b).row(l).setZero();
-    solver_.columnBorder(b).row(l).setZero();
+    if (sr >= 0) solver_.clearRow(sr);
   }
   PrescribedRows<NE, NP> prescribed() const { return {pulleys_, belt_, phase_.mode, lumpedNodeMass_}; }
 
@@ -472,7 +411,7 @@ class EulerianBeltDrive {
   int gaugeNode_ = 0;
   int gaugeRow_ = 0;
   double stepSize_ = 0.0;
-  double contactCoordinate_[NP][NE * NCS] = {};  // x_c at the last post-Newton step, m
+  CarriedHistories<NE, NP, NCS> carried_;  // x_c of the material at the segments, and the transport
   double lastTransportSpeed_ = 0.0;
   bool transportRefused_ = false;  // this step's contact histories could not be carried
 };

@@ -24,7 +24,7 @@
 // Newton matrix: the block solver with a block of 5 per node (q, p_i); node 0 and the circles in
 // its border (chain: nodes 1..NE-1).
 #pragma once
-#include "beltsim/contact/anchor_transport.hpp"
+#include "beltsim/contact/carried_histories.hpp"
 #include "beltsim/contact/contact_jacobian.hpp"  // and the pair itself
 #include "beltsim/element/material_velocity.hpp"
 #include "beltsim/element/mixed_cable2d.hpp"
@@ -339,7 +339,7 @@ class MixedBeltDrive {
     }
     for (int i = 0; i < NE; ++i) {
       const Vector2& t = tangent_[i];
-      combineRows(4 * i, 4 * i + 1, -t(1), t(0));  // second row: n.(r_x, r_y)
+      solver_.combineRows(solverIndex(4 * i), solverIndex(4 * i + 1), -t(1), t(0));  // n.(r_x, r_y)
       clearRow(4 * i);
       addEntry(4 * i, 4 * i, lumpedNodeMass_ * t(0));
       addEntry(4 * i, 4 * i + 1, lumpedNodeMass_ * t(1));
@@ -363,11 +363,9 @@ class MixedBeltDrive {
   }
 
   // Carries the material's contact histories by what crossed each segment in the last accepted
-  // step (its mesh speed w at the segment's centre times the step), then D0 := D.
+  // step (its mesh speed w at the segment's start times the step), then D0 := D.
   void beginStep() {
     const int segments = contact_.segmentCount;
-    const int count = NE * segments;
-    transportRefused_ = false;
     // A segment's history belongs to the material at its start (its anchor and x_c are the start
     // point's, segment_geometry.hpp): samples at the segments' starts, each one's pitch to the next
     // (its own segment, L/segments) and the distance its material came in the last accepted step.
@@ -379,28 +377,7 @@ class MixedBeltDrive {
         travel[j] = stepSize_ * ((1.0 - x) * lastMeshSpeed_[e][0] + x * lastMeshSpeed_[e][1]);
         pitch[j] = length_[e] / segments;
       }
-    for (int p = 0; p < pulleyCount(); ++p) {
-      MaterialAnchor in[NE * NCS], out[NE * NCS];
-      for (int e = 0; e < NE; ++e)
-        for (int i = 0; i < segments; ++i) {
-          const SegmentHistory& h = pair_[e][p].history(i);
-          in[e * segments + i] =
-              MaterialAnchor{h.state, h.stickingPosition, contactCoordinate_[p][e * NCS + i], h.gap};
-        }
-      const double period = 2.0 * 3.14159265358979323846 * pair_[0][p].parameters().radius;
-      const bool refused = transportAnchors(in, count, pitch, travel, period, out) != Status::kOk;
-      transportRefused_ = transportRefused_ || refused;
-      if (!refused) {
-        for (int e = 0; e < NE; ++e)
-          for (int i = 0; i < segments; ++i) {
-            SegmentHistory h = pair_[e][p].history(i);
-            h.state = out[e * segments + i].state;
-            h.stickingPosition = out[e * segments + i].stickingPosition;
-            pair_[e][p].setHistory(i, h);
-          }
-      }
-      for (int e = 0; e < NE; ++e) pair_[e][p].beginStep();
-    }
+    transportRefused_ = !carried_.carry(pair_, pulleyCount(), segments, pitch, travel);
     pulleys_.beginStep();
   }
   void rejectStep() {
@@ -430,7 +407,7 @@ class MixedBeltDrive {
         if (s == Status::kNonFiniteValue) return s;
         if (s != Status::kOk) worst = s;
         if (pairError > error) error = pairError;
-        recordContactCoordinates(k.q, k.rates, cs, e, p);
+        carried_.record(pair_[e][p], k.q, k.rates, shapeTable_[e], length_[e], cs, e, p);
       }
     }
     return worst;
@@ -439,24 +416,7 @@ class MixedBeltDrive {
   // ---- matrix assembly in system coordinates (also PulleyBodies::addMatrix's target) ----------
   void addEntry(int row, int col, double value) {
     const int sr = solverIndex(row), sc = solverIndex(col);
-    if (sr < 0 || sc < 0) return;
-    const int border = 5 * (NE - 1);
-    if (sr >= border) {
-      if (sc >= border) {
-        solver_.corner()(sr - border, sc - border) += value;
-      } else {
-        solver_.rowBorder(sc / 5)(sr - border, sc % 5) += value;
-      }
-      return;
-    }
-    if (sc >= border) {
-      solver_.columnBorder(sr / 5)(sr % 5, sc - border) += value;
-      return;
-    }
-    const int br = sr / 5, bc = sc / 5;
-    if (bc == br) solver_.diagonal(br)(sr % 5, sc % 5) += value;
-    else if (bc == br + 1) solver_.upper(br)(sr % 5, sc % 5) += value;
-    else if (bc == br - 1) solver_.lower(br)(sr % 5, sc % 5) += value;
+    if (sr >= 0 && sc >= 0) solver_.add(sr, sc, value);
   }
 
  private:
@@ -587,8 +547,7 @@ class MixedBeltDrive {
     }
   }
   void resetTransport() {
-    for (auto& row : contactCoordinate_)
-      for (double& c : row) c = 0.0;
+    carried_.clear();
     for (int e = 0; e < NE; ++e) lastMeshSpeed_[e][0] = lastMeshSpeed_[e][1] = 0.0;
     transportRefused_ = false;
   }
@@ -597,21 +556,6 @@ class MixedBeltDrive {
     Layout::scatter(Vector8(rows.template head<8>()), e, nextNode(e), rL);
     rp[e] += rows(8);
     rp[nextNode(e)] += rows(9);
-  }
-
-  // Where the material of each segment in contact touches the circle (x_c), for the anchor
-  // transport's entry rule (contact/anchor_transport.hpp).
-  void recordContactCoordinates(const Vector8& qe, const Vector8& rates, const CircleState& cs, int e, int p) {
-    const Pair& pair = pair_[e][p];
-    bool any = false;
-    for (int i = 0; i < contact_.segmentCount; ++i) any = any || pair.history(i).gap <= 0.0;
-    if (!any) return;
-    SegmentPoints<NCS> points;
-    if (computeSegmentPoints(qe, rates, shapeTable_[e], pair.parameters().offset, points) != Status::kOk) return;
-    for (int i = 0; i < contact_.segmentCount; ++i)
-      if (pair.history(i).gap <= 0.0)
-        contactCoordinate_[p][e * NCS + i] =
-            segmentKinematics(pair.parameters(), points, i, length_[e], cs).stickingCoordinate;
   }
 
   // System coordinate -> solver index; -1 for the unused slots of node NE. Chain: nodes 1..NE-1
@@ -634,42 +578,9 @@ class MixedBeltDrive {
     index[8] = materialDof(e);
     index[9] = materialDof(b);
   }
-  // Every stored entry of solver row `row`, as a pointer list over the blocks (its row in each).
-  template <class Visit>
-  void forRow(int dof, Visit&& visit) {
-    const int sr = solverIndex(dof);
-    if (sr < 0) return;
-    const int border = 5 * (NE - 1);
-    if (sr >= border) {
-      visit(solver_.corner().row(sr - border));
-      for (int k = 0; k < NE - 1; ++k) visit(solver_.rowBorder(k).row(sr - border));
-      return;
-    }
-    const int b = sr / 5, l = sr % 5;
-    visit(solver_.diagonal(b).row(l));
-    visit(solver_.lower(b).row(l));
-    visit(solver_.upper(b).row(l));
-    visit(solver_.columnBorder(b).row(l));
-  }
   void clearRow(int dof) {
-    forRow(dof, [](auto&& row) { row.setZero(); });
-  }
-  // Row `second` := a * row `first` + b * row `second` (two rows of one node: the same blocks).
-  void combineRows(int first, int second, double a, double b) {
-    const int s1 = solverIndex(first), s2 = solverIndex(second);
-    const int border = 5 * (NE - 1);
-    if (s1 >= border) {
-      solver_.corner().row(s2 - border) = a * solver_.corner().row(s1 - border) + b * solver_.corner().row(s2 - border);
-      for (int k = 0; k < NE - 1; ++k)
-        solver_.rowBorder(k).row(s2 - border) =
-            a * solver_.rowBorder(k).row(s1 - border) + b * solver_.rowBorder(k).row(s2 - border);
-      return;
-    }
-    const int blk = s1 / 5, l1 = s1 % 5, l2 = s2 % 5;
-    solver_.diagonal(blk).row(l2) = a * solver_.diagonal(blk).row(l1) + b * solver_.diagonal(blk).row(l2);
-    solver_.lower(blk).row(l2) = a * solver_.lower(blk).row(l1) + b * solver_.lower(blk).row(l2);
-    solver_.upper(blk).row(l2) = a * solver_.upper(blk).row(l1) + b * solver_.upper(blk).row(l2);
-    solver_.columnBorder(blk).row(l2) = a * solver_.columnBorder(blk).row(l1) + b * solver_.columnBorder(blk).row(l2);
+    const int sr = solverIndex(dof);
+    if (sr >= 0) solver_.clearRow(sr);
   }
   PrescribedRows<NE, NP> prescribed() const { return {pulleys_, belt_, phase_.mode, lumpedNodeMass_}; }
 
@@ -692,7 +603,7 @@ class MixedBeltDrive {
   Vector2 tangent_[NE];
   double beltLength_ = 0.0;  // the belt's reference length, m
   double stepSize_ = 0.0;
-  double contactCoordinate_[NP][NE * NCS] = {};  // x_c at the last post-Newton step, m
+  CarriedHistories<NE, NP, NCS> carried_;  // x_c of the material at the segments, and the transport
   double lastMeshSpeed_[NE][2] = {};             // w at each element's nodes at the last post-Newton step, m/s
   bool paired_[NE][NP] = {};                      // element e wraps circle p (fixed at the start)
   bool transportRefused_ = false;
