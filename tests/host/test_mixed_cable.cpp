@@ -13,6 +13,7 @@
 #include "beltsim/element/material_flow_inertia.hpp"
 #include "beltsim/element/mixed_cable2d.hpp"
 #include "beltsim/element/mixed_flow_inertia.hpp"
+#include "beltsim/system/standing_mesh_stations.hpp"
 
 namespace {
 
@@ -388,4 +389,85 @@ TEST(MixedFlowInertia, UniformFlowOnARingIsTheOneTransportCoordinateInertia) {
   }
   EXPECT_LT((rowsMixed - rowsSingle).norm(), 1e-10 * rowsSingle.norm());
   EXPECT_NEAR(materialRows, -transportRow, 1e-10 * std::fabs(transportRow));
+}
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// The paper's drive: two circles of centre-line radius 0.1 m, 0.1 pi m apart (docs/model.md §9.1):
+// spans and wraps all of 0.1 pi m.
+beltsim::BeltPath<3> paperPath() {
+  const beltsim::PathCircle circles[2] = {{beltsim::Vector2(0.0, 0.0), 0.1, 1},
+                                          {beltsim::Vector2(0.1 * kPi, 0.0), 0.1, 1}};
+  beltsim::BeltPath<3> path;
+  EXPECT_TRUE(beltsim::buildBeltPath(circles, 2, path).ok());
+  return path;
+}
+
+// Three circles of different radii, the third a back-side idler wrapped counter-clockwise.
+beltsim::BeltPath<3> threeCirclePath() {
+  const beltsim::PathCircle circles[3] = {{beltsim::Vector2(0.0, 0.0), 0.08, 1},
+                                          {beltsim::Vector2(0.4, 0.05), 0.05, 1},
+                                          {beltsim::Vector2(0.2, -0.12), 0.03, -1}};
+  beltsim::BeltPath<3> path;
+  EXPECT_TRUE(beltsim::buildBeltPath(circles, 3, path).ok());
+  return path;
+}
+
+double partLength(const beltsim::BeltPath<3>& path, int part) {
+  const int k = part / 2, circle = (k + 1) % path.pulleyCount;
+  return part % 2 == 0 ? path.spanLength[k] : path.circle[circle].radius * std::abs(path.arcSweep[circle]);
+}
+
+}  // namespace
+
+// Every point where the belt meets or leaves a pulley is a node (standing_mesh_stations.hpp), so no
+// element straddles one: the stations hit the ends of every span and wrap within 1e-12 m, the
+// counts add up to NE and the lengths to the path's length; on two and three circles (one of them
+// wrapped from the back) and several element counts.
+TEST(StandingMeshStations, PutANodeAtEveryPointWhereTheBeltMeetsOrLeavesAPulley) {
+  for (const beltsim::BeltPath<3>& path : {paperPath(), threeCirclePath()}) {
+    double station[24], length[24];
+    int parts[6];
+    ASSERT_TRUE(beltsim::standingMeshStations(path, beltsim::MeshGrading{}, station, length, parts).ok());
+    double end = 0.0, total = 0.0;
+    int first = 0;
+    for (int j = 0; j < 2 * path.pulleyCount; ++j) {
+      EXPECT_GE(parts[j], j % 2 == 0 ? 1 : 2);
+      EXPECT_NEAR(station[first], end, 1e-12) << "part " << j;
+      first += parts[j];
+      end += partLength(path, j);
+    }
+    EXPECT_EQ(first, 24);
+    for (double l : length) total += l;
+    EXPECT_NEAR(total, path.totalLength, 1e-12);
+  }
+}
+
+// The wraps get three times the spans' elements per metre (MeshGrading's default), each wrap finer
+// toward both ends by the weights 1, 1.5, 2, ...: on the paper's drive of four equal parts, 16
+// elements are 2 per span and 6 per wrap, the wrap's lengths 1, 1.5, 2, 2, 1.5, 1 times 0.1 pi/9 m.
+TEST(StandingMeshStations, GradeTheWrapsFinerTowardTheirEnds) {
+  double station[16], length[16];
+  int parts[6];
+  ASSERT_TRUE(beltsim::standingMeshStations(paperPath(), beltsim::MeshGrading{}, station, length, parts).ok());
+  EXPECT_EQ(parts[0], 2);
+  EXPECT_EQ(parts[1], 6);
+  EXPECT_EQ(parts[2], 2);
+  EXPECT_EQ(parts[3], 6);
+  const double quarter = 0.1 * kPi;
+  const double weights[6] = {1.0, 1.5, 2.0, 2.0, 1.5, 1.0};
+  for (int k = 0; k < 2; ++k) EXPECT_NEAR(length[k], quarter / 2, 1e-15);
+  for (int k = 0; k < 6; ++k) EXPECT_NEAR(length[2 + k], quarter * weights[k] / 9.0, 1e-15);
+}
+
+// Fewer elements than one per span and two per wrap: refused, naming the key (belt.elements).
+TEST(StandingMeshStations, RefuseTooFewElementsNamingTheKey) {
+  double station[8], length[8];
+  int parts[6];
+  const beltsim::ParameterError e =
+      beltsim::standingMeshStations(threeCirclePath(), beltsim::MeshGrading{}, station, length, parts);
+  EXPECT_EQ(e.status, Status::kInvalidParameter);
+  EXPECT_STREQ(e.parameter, "belt.elements");
 }

@@ -2,8 +2,9 @@
 // ANCF elements whose nodes stay where they started on the belt's path, each node with the
 // material coordinate p_i of the material at it as an unknown of its own, up to NP circles with
 // NCS contact segments per element, each element of its own mesh length (graded meshes). It is the
-// System of the reference stepper (reference_stepper.hpp). Early form: the reference stepping only
-// (a whole Newton matrix at every build), started from a static state at rest.
+// System of the reference stepper (reference_stepper.hpp) and of the static solve
+// (static_equilibrium.hpp). Early form: the reference stepping only (a whole Newton matrix at
+// every build).
 //
 // Unknowns: the material drive's layout (drive_layout.hpp; node NE's slots unused) followed by
 // p_0 .. p_{NE-1} (m of reference length). Element e spans nodes e and e+1 (the last one closes
@@ -20,6 +21,11 @@
 // the normal force row stays). So the nodes never drift and no slide of the mesh is left to fix.
 // The contact histories are carried with the material at the start of every step, each segment by
 // the distance its material crossed the mesh in the last accepted step (anchor_transport.hpp).
+//
+// Static solve (mode kStatic, docs/model.md §2.11): no inertia, gravity at the load factor, the
+// stabilizer s M (x - x_previous) on (q, p), every node held at its locked position along its
+// start tangent, p_0 held at its lock (the frictionless belt could otherwise slide through the
+// mesh) and the circles' rotations locked (prescribed_rows.hpp).
 //
 // Newton matrix: the block solver with a block of 5 per node (q, p_i); node 0 and the circles in
 // its border (chain: nodes 1..NE-1).
@@ -56,6 +62,7 @@ class MixedBeltDrive {
   using Matrix11 = Eigen::Matrix<double, 11, 11>;
   using Element = AncfCable2D<double>;
   using Pair = ContactPair<NCS>;
+  using Mode = DriveMode;
   using Solver = BorderedBlockTridiagonal<NE - 1, 5, kBorder>;
   using SolverVector = Eigen::Matrix<double, kSolverSize, 1>;
 
@@ -146,37 +153,60 @@ class MixedBeltDrive {
     return x;
   }
 
-  // Starts from a full state at rest (positions with p_{i+1} - p_i = L_i, e.g. a static belt
-  // sampled at graded stations): every node held on its start tangent; an element is paired with a
-  // circle if both its nodes and its middle lie within 1 mm of the circle's belt centre-line radius;
-  // the paired elements' contact histories are set by a post-Newton step at the start (at rest:
-  // every segment in contact sticks where it is).
+  // Starts from a full state at rest (positions with p_{i+1} - p_i of about L_i, e.g. the static
+  // solve's): every node held on its start tangent; an element is paired with a circle for the whole
+  // run if both its nodes and its middle lie within 1 mm of the circle's belt centre-line radius; the
+  // paired elements' segments in contact stick where they are (ContactPair::initializeHistory).
   Status startFrom(const Vector& x) {
-    holdNodes(x);
+    if (!x.allFinite()) return Status::kNonFiniteValue;
     const Vector zero = Vector::Zero();
+    initializeContactHistory(x, zero);
+    return Status::kOk;
+  }
+  // The same at any state (the static solve's start and end; a non-finite state pairs nothing, and
+  // the residual reports it).
+  void initializeContactHistory(const Vector& x, const Vector& v) {
+    holdNodes(x);
+    const LayoutVector qL = x.template head<Layout::kSize>(), vL = v.template head<Layout::kSize>();
+    pulleys_.anchorArms(qL, vL, phase_.mode);
     for (int p = 0; p < pulleyCount(); ++p) {
       const PulleyParameters& c = pulleys_.circle(p);
       const double radius = c.radius + 0.5 * belt_.thickness * c.side;
-      const CircleState cs = circleState(x, zero, p);
+      const CircleState cs = circleState(x, v, p);
       for (int e = 0; e < NE; ++e) {
         const Vector8 qe = gatherElement(x, e);
         Vector2 middle;
-        if (element_[e].position(qe, 0.5 * length_[e], middle) != Status::kOk) return Status::kNonFiniteValue;
+        bool on = element_[e].position(qe, 0.5 * length_[e], middle) == Status::kOk;
         const Vector2 points[3] = {qe.template head<2>(), qe.template segment<2>(4), middle};
-        bool on = true;
         for (const Vector2& r : points) on = on && std::fabs((r - c.centre).norm() - radius) < 1e-3;
         paired_[e][p] = on;
         for (int i = 0; i < contact_.segmentCount; ++i) pair_[e][p].setHistory(i, SegmentHistory{});
-        pair_[e][p].beginStep();
-        if (!on) continue;
-        double error = 0.0;
-        const Status s = pair_[e][p].postNewtonStep(qe, Vector8::Zero(), shapeTable_[e], cs, error);
-        if (s != Status::kOk) return s;
+        if (on) pair_[e][p].initializeHistory(qe, gatherElement(v, e), length_[e], cs);
         pair_[e][p].beginStep();
       }
     }
     resetTransport();
-    return Status::kOk;
+  }
+
+  // ---- static-phase controls (static_phase.hpp, static_equilibrium.hpp) ------------------------
+  void setMode(Mode mode) { phase_.mode = mode; }
+  Mode mode() const { return phase_.mode; }
+  void setStaticLoad(double loadFactor, double stabilizer, const Vector& previous, const Vector& locks) {
+    phase_.loadFactor = loadFactor;
+    phase_.stabilizer = stabilizer;
+    phase_.previous = previous.template head<Layout::kSize>();
+    phase_.locks = locks.template head<Layout::kSize>();
+    staticPrevious_ = previous;
+    staticLocks_ = locks;
+  }
+  // Friction parameters of every pair (the static solve: mu = 0; then the nominal ones).
+  ParameterError setFriction(const FrictionParameters& friction) {
+    for (int e = 0; e < NE; ++e)
+      for (int p = 0; p < pulleyCount(); ++p) {
+        const ParameterError f = pair_[e][p].setFriction(friction);
+        if (!f.ok()) return f;
+      }
+    return ParameterError::success();
   }
 
   void setStepSize(double h) { stepSize_ = h; }
@@ -235,10 +265,13 @@ class MixedBeltDrive {
                        aL = a.template head<Layout::kSize>();
     LayoutVector rL = LayoutVector::Zero();
     double rp[NE] = {};
+    const bool isStatic = phase_.isStatic();
+    // Static: the stabilizer s M (x - x_previous) enters as the inertia of the acceleration s (x - x_previous).
+    const Vector stabilized = isStatic ? Vector(phase_.stabilizer * (q - staticPrevious_)) : Vector::Zero();
     for (int e = 0; e < NE; ++e) {
       const Kinematics k = kinematics(q, v, e);
       Vector10 rows;
-      const Status s = elementRows(k, a, e, false, rows, nullptr, point);
+      const Status s = elementRows(k, isStatic ? stabilized : a, e, false, rows, nullptr, point);
       if (s != Status::kOk) return s;
       scatterRows(rows, e, rL, rp);
     }
@@ -267,24 +300,42 @@ class MixedBeltDrive {
       }
       pulleys_.addResidual(p, qL, vL, aL, point.time, phase_, rL);
     }
+    Vector2 nodeForce[NE];
+    for (int i = 0; i < NE; ++i) nodeForce[i] = Vector2(rL(4 * i), rL(4 * i + 1));
     const IterationPoint<LayoutVector> pointL{&qL, &vL, &aL, point.time, point.coefficients};
     prescribed().applyToResidual(pointL, phase_, reactions_, rL);
     // Every node on its start tangent t: the tangential row becomes m t.r_dot / c_v (velocity
-    // level, scaled like the prescribed rows), the second row the normal force n.(r_x, r_y).
-    const double cv = point.coefficients->dampingFactor;
+    // level, scaled like the prescribed rows; static: m t.(r - r_lock)), the second row the normal
+    // force n.(r_x, r_y).
     for (int i = 0; i < NE; ++i) {
       const Vector2& t = tangent_[i];
-      const double rx = rL(4 * i), ry = rL(4 * i + 1);
-      rL(4 * i) = lumpedNodeMass_ * (t(0) * vL(4 * i) + t(1) * vL(4 * i + 1)) / cv;
-      rL(4 * i + 1) = -t(1) * rx + t(0) * ry;
+      if (isStatic)
+        rL(4 * i) = lumpedNodeMass_ * (t(0) * (qL(4 * i) - phase_.locks(4 * i)) + t(1) * (qL(4 * i + 1) - phase_.locks(4 * i + 1)));
+      else
+        rL(4 * i) = lumpedNodeMass_ * (t(0) * vL(4 * i) + t(1) * vL(4 * i + 1)) / point.coefficients->dampingFactor;
+      rL(4 * i + 1) = -t(1) * nodeForce[i](0) + t(0) * nodeForce[i](1);
     }
     r.template head<Layout::kSize>() = rL;
     for (int i = 0; i < NE; ++i) r(materialDof(i)) = rp[i];
+    if (isStatic) r(materialDof(0)) = lumpedNodeMass_ * (q(materialDof(0)) - staticLocks_(materialDof(0)));
     return Status::kOk;
   }
 
-  Status factorize(const IterationPoint<Vector>& point, MatrixUpdate, bool& built) {
+  Status factorize(const IterationPoint<Vector>& point) {
+    bool built = false;
+    return factorize(point, MatrixUpdate::kFull, built);
+  }
+  Status factorize(const IterationPoint<Vector>& given, MatrixUpdate, bool& built) {
     built = true;
+    const bool isStatic = phase_.isStatic();
+    // Static: the stabilizer in the mass's place, no damping (static_phase.hpp).
+    IntegratorCoefficients staticCoefficients;
+    staticCoefficients.massFactor = phase_.stabilizer;
+    staticCoefficients.stiffnessFactor = 1.0;
+    staticCoefficients.dampingFactor = 0.0;
+    const Vector stabilized = isStatic ? Vector(phase_.stabilizer * (*given.q - staticPrevious_)) : Vector::Zero();
+    const IterationPoint<Vector> point{given.q, given.v, isStatic ? &stabilized : given.a, given.time,
+                                       isStatic ? &staticCoefficients : given.coefficients};
     const Vector& q = *point.q;
     const Vector& v = *point.v;
     const IntegratorCoefficients& c = *point.coefficients;
@@ -343,6 +394,10 @@ class MixedBeltDrive {
       clearRow(4 * i);
       addEntry(4 * i, 4 * i, lumpedNodeMass_ * t(0));
       addEntry(4 * i, 4 * i + 1, lumpedNodeMass_ * t(1));
+    }
+    if (isStatic) {
+      clearRow(materialDof(0));
+      addEntry(materialDof(0), materialDof(0), lumpedNodeMass_);
     }
     solveScale_ = cq;
     return solver_.factorize();
@@ -473,7 +528,7 @@ class MixedBeltDrive {
     }
     if (s != Status::kOk) return s;
     const Vector8 damped = internal - elastic8;
-    const Vector8& gravity = element_[e].gravityForce();
+    const Vector8 gravity = (phase_.isStatic() ? phase_.loadFactor : 1.0) * element_[e].gravityForce();
     const double invL = 1.0 / length_[e];
     const double sign[2] = {-invL, invL};  // d lambda / d p_a
     rows = inertia.force + elastic;
@@ -597,6 +652,8 @@ class MixedBeltDrive {
   Pair pair_[NE][NP];
   SegmentShapeTable<NCS> shapeTable_[NE];
   StaticPhase<LayoutVector> phase_;
+  Vector staticPrevious_ = Vector::Zero();  // the static solve's previous load step and locks, all unknowns
+  Vector staticLocks_ = Vector::Zero();
   PulleyReactions<NP> reactions_;
   Solver solver_;
   double solveScale_ = 1.0;
