@@ -6,8 +6,14 @@
 // inertia of docs/model.md §2.10 on a closed ring.
 #include <gtest/gtest.h>
 
+#include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
+#include <complex>
+#include <cstdio>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "beltsim/element/ancf_cable2d.hpp"
 #include "beltsim/element/material_flow_inertia.hpp"
@@ -470,4 +476,129 @@ TEST(StandingMeshStations, RefuseTooFewElementsNamingTheKey) {
       beltsim::standingMeshStations(threeCirclePath(), beltsim::MeshGrading{}, station, length, parts);
   EXPECT_EQ(e.status, Status::kInvalidParameter);
   EXPECT_STREQ(e.parameter, "belt.elements");
+}
+
+namespace {
+
+// Lowest transverse frequencies [rad/s] of a straight span of spatial length spanLength on n mixed
+// elements, stretched to 1 + eps, its material passing at spatial speed V: every node held along
+// the span (x: the mesh stands still), the end nodes' y held (pinned, slopes free) and their
+// material coordinates held (the material enters and leaves at the prescribed speed). From the
+// linearised gyroscopic eigenproblem M x'' + G x' + K x = 0 about the steady flow p_a' = -lambda V,
+// with M, G and K the derivatives of the element rows by acceleration, velocity and position
+// (mixed_flow_inertia.hpp, mixed_cable2d.hpp). Also the first mode's phase turn from L/4 to 3L/4.
+struct MixedSpanModes {
+  std::vector<double> omega;
+  double firstModeTurn = 0.0;
+};
+
+MixedSpanModes mixedSpanModes(int n, double spanLength, double eps, double V, double EI) {
+  const double L = spanLength / n, lambda = 1.0 / (1.0 + eps);
+  MixedCable2D::Parameters parameters = beltParameters(AxialRule::kC);
+  parameters.length = L;
+  parameters.EI = EI;
+  MixedCable2D element;
+  beltsim::MixedFlowInertia flow;
+  MixedSpanModes out;
+  if (!element.setUp(parameters).ok() || !flow.setUp(L, parameters.massPerLength).ok()) return out;
+  const int dof = 5 * (n + 1);  // per node: x, y, x', y', p
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(dof, dof), G = M, K = M;
+  for (int e = 0; e < n; ++e) {
+    Vector8 q;
+    q << e * L, 0.0, 1.0, 0.0, (e + 1) * L, 0.0, 1.0, 0.0;
+    const beltsim::MixedFlowInertia::Vector2 pe(lambda * e * L, lambda * (e + 1) * L), pDot(-lambda * V, -lambda * V);
+    beltsim::MixedFlowTerms t;
+    if (flow.evaluate(q, Vector8::Zero(), Vector8::Zero(), pe, pDot, beltsim::MixedFlowInertia::Vector2::Zero(), t) !=
+        Status::kOk)
+      return out;
+    MixedCable2D::Vector10 force;
+    MixedCable2D::Matrix10 stiffness;
+    if (element.elasticForceAndStiffness(q, pe(0), pe(1), force, stiffness) != Status::kOk) return out;
+    int index[10];
+    for (int i = 0; i < 4; ++i) {
+      index[i] = 5 * e + i;
+      index[4 + i] = 5 * (e + 1) + i;
+    }
+    index[8] = 5 * e + 4;
+    index[9] = 5 * (e + 1) + 4;
+    for (int i = 0; i < 10; ++i)
+      for (int j = 0; j < 10; ++j) {
+        M(index[i], index[j]) += t.byAcceleration(i, j);
+        G(index[i], index[j]) += t.byVelocity(i, j);
+        K(index[i], index[j]) += t.byPosition(i, j) + stiffness(i, j);
+      }
+  }
+  std::vector<int> free;
+  for (int i = 0; i < dof; ++i) {
+    const int node = i / 5, local = i % 5;
+    const bool end = node == 0 || node == n;
+    if (local == 0 || (end && (local == 1 || local == 4))) continue;
+    free.push_back(i);
+  }
+  const int m = static_cast<int>(free.size());
+  Eigen::MatrixXd Mf(m, m), Gf(m, m), Kf(m, m);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j) {
+      Mf(i, j) = M(free[i], free[j]);
+      Gf(i, j) = G(free[i], free[j]);
+      Kf(i, j) = K(free[i], free[j]);
+    }
+  const Eigen::MatrixXd minv = Mf.inverse();
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(2 * m, 2 * m);
+  A.topRightCorner(m, m).setIdentity();
+  A.bottomLeftCorner(m, m) = -minv * Kf;
+  A.bottomRightCorner(m, m) = -minv * Gf;
+  Eigen::EigenSolver<Eigen::MatrixXd> solver(A, true);
+  const auto where = [&](int global) { return static_cast<int>(std::find(free.begin(), free.end(), global) - free.begin()); };
+  std::vector<std::pair<double, double>> transverse;
+  for (int i = 0; i < 2 * m; ++i) {
+    const std::complex<double> root = solver.eigenvalues()(i);
+    if (root.imag() <= 0.0) continue;
+    const Eigen::VectorXcd x = solver.eigenvectors().col(i).head(m);
+    double across = 0.0, along = 0.0;  // (y, y') against (x', p)
+    for (int j = 0; j < m; ++j) {
+      const int local = free[j] % 5;
+      (local == 1 || local == 3 ? across : along) += std::norm(x(j));
+    }
+    if (!(across > 100.0 * along)) continue;
+    const std::complex<double> quarter = x(where(5 * (n / 4) + 1)), threeQuarter = x(where(5 * (3 * n / 4) + 1));
+    transverse.emplace_back(root.imag(), std::arg(threeQuarter / quarter));
+  }
+  std::sort(transverse.begin(), transverse.end());
+  for (const auto& t : transverse) out.omega.push_back(t.first);
+  if (!transverse.empty()) out.firstModeTurn = transverse.front().second;
+  return out;
+}
+
+}  // namespace
+
+// Travelling span on the mixed mesh (Wickert and Mote, J. Appl. Mech. 57 (1990) 738): a string of
+// spatial length L, tension T, c^2 = T (1 + eps) / rho A_0, its material moving at spatial speed V,
+// has the transverse frequencies omega_n = (n pi / L) (c^2 - V^2) / c and modes sin(n pi x / L)
+// exp(i omega_n V x / (c^2 - V^2)), the first one's phase turning by pi V / (2 c) from L/4 to 3L/4.
+// 20 elements on 0.5 m, EI = 1e-4 N m^2 (its share of omega_3^2 is about 1e-4), stretches 0 and
+// 0.01 (T = 400 and 480 N): the first three frequencies within 1 % at V = 0 and V = c/2, the turn
+// within 1 % of pi/4 at V = c/2 (0 at V = 0).
+TEST(MixedCable, TravellingSpanHasTheWickertMoteFrequencies) {
+  const double spanLength = 0.5, eps0 = -0.05, rhoA = 0.8288, EA = 8000.0;
+  for (double eps : {0.0, 0.01}) {
+    const double tension = EA * (eps - eps0);
+    const double c = std::sqrt(tension * (1.0 + eps) / rhoA);
+    for (double fraction : {0.0, 0.5}) {
+      const double V = fraction * c;
+      const MixedSpanModes modes = mixedSpanModes(20, spanLength, eps, V, 1e-4);
+      ASSERT_GE(modes.omega.size(), 3u);
+      for (int mode = 1; mode <= 3; ++mode) {
+        const double expected = mode * kPi / spanLength * (c * c - V * V) / c;
+        const double error = (modes.omega[mode - 1] - expected) / expected;
+        std::printf("[figure] mixed travelling span, eps %.2f, V = %.2f c, mode %d: %.4f rad/s, Wickert-Mote %.4f (%+.4f %%)\n",
+                    eps, fraction, mode, modes.omega[mode - 1], expected, 100.0 * error);
+        EXPECT_LT(std::abs(error), 0.01);
+      }
+      const double turn = kPi * V / (2.0 * c);
+      std::printf("[figure] mixed travelling span, eps %.2f, V = %.2f c: first mode turns %.5f rad, expected %.5f\n", eps,
+                  fraction, modes.firstModeTurn, turn);
+      EXPECT_NEAR(modes.firstModeTurn, turn, 0.01 * kPi / 4.0);
+    }
+  }
 }
