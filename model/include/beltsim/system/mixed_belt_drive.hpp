@@ -71,10 +71,13 @@ class MixedBeltDrive {
 
   // ---- set-up ---------------------------------------------------------------------------------
   // A closed belt of NE elements of mesh lengths elementLength[e] (graded meshes: docs/model.md
-  // §2.11); reference curvature 0.
+  // §2.11); reference curvature 0. The contact's per-segment values (k_c, d_c, mu_k, mu_v: a value
+  // per unit area times a segment's area, paper_parameters.hpp) are those of an element of length
+  // contactLength: each element's pairs take them in proportion to its own length.
   ParameterError setUp(const BeltParameters& belt, const double (&elementLength)[NE], const PulleyParameters* circles,
-                       int pulleyCount, const ContactParameters& contact) {
+                       int pulleyCount, const ContactParameters& contact, double contactLength) {
     if (!belt.closed) return ParameterError::invalid("belt.closed");
+    if (!(contactLength > 0.0 && isFinite(contactLength))) return ParameterError::invalid("contactLength");
     if (pulleyCount < 1 || pulleyCount > NP) return ParameterError::invalid("circle.count");
     belt_ = belt;
     ParameterError e = ParameterError::success();
@@ -97,8 +100,13 @@ class MixedBeltDrive {
       if (!e.ok()) return e;
       for (int a = 0; a < 2; ++a) nodalSlope_[k][a] = material_[k].nodalSlopeMatrix(a);
       shapeTable_[k].build(elementLength[k], contact.segmentCount);
+      contactScale_[k] = elementLength[k] / contactLength;
+      ContactParameters own = contact;
+      own.contactStiffness *= contactScale_[k];
+      own.contactDamping *= contactScale_[k];
+      own.friction = scaledFriction(contact.friction, k);
       for (int p = 0; p < pulleyCount; ++p) {
-        e = pair_[k][p].setUp(pairContact(contact, circles[p], b, elementLength[k]));
+        e = pair_[k][p].setUp(pairContact(own, circles[p], b, elementLength[k]));
         if (!e.ok()) return e;
       }
     }
@@ -118,7 +126,7 @@ class MixedBeltDrive {
                        int pulleyCount, const ContactParameters& contact) {
     double lengths[NE];
     for (double& l : lengths) l = elementLength;
-    return setUp(belt, lengths, circles, pulleyCount, contact);
+    return setUp(belt, lengths, circles, pulleyCount, contact, elementLength);
   }
 
   // Starts from a layout state at rest (a material drive's static equilibrium of the same
@@ -199,11 +207,12 @@ class MixedBeltDrive {
     staticPrevious_ = previous;
     staticLocks_ = locks;
   }
-  // Friction parameters of every pair (the static solve: mu = 0; then the nominal ones).
+  // Friction parameters of every pair (the static solve: mu = 0; then the nominal ones), per
+  // segment of an element of setUp's contactLength.
   ParameterError setFriction(const FrictionParameters& friction) {
     for (int e = 0; e < NE; ++e)
       for (int p = 0; p < pulleyCount(); ++p) {
-        const ParameterError f = pair_[e][p].setFriction(friction);
+        const ParameterError f = pair_[e][p].setFriction(scaledFriction(friction, e));
         if (!f.ok()) return f;
       }
     return ParameterError::success();
@@ -593,6 +602,15 @@ class MixedBeltDrive {
     }
   }
 
+  // Friction values per segment of element e: the bristle stiffness and the velocity penalty scale
+  // with the segment's area like k_c (mu_v = 2 zeta sqrt(mu_k m_seg) too, both in proportion).
+  FrictionParameters scaledFriction(const FrictionParameters& friction, int e) const {
+    FrictionParameters own = friction;
+    own.bristleStiffness *= contactScale_[e];
+    own.velocityPenalty *= contactScale_[e];
+    return own;
+  }
+
   void holdNodes(const Vector& x) {
     beltLength_ = 0.0;
     for (int i = 0; i < NE; ++i) {
@@ -642,6 +660,7 @@ class MixedBeltDrive {
   BeltParameters belt_;
   ContactParameters contact_;
   double length_[NE] = {};  // mesh lengths, m
+  double contactScale_[NE] = {};  // element length over setUp's contactLength
   MixedCable2D mixed_[NE];
   Element element_[NE];
   MixedFlowInertia flow_[NE];
