@@ -358,7 +358,7 @@ struct RingEnergyRun {
 
 RingEnergyRun runKickedMixedRing(double V, double h, double duration) {
   constexpr int n = 16;
-  using Drive = beltsim::MixedBeltDrive<n, 1, 4>;
+  using Drive = beltsim::MixedBeltDrive<n, 2, 4>;  // the paper fixture's build; the second circle far away
   using Vector = Drive::Vector;
   RingEnergyRun run;
   beltsim::BeltDrivePlant<24> material;
@@ -374,12 +374,13 @@ RingEnergyRun runKickedMixedRing(double V, double h, double duration) {
   contact.friction.bristleStiffness = 0.0;
   contact.gapMeasure = beltsim::SegmentGapMeasure::kChord;
   contact.compensatedTension = contact.radiusAllowance = 0.0;
-  beltsim::PulleyParameters circle = material.drive().circle(0);
-  circle.kind = beltsim::PulleyKind::kFixed;
-  circle.centre.setZero();
-  const double R = circle.radius + 0.5 * belt.thickness, L = 2.0 * kPi * R / n;
+  beltsim::PulleyParameters circles[2] = {material.drive().circle(0), material.drive().circle(0)};
+  for (beltsim::PulleyParameters& c : circles) c.kind = beltsim::PulleyKind::kFixed;
+  circles[0].centre.setZero();
+  circles[1].centre = Eigen::Vector2d(10.0, 10.0);  // touches nothing
+  const double R = circles[0].radius + 0.5 * belt.thickness, L = 2.0 * kPi * R / n;
   auto drive = std::make_unique<Drive>();
-  if (!drive->setUp(belt, L, &circle, 1, contact).ok()) return run;
+  if (!drive->setUp(belt, L, circles, 2, contact).ok()) return run;
   // Clockwise round the circle (it lies right of the belt), the material at V along the path; the
   // nodes on the radius R / cos(pi / (4 n)) at which the segments' chords just touch the circle.
   const double lifted = R / std::cos(kPi / (4.0 * n));
