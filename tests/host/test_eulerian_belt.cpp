@@ -19,6 +19,7 @@
 #include "beltsim/element/material_velocity.hpp"
 #include "beltsim/stepping/reference_stepper.hpp"
 #include "eulerian_loop.hpp"
+#include "gyroscopic_modes.hpp"
 
 namespace {
 
@@ -450,11 +451,8 @@ namespace {
 // Lowest three transverse frequencies [rad/s] of a straight span pinned at both ends (positions
 // held, slopes free), n elements, stretched to 1 + eps, material moving at v (reference length
 // per second), from the linearised gyroscopic eigenproblem M x'' + G x' + K x = 0 with
-// G = 2 v M1, K = K_int + v^2 (B1 - M2) (docs/model.md §2.10).
-struct SpanModes {
-  std::vector<double> omega;  // transverse frequencies, ascending [rad/s]
-  double firstModeTurn = 0.0;  // arg y(3L/4) - arg y(L/4) of the lowest transverse mode [rad]
-};
+// G = 2 v M1, K = K_int + v^2 (B1 - M2) (docs/model.md §2.10); the first mode's turn from L/4 to 3L/4.
+using SpanModes = beltsim::test::TransverseModes;
 
 SpanModes spanModes(int n, double spanLength, double eps, double v, double EI) {
   const double stretch = 1.0 + eps;
@@ -477,41 +475,12 @@ SpanModes spanModes(int n, double spanLength, double eps, double v, double EI) {
     G.block<8, 8>(4 * e, 4 * e) += t.byVelocity.topLeftCorner<8, 8>();
     K.block<8, 8>(4 * e, 4 * e) += kq + t.byPosition.topLeftCorner<8, 8>();
   }
-  // Free unknowns: everything but the end nodes' positions.
+  // Free unknowns: everything but the end nodes' positions; y and y' move the span across.
   std::vector<int> free;
   for (int i = 0; i < dof; ++i)
     if (!(i == 0 || i == 1 || i == 4 * n || i == 4 * n + 1)) free.push_back(i);
-  const int m = static_cast<int>(free.size());
-  Eigen::MatrixXd Mf(m, m), Gf(m, m), Kf(m, m);
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < m; ++j) {
-      Mf(i, j) = M(free[i], free[j]);
-      Gf(i, j) = G(free[i], free[j]);
-      Kf(i, j) = K(free[i], free[j]);
-    }
-  const Eigen::MatrixXd minv = Mf.inverse();
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(2 * m, 2 * m);
-  A.topRightCorner(m, m).setIdentity();
-  A.bottomLeftCorner(m, m) = -minv * Kf;
-  A.bottomRightCorner(m, m) = -minv * Gf;
-  Eigen::EigenSolver<Eigen::MatrixXd> solver(A, true);
-  std::vector<std::pair<double, double>> transverse;  // (omega, first-mode turn)
-  for (int i = 0; i < 2 * m; ++i) {
-    const std::complex<double> lambda = solver.eigenvalues()(i);
-    if (lambda.imag() <= 0.0) continue;
-    // A transverse mode: its y components dominate its x components.
-    const Eigen::VectorXcd x = solver.eigenvectors().col(i).head(m);
-    double ySum = 0.0, xSum = 0.0;
-    for (int j = 0; j < m; ++j) (free[j] % 2 == 1 ? ySum : xSum) += std::norm(x(j));
-    if (!(ySum > 100.0 * xSum)) continue;
-    // y of the nodes at L/4 and 3L/4 (n divisible by 4); free[] skips node 0's two positions.
-    const std::complex<double> quarter = x(4 * (n / 4) + 1 - 2), threeQuarter = x(4 * (3 * n / 4) + 1 - 2);
-    transverse.emplace_back(lambda.imag(), std::arg(threeQuarter / quarter));
-  }
-  std::sort(transverse.begin(), transverse.end());
-  for (const auto& t : transverse) out.omega.push_back(t.first);
-  if (!transverse.empty()) out.firstModeTurn = transverse.front().second;
-  return out;
+  return beltsim::test::transverseModes(M, G, K, free, [](int i) { return i % 2 == 1; }, 4 * (n / 4) + 1,
+                                        4 * (3 * n / 4) + 1);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "beltsim/element/mixed_cable2d.hpp"
 #include "beltsim/element/mixed_flow_inertia.hpp"
 #include "beltsim/system/standing_mesh_stations.hpp"
+#include "gyroscopic_modes.hpp"
 
 namespace {
 
@@ -487,10 +488,7 @@ namespace {
 // linearised gyroscopic eigenproblem M x'' + G x' + K x = 0 about the steady flow p_a' = -lambda V,
 // with M, G and K the derivatives of the element rows by acceleration, velocity and position
 // (mixed_flow_inertia.hpp, mixed_cable2d.hpp). Also the first mode's phase turn from L/4 to 3L/4.
-struct MixedSpanModes {
-  std::vector<double> omega;
-  double firstModeTurn = 0.0;
-};
+using MixedSpanModes = beltsim::test::TransverseModes;
 
 MixedSpanModes mixedSpanModes(int n, double spanLength, double eps, double V, double EI) {
   const double L = spanLength / n, lambda = 1.0 / (1.0 + eps);
@@ -535,39 +533,8 @@ MixedSpanModes mixedSpanModes(int n, double spanLength, double eps, double V, do
     if (local == 0 || (end && (local == 1 || local == 4))) continue;
     free.push_back(i);
   }
-  const int m = static_cast<int>(free.size());
-  Eigen::MatrixXd Mf(m, m), Gf(m, m), Kf(m, m);
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < m; ++j) {
-      Mf(i, j) = M(free[i], free[j]);
-      Gf(i, j) = G(free[i], free[j]);
-      Kf(i, j) = K(free[i], free[j]);
-    }
-  const Eigen::MatrixXd minv = Mf.inverse();
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(2 * m, 2 * m);
-  A.topRightCorner(m, m).setIdentity();
-  A.bottomLeftCorner(m, m) = -minv * Kf;
-  A.bottomRightCorner(m, m) = -minv * Gf;
-  Eigen::EigenSolver<Eigen::MatrixXd> solver(A, true);
-  const auto where = [&](int global) { return static_cast<int>(std::find(free.begin(), free.end(), global) - free.begin()); };
-  std::vector<std::pair<double, double>> transverse;
-  for (int i = 0; i < 2 * m; ++i) {
-    const std::complex<double> root = solver.eigenvalues()(i);
-    if (root.imag() <= 0.0) continue;
-    const Eigen::VectorXcd x = solver.eigenvectors().col(i).head(m);
-    double across = 0.0, along = 0.0;  // (y, y') against (x', p)
-    for (int j = 0; j < m; ++j) {
-      const int local = free[j] % 5;
-      (local == 1 || local == 3 ? across : along) += std::norm(x(j));
-    }
-    if (!(across > 100.0 * along)) continue;
-    const std::complex<double> quarter = x(where(5 * (n / 4) + 1)), threeQuarter = x(where(5 * (3 * n / 4) + 1));
-    transverse.emplace_back(root.imag(), std::arg(threeQuarter / quarter));
-  }
-  std::sort(transverse.begin(), transverse.end());
-  for (const auto& t : transverse) out.omega.push_back(t.first);
-  if (!transverse.empty()) out.firstModeTurn = transverse.front().second;
-  return out;
+  return beltsim::test::transverseModes(M, G, K, free, [](int i) { return i % 5 == 1 || i % 5 == 3; }, 5 * (n / 4) + 1,
+                                        5 * (3 * n / 4) + 1);
 }
 
 }  // namespace

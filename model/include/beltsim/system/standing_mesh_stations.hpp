@@ -69,6 +69,7 @@ ParameterError standingMeshStations(const BeltPath<MaxPulleys>& path, const Mesh
     remainder[j] = share - whole;
     given += elementsInPart[j];
   }
+  // The remainders are each below 1 and sum to NE - given, so one round per part gives them all.
   for (int round = 0; round < kMaxParts && given < NE; ++round) {
     int best = 0;
     for (int j = 1; j < parts && j < kMaxParts; ++j)
@@ -77,14 +78,7 @@ ParameterError standingMeshStations(const BeltPath<MaxPulleys>& path, const Mesh
     remainder[best] = -1.0;
     ++given;
   }
-  // The remainders sum to fewer than `parts` elements, so the loop above gives them all; should
-  // round-off ever leave one, it goes to the heaviest part.
-  if (given != NE) {
-    int heaviest = 0;
-    for (int j = 1; j < parts && j < kMaxParts; ++j)
-      if (weight[j] > weight[heaviest]) heaviest = j;
-    elementsInPart[heaviest] += NE - given;
-  }
+  if (given != NE) return ParameterError::invalid("belt.elements");  // not reached (see above)
   // Lengths inside each part, stations by accumulation.
   int e = 0;
   double s = 0.0;
