@@ -28,7 +28,26 @@ int runWith(const Scenario& scenario, const RunOptions& options) {
 }
 }  // namespace
 
+#define BELTSIM_EULERIAN_ELEMENTS(NE)                                                                   \
+  extern template int runEulerianScenarioWith<NE, 2>(const Scenario&, const RunOptions&); \
+  extern template int runEulerianScenarioWith<NE, kMaxPulleys>(const Scenario&, const RunOptions&);
+#include "eulerian_element_counts.inc"
+#undef BELTSIM_EULERIAN_ELEMENTS
+
 int runScenario(const Scenario& scenario, const RunOptions& options) {
+  if (scenario.eulerianMesh) {
+    // The scenario reader lets an eulerian mesh through for closed belts only.
+#define BELTSIM_EULERIAN_ELEMENTS(NE)                                                          \
+  if (scenario.elements == NE) {                                                               \
+    return scenario.pulleys.size() == 2 ? runEulerianScenarioWith<NE, 2>(scenario, options)    \
+                                        : runEulerianScenarioWith<NE, kMaxPulleys>(scenario, options); \
+  }
+#include "eulerian_element_counts.inc"
+#undef BELTSIM_EULERIAN_ELEMENTS
+    std::fprintf(stderr, "%s: key 'belt.elements': %d is not compiled in for the eulerian mesh\n", scenario.file.c_str(),
+                 scenario.elements);
+    return 2;
+  }
 #define BELTSIM_ELEMENTS(NE) \
   if (scenario.elements == NE) return runWith<NE>(scenario, options);
 #include "element_counts.inc"

@@ -478,6 +478,11 @@ bool buildPlant(const HilOptions& opt, const std::string& scenarioPath, Scenario
     error = parsed.error;
     return false;
   }
+  if (scenario.eulerianMesh) {
+    error = scenario.file + ": key 'belt.mesh': hil runs the firmware's plant, which has the material mesh only "
+            "(\"eulerian\" runs in beltsim run)";
+    return false;
+  }
   // The element counts of the firmware's two configurations (firmware/configs/*.toml).
   if (scenario.elements != kHilElementsA && scenario.elements != kHilElementsB) {
     error = scenario.file + ": key 'belt.elements': hil supports " + std::to_string(kHilElementsA) + " and " +

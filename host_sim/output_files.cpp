@@ -62,6 +62,7 @@ bool writeTimeseries(const std::string& directory, const Scenario& sc, int n, co
   for (const char* name : {"arm_angle_p", "arm_torque_p"})
     for (int p = 0; p < n; ++p)
       if (isTensioner(sc, p)) f << ',' << name << p + 1;
+  if (sc.eulerianMesh) f << ",material_travelled";
   f << kIntervalHealthColumns << '\n';
   for (const TimeRow& r : rows) {
     f << number(r.time);
@@ -76,6 +77,7 @@ bool writeTimeseries(const std::string& directory, const Scenario& sc, int n, co
     for (const double* v : {r.armAngle, r.armTorque})
       for (int p = 0; p < n; ++p)
         if (isTensioner(sc, p)) f << ',' << number(v[p]);
+    if (sc.eulerianMesh) f << ',' << number(r.materialTravelled);
     f << intervalHealthCsv(r.health) << '\n';
   }
   if (!f) {
@@ -117,6 +119,11 @@ bool writeSummary(const std::string& directory, const RunInfo& info, const RunAn
   f << "{\n";
   f << "  \"scenario\": \"" << sc.file << "\",\n";
   f << "  \"elements\": " << info.elements << ",\n";
+  // The mesh that stands still says so, and how far the belt's material went through it.
+  if (sc.eulerianMesh) {
+    f << "  \"belt_mesh\": \"eulerian\",\n";
+    f << "  \"material_travelled\": " << number(last.materialTravelled) << ",\n";
+  }
   f << "  \"segments_per_element\": " << sc.segmentsPerElement << ",\n";
   f << "  \"step_size\": " << number(sc.stepSize) << ",\n";
   f << "  \"stepping\": \"" << (sc.integrator.stepping == Stepping::kFixedCost ? "fixed_cost" : "reference") << "\",\n";

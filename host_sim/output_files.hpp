@@ -56,6 +56,7 @@ struct TimeRow {
   double armTorque[kMaxPulleys] = {};  // N m, tensioner: spring, damper and friction on the arm
   double spanForce[kMaxPulleys] = {};  // N, span k from pulley k to pulley k+1
   double spanSpeed[kMaxPulleys] = {};  // m/s
+  double materialTravelled = 0.0;      // m of belt past node 0 since the start (eulerian mesh only)
   IntervalHealth health;               // of the steps since the previous row
 };
 
@@ -64,6 +65,7 @@ struct ProfileRow {
   int stickSlip;
   int pulley;   // in contact with (-1: none)
   double x, y;  // centreline position of the sample at the end, m
+  double segmentLength;  // m, the mesh length of the sample's contact segment
 };
 
 struct RunTotals {
@@ -113,7 +115,6 @@ struct RunInfo {
   const Scenario* scenario = nullptr;
   int elements = 0;
   int pulleys = 2;
-  double segmentLength = 0.0;                    // contact segment, m (reference length)
   double centrelineRadius[kMaxPulleys] = {};     // r + h/2 on each pulley, m
   double beltLength = 0.0;
   double driverArcStart = 0.0;  // s_l where the belt arrives on P1 (start of P1's contact arc)

@@ -177,12 +177,12 @@ SpanDirections spanDirections(bool pathOk, const BeltPath<kMaxPulleys>& path, in
 }
 
 
-PulleyArcs pulleyArcs(const RunInfo& info, const std::vector<ProfileRow>& profile) {
+PulleyArcs pulleyArcs(const std::vector<ProfileRow>& profile) {
   PulleyArcs a;
   for (const ProfileRow& row : profile) {
     if (row.pulley < 0 || row.pulley >= kMaxPulleys) continue;
-    a.contact[row.pulley] += info.segmentLength;
-    if (row.stickSlip == 1 || row.stickSlip == -1) a.slip[row.pulley] += info.segmentLength;
+    a.contact[row.pulley] += row.segmentLength;
+    if (row.stickSlip == 1 || row.stickSlip == -1) a.slip[row.pulley] += row.segmentLength;
   }
   return a;
 }
@@ -201,7 +201,7 @@ RunAnalysis analyseRun(const RunInfo& info, const std::vector<TimeRow>& rows, co
     if (last.spanForce[k] > last.spanForce[a.tight]) a.tight = k;
     if (last.spanForce[k] < last.spanForce[a.slack]) a.slack = k;
   }
-  a.arcs = pulleyArcs(info, profile);
+  a.arcs = pulleyArcs(profile);
   a.tail = tailMeans(rows);
   a.endPathOk = endTimePath(sc, last, n, a.endPath);
   a.capstan = capstanCheck(profile, mu, arcAngle(a.endPathOk, a.endPath, 0, info.driverArcStart, info.driverRadius),

@@ -104,8 +104,8 @@ bool startState(const Scenario& sc, Drive& drive, typename Drive::Vector& q, typ
 
 // Creates the output folder (only now: nothing is written for a run that cannot start) and starts
 // the stepper at (q, 0, a). Returns 0, or the exit status of beltsim run (message on stderr).
-template <typename Drive>
-int beginRun(const RunOptions& options, OutputFiles& out, TimeStepper<Drive>& integrator, Drive& drive,
+template <typename Stepper, typename Drive>
+int beginRun(const RunOptions& options, OutputFiles& out, Stepper& integrator, Drive& drive,
              const typename Drive::Vector& q, const typename Drive::Vector& a) {
   std::string error;
   if (!out.open(options.outputDirectory, error)) {
@@ -203,8 +203,8 @@ std::string implausibility(const Drive& drive, const typename Drive::Vector& q, 
 // the model faulted, the state left RunLimits or Newton failed RunLimits::newtonFailuresInARow
 // steps in a row: the run stops there (one line on stderr, totals.faultReason), the samples so
 // far kept.
-template <typename Drive, typename Sample>
-bool runSteps(const Scenario& sc, TimeStepper<Drive>& integrator, Drive& drive, Sample&& sample,
+template <typename Stepper, typename Drive, typename Sample>
+bool runSteps(const Scenario& sc, Stepper& integrator, Drive& drive, Sample&& sample,
               std::vector<float>& stepMicros, RunTotals& totals, const RunOptions& options) {
   const auto wallStart = std::chrono::steady_clock::now();
   const long long steps = static_cast<long long>(std::llround(sc.endTime / sc.stepSize));

@@ -49,6 +49,15 @@ const std::vector<int>& supportedElementCounts() {
   return counts;
 }
 
+const std::vector<int>& supportedEulerianElementCounts() {
+#define BELTSIM_EULERIAN_ELEMENTS(NE) NE,
+  static const std::vector<int> counts{
+#include "eulerian_element_counts.inc"
+  };
+#undef BELTSIM_EULERIAN_ELEMENTS
+  return counts;
+}
+
 namespace {
 
 // Thrown inside this file only (host code): the first error ends parsing.
@@ -536,14 +545,21 @@ void checkOpenCableLayout(const std::string& file, const Scenario& s) {
 void readBelt(const std::string& file, const toml::table& t, Scenario& s) {
   TableReader r(file, t, "belt");
   r.integer("elements", s.elements);
-  const auto& supported = supportedElementCounts();
+  s.eulerianMesh = r.text("mesh") == "eulerian";
+  const auto& supported = s.eulerianMesh ? supportedEulerianElementCounts() : supportedElementCounts();
   if (std::find(supported.begin(), supported.end(), s.elements) == supported.end()) {
     std::string list;
     for (int n : supported) list += (list.empty() ? "" : ", ") + std::to_string(n);
-    fail(file, *t.get("elements"), "belt.elements",
-         std::to_string(s.elements) + " is not compiled in; supported element counts: " + list);
+    const toml::node* where = t.get("elements") != nullptr ? t.get("elements") : t.get("mesh");
+    if (where == nullptr) where = &t;
+    fail(file, *where, "belt.elements",
+         std::to_string(s.elements) + " is not compiled in; supported element counts" +
+             (s.eulerianMesh ? " of the eulerian mesh: " : ": ") + list);
   }
   r.boolean("closed", s.belt.closed);
+  if (s.eulerianMesh && !s.belt.closed)
+    fail(file, *t.get("mesh"), "belt.mesh", "\"eulerian\" needs a closed belt (closed = true); an open belt has the "
+         "material mesh only");
   readCableEnds(file, t, r, s);
   auto& e = s.belt.element;
   // Decision (issue 35): the paper belt's pre-stretch (-0.05, 400 N) is the default of a closed
@@ -666,6 +682,9 @@ void readSolver(const std::string& file, const toml::table& t, Scenario& s) {
     if (!s.useSegmentNormals)
       fail(file, *stepping, "solver.stepping", "fixed_cost needs segment normals (contact.segment_normals = true)");
     if (!s.belt.closed) fail(file, *stepping, "solver.stepping", "fixed_cost runs closed belts only");
+    if (s.eulerianMesh)
+      fail(file, *stepping, "solver.stepping",
+           "fixed_cost runs the material mesh only; the eulerian mesh (belt.mesh) steps with \"reference\"");
     if (s.integrator.refreshSteps > s.elements)
       fail(file, refresh != nullptr ? *refresh : *stepping, "solver.refresh_steps",
            "more refresh steps than elements (" + std::to_string(s.elements) + ")");
@@ -680,6 +699,9 @@ void readStatic(const std::string& file, const toml::table& t, Scenario& s) {
   r.number("stabilizer", s.staticSettings.stabilizer);
   r.integer("max_newton", s.staticSettings.maxNewtonIterations);
   s.startAtRest = r.text("start") == "rest";
+  if (s.startAtRest && s.eulerianMesh)
+    fail(file, *t.get("start"), "static.start", "\"rest\" needs the material mesh; the eulerian mesh (belt.mesh) starts "
+         "from its static equilibrium");
   r.finish();
 }
 
@@ -777,6 +799,14 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
                           std::to_string(s.pulleys.size()) + ")"};
     }
     checkPulleyLayout(file, s);
+    // The eulerian mesh keeps its nodes on the lines where they start: a pulley whose centre moves
+    // would leave its wrap (a tensioner lost contact in the accessory drive). docs/host_simulator.md.
+    for (size_t p = 0; p < s.pulleys.size() && s.eulerianMesh; ++p) {
+      const PulleyKind kind = s.pulleys[p].circle.kind;
+      if (kind == PulleyKind::kTensionerArm || kind == PulleyKind::kFloating)
+        throw ScenarioError{pulleyAt(file, s, static_cast<int>(p)) + "key 'kind': a " + s.pulleys[p].kind +
+                            " pulley moves; the eulerian mesh (belt.mesh) takes pulleys on fixed centres only"};
+    }
   } else {
     checkOpenCableLayout(file, s);
   }

@@ -28,6 +28,9 @@ struct Scenario {
 
   // [belt]
   int elements = 60;
+  // mesh = "eulerian": the mesh that stands still (closed belts; docs/model.md §2.11); "material"
+  // (default): elements that travel with the belt.
+  bool eulerianMesh = false;
   BeltParameters belt;  // belt.element.length comes from the geometry (closed) or the nodes (open)
 
   // [belt] of an open cable (closed = false): its initial nodes, elements + 1 of them, from
@@ -89,6 +92,8 @@ PathCircle pathCircleOf(const Scenario& s, int p);
 // Element counts compiled into the host build (the model's element count is a template
 // parameter).
 const std::vector<int>& supportedElementCounts();
+// Those of the eulerian mesh.
+const std::vector<int>& supportedEulerianElementCounts();
 
 struct ParseResult {
   bool ok = false;

@@ -26,4 +26,8 @@ int runOpenCableWith(const Scenario& scenario, const RunOptions& options);
 template <int NE, int NP>
 int runScenarioWith(const Scenario& scenario, const RunOptions& options);
 
+// The same on the mesh that stands still (belt.mesh = "eulerian"; closed belts only).
+template <int NE, int NP>
+int runEulerianScenarioWith(const Scenario& scenario, const RunOptions& options);
+
 }  // namespace beltsim::host

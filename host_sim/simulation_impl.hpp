@@ -1,4 +1,6 @@
-// Definition of runScenarioWith<NE>; included only by the generated run_ne<N>.cpp files.
+// Definitions of runScenarioWith<NE, NP> and runEulerianScenarioWith<NE, NP>; included only by the
+// generated run_ne<N>.cpp files. One run (runClosedDrive) for both meshes of a closed belt; what
+// differs between them is in MaterialMesh and EulerianMesh.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -11,6 +13,8 @@
 #include "beltsim/system/belt_drive.hpp"
 #include "beltsim/system/belt_geometry.hpp"
 #include "beltsim/system/belt_outputs.hpp"
+#include "beltsim/system/mixed_belt_outputs.hpp"
+#include "beltsim/system/standing_mesh_stations.hpp"
 #include "beltsim/system/paper_parameters.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
 #include "beltsim/stepping/time_stepper.hpp"
@@ -20,10 +24,113 @@
 
 namespace beltsim::host {
 
+// The material mesh (belt.mesh = "material"): NE equal elements travelling with the belt, the
+// stepping the scenario chooses.
 template <int NE, int NP>
-int runScenarioWith(const Scenario& sc, const RunOptions& options) {
-  static_assert(NP <= kMaxPulleys, "a build of more circles than a scenario may have");
+struct MaterialMesh {
   using Drive = BeltDrive<NE, NP, kMaxSegments>;
+  using Stepper = TimeStepper<Drive>;
+  static double elementLength(const BeltPath<NP>& path) { return path.totalLength / NE; }
+  static bool setUp(const Scenario& sc, const BeltPath<NP>& path, Drive& drive, Stepper& stepper,
+                    const PulleyParameters* circleParameters, int pulleys, ContactParameters& contact) {
+    const double length = elementLength(path);
+    // Decision (issue 33): an element longer than kCoarseElementPerRadius times a pulley's radius is
+    // a mesh too coarse for that pulley. Measured on accessory_drive.toml (speed ripple over
+    // 1.5-2.0 s, arc gap): elements of 0.85 and 1.0 times the radius of the back-side idler and the
+    // tensioner pulley ripple by 2.1 % and 2.9 %, of 0.43 and 0.5 times by 0.26 % and 0.16 %; the
+    // paper's drive at 24 elements (0.52) runs smooth. A warning, not an error: a fast coarse run is
+    // allowed.
+    constexpr double kCoarseElementPerRadius = 0.6;
+    for (int p = 0; p < pulleys; ++p) {
+      const double radius = circleParameters[p].radius;
+      if (length > kCoarseElementPerRadius * radius)
+        std::fprintf(stderr,
+                     "%s:%d: warning: pulley '%s' (radius %.4g m) is too small for the element length %.4g m (more "
+                     "than %.1f times its radius: its speed ripples); belt.elements >= %d avoids it\n",
+                     sc.file.c_str(), sc.pulleys[p].line, sc.pulleys[p].name.c_str(), radius, length,
+                     kCoarseElementPerRadius,
+                     static_cast<int>(std::ceil(path.totalLength / (kCoarseElementPerRadius * radius))));
+    }
+    contact = contactParametersOf(sc, length);
+    return setUpRun(sc, drive, stepper, length, circleParameters, pulleys, contact);
+  }
+  static void place(const Drive& drive, const BeltPath<NP>& path, typename Drive::Vector& q) {
+    placeOnPath(drive, path, q);
+  }
+  static double travelled(const typename Drive::Vector&, const typename Drive::Vector&) { return 0.0; }
+  static double elementLength(const Drive&, int, double uniform) { return uniform; }
+  static bool start(const Scenario& sc, Drive& drive, typename Drive::Vector& q, typename Drive::Vector& a,
+                    const FrictionParameters& friction, RunInfo& info, int& iterations, const RunOptions& options) {
+    if (!startState(sc, drive, q, a, friction, info.staticConverged, info.staticResidual, iterations, options))
+      return false;
+    if (!sc.startAtRest) info.staticLockForce = drive.staticLockReaction();
+    return true;
+  }
+};
+
+// The reference stepping in the interface runSteps and beginRun use (no start-up work).
+template <typename Drive>
+struct EulerianStepper : ReferenceStepper<Drive> {
+  Status prepare(Drive&) { return Status::kOk; }
+};
+
+// The mesh that stands still (belt.mesh = "eulerian"; docs/model.md §2.11): the mixed
+// Eulerian-Lagrangian drive, its NE nodes where the program puts them from the layout
+// (standing_mesh_stations.hpp), the reference stepping; the contact values of each element in
+// proportion to its length from those of the mean length.
+template <int NE, int NP>
+struct EulerianMesh {
+  using Drive = MixedBeltDrive<NE, NP, kMaxSegments>;
+  using Stepper = EulerianStepper<Drive>;
+  static double elementLength(const BeltPath<NP>& path) { return path.totalLength / NE; }
+  static bool setUp(const Scenario& sc, const BeltPath<NP>& path, Drive& drive, Stepper& stepper,
+                    const PulleyParameters* circleParameters, int pulleys, ContactParameters& contact) {
+    double station[NE], lengths[NE];
+    int elementsInPart[2 * NP];
+    if (!standingMeshStations(path, MeshGrading{}, station, lengths, elementsInPart).ok()) {
+      std::fprintf(stderr,
+                   "%s: key 'belt.elements': %d elements are too few for the eulerian mesh of %d pulleys (it needs "
+                   "at least 1 per span and 2 per wrap: %d)\n",
+                   sc.file.c_str(), NE, pulleys, 3 * pulleys);
+      return false;
+    }
+    const double mean = elementLength(path);
+    contact = contactParametersOf(sc, mean);
+    const ParameterError e = drive.setUp(sc.belt, lengths, circleParameters, pulleys, contact, mean);
+    if (!e.ok()) {
+      std::fprintf(stderr, "%s: invalid model parameter '%s'\n", sc.file.c_str(), e.parameter);
+      return false;
+    }
+    drive.setStepSize(sc.stepSize);
+    const ParameterError s = stepper.setUp(sc.integrator, sc.stepSize);
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s: key 'solver': invalid setting '%s'\n", sc.file.c_str(), s.parameter);
+      return false;
+    }
+    return true;
+  }
+  static void place(const Drive& drive, const BeltPath<NP>& path, typename Drive::Vector& q) {
+    double station[NE];
+    for (int i = 0; i < NE; ++i) station[i] = drive.station(i);
+    placeOnStations(drive, path, station, q);
+  }
+  static double elementLength(const Drive& drive, int e, double) { return drive.elementLength(e); }
+  static double travelled(const typename Drive::Vector& q, const typename Drive::Vector& started) {
+    return materialTravelled<NE, NP, kMaxSegments>(q, started);
+  }
+  // The static equilibrium (the scenario reader refuses start = "rest" on this mesh).
+  static bool start(const Scenario& sc, Drive& drive, typename Drive::Vector& q, typename Drive::Vector& a,
+                    const FrictionParameters& friction, RunInfo& info, int& iterations, const RunOptions& options) {
+    a.setZero();
+    return staticStart(sc, drive, q, friction, info.staticConverged, info.staticResidual, iterations, options);
+  }
+};
+
+template <class Mesh, int NP>
+int runClosedDrive(const Scenario& sc, const RunOptions& options) {
+  static_assert(NP <= kMaxPulleys, "a build of more circles than a scenario may have");
+  using Drive = typename Mesh::Drive;
+  constexpr int NE = Drive::kElements;
   const int pulleys = static_cast<int>(sc.pulleys.size());
   if (pulleys < 2 || pulleys > NP) {
     std::fprintf(stderr, "%s: key 'pulley': %d pulleys, this build takes 2 to %d\n", sc.file.c_str(), pulleys, NP);
@@ -33,7 +140,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   // Large fixed-size objects live on the heap of the host program (the model itself never
   // allocates; on the target they are static).
   auto drive = std::make_unique<Drive>();
-  auto integrator = std::make_unique<TimeStepper<Drive>>();
+  auto integrator = std::make_unique<typename Mesh::Stepper>();
 
   // ---- geometry (docs/model.md §8.1): belt centreline at r + h/2 on every pulley ----------------------
   PathCircle circles[NP];
@@ -48,36 +155,19 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
     std::fprintf(stderr, "%s: key 'pulley': belt path impossible (%s)\n", sc.file.c_str(), e.parameter);
     return 2;
   }
-  const double length = path.totalLength / NE;
-  // Decision (issue 33): an element longer than kCoarseElementPerRadius times a pulley's radius is
-  // a mesh too coarse for that pulley. Measured on accessory_drive.toml (speed ripple over
-  // 1.5-2.0 s, arc gap): elements of 0.85 and 1.0 times the radius of the back-side idler and the
-  // tensioner pulley ripple by 2.1 % and 2.9 %, of 0.43 and 0.5 times by 0.26 % and 0.16 %; the
-  // paper's drive at 24 elements (0.52) runs smooth. A warning, not an error: a fast coarse run is
-  // allowed.
-  constexpr double kCoarseElementPerRadius = 0.6;
-  for (int p = 0; p < pulleys; ++p) {
-    const double radius = circleParameters[p].radius;
-    if (length > kCoarseElementPerRadius * radius)
-      std::fprintf(stderr,
-                   "%s:%d: warning: pulley '%s' (radius %.4g m) is too small for the element length %.4g m (more "
-                   "than %.1f times its radius: its speed ripples); belt.elements >= %d avoids it\n",
-                   sc.file.c_str(), sc.pulleys[p].line, sc.pulleys[p].name.c_str(), radius, length,
-                   kCoarseElementPerRadius, static_cast<int>(std::ceil(path.totalLength / (kCoarseElementPerRadius * radius))));
-  }
+  const double length = Mesh::elementLength(path);
   const int segments = sc.segmentsPerElement;
-  const ContactParameters contact = contactParametersOf(sc, length);
-  if (!setUpRun(sc, *drive, *integrator, length, circleParameters, pulleys, contact)) return 2;
+  ContactParameters contact;
+  if (!Mesh::setUp(sc, path, *drive, *integrator, circleParameters, pulleys, contact)) return 2;
 
   // ---- the start: static equilibrium (docs/model.md §8.3-8.4), or the drawn path at rest -----------------
   RunInfo info;
   Vector q, a;
-  placeOnPath(*drive, path, q);
+  Mesh::place(*drive, path, q);
   const auto wallStart = std::chrono::steady_clock::now();
   int iterations = 0;
-  if (!startState(sc, *drive, q, a, contact.friction, info.staticConverged, info.staticResidual, iterations, options))
-    return 3;
-  if (!sc.startAtRest) info.staticLockForce = drive->staticLockReaction();
+  if (!Mesh::start(sc, *drive, q, a, contact.friction, info, iterations, options)) return 3;
+  const Vector started = q;
 
   // ---- dynamic run (the output folder is created only now, never mixed with old files) --------
   OutputFiles out;
@@ -138,6 +228,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
       row.spanForce[k] = m.force;
       row.spanSpeed[k] = m.speed;
     }
+    row.materialTravelled = Mesh::travelled(qq, started);
     row.health = health;
     rows.push_back(row);
     if (t >= tailStart) addWrapSamples(qq, vv);
@@ -158,7 +249,7 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
       s -= std::floor(s / path.totalLength) * path.totalLength;
       profile.push_back(
           ProfileRow{s, bs.axialForce, bs.axialVelocity, bs.normalStress, bs.tangentialStress, bs.stickSlip, bs.circle,
-                     bs.position(0), bs.position(1)});
+                     bs.position(0), bs.position(1), Mesh::elementLength(*drive, el, length) / segments});
     }
   }
   std::sort(profile.begin(), profile.end(), [](const ProfileRow& a, const ProfileRow& b) { return a.s < b.s; });
@@ -166,7 +257,6 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   info.scenario = &sc;
   info.elements = NE;
   info.pulleys = pulleys;
-  info.segmentLength = length / segments;
   for (int p = 0; p < pulleys; ++p) info.centrelineRadius[p] = circles[p].radius;
   info.beltLength = path.totalLength;
   info.driverArcStart = path.totalLength - circles[0].radius * std::fabs(path.arcSweep[0]);
@@ -187,6 +277,15 @@ int runScenarioWith(const Scenario& sc, const RunOptions& options) {
   }
   if (options.progress) std::fprintf(stderr, "outputs in %s\n", options.outputDirectory.c_str());
   return totals.faulted ? 3 : 0;
+}
+
+template <int NE, int NP>
+int runScenarioWith(const Scenario& sc, const RunOptions& options) {
+  return runClosedDrive<MaterialMesh<NE, NP>, NP>(sc, options);
+}
+template <int NE, int NP>
+int runEulerianScenarioWith(const Scenario& sc, const RunOptions& options) {
+  return runClosedDrive<EulerianMesh<NE, NP>, NP>(sc, options);
 }
 
 }  // namespace beltsim::host

@@ -131,7 +131,33 @@ if(MODE STREQUAL "bad_input")
   expect_failure("acceleration limit on an idler"
                  "idler_acceleration.toml:[0-9]+: key 'pulley\\[2\\].max_acceleration': only a motor \\(kind = \"speed\" or \"torque\"\\) has an acceleration limit"
                  run "${WORK}/idler_acceleration.toml" --out "${WORK}/out5n")
+  # 5o. The mesh that stands still (belt.mesh = "eulerian", docs/model.md §2.11) with what it does
+  # not run: the fixed-cost stepping, an open belt, a start at rest, an element count not compiled
+  # for it. Each named by its key and line.
   file(READ "${SCENARIO}" text)
+  string(REPLACE "[belt]\n" "[belt]\nmesh = \"eulerian\"\n" eulerian "${text}")
+  file(WRITE "${WORK}/eulerian_fixed_cost.toml" "${eulerian}")
+  expect_failure("eulerian mesh with the fixed-cost stepping"
+                 "eulerian_fixed_cost.toml:[0-9]+: key 'solver.stepping': fixed_cost runs the material mesh only"
+                 run "${WORK}/eulerian_fixed_cost.toml" --out "${WORK}/out5o")
+  string(REPLACE "[belt]\n" "[belt]\nmesh = \"eulerian\"\nclosed = false\n" bad "${text}")
+  file(WRITE "${WORK}/eulerian_open.toml" "${bad}")
+  expect_failure("eulerian mesh on an open belt"
+                 "eulerian_open.toml:9: key 'belt.mesh': \"eulerian\" needs a closed belt"
+                 run "${WORK}/eulerian_open.toml" --out "${WORK}/out5p")
+  file(WRITE "${WORK}/eulerian_rest.toml" "${eulerian}[static]\nstart = \"rest\"\n")
+  expect_failure("eulerian mesh started at rest"
+                 "eulerian_rest.toml:[0-9]+: key 'static.start': \"rest\" needs the material mesh"
+                 run "${WORK}/eulerian_rest.toml" --set solver.stepping=reference --out "${WORK}/out5q")
+  string(REPLACE "elements = 24" "elements = 30" bad "${eulerian}")
+  file(WRITE "${WORK}/eulerian_count.toml" "${bad}")
+  expect_failure("eulerian mesh of a count not compiled for it"
+                 "eulerian_count.toml:[0-9]+: key 'belt.elements': 30 is not compiled in; supported element counts of the eulerian mesh: [0-9, ]*24"
+                 run "${WORK}/eulerian_count.toml" --set solver.stepping=reference --out "${WORK}/out5r")
+  expect_failure("eulerian mesh with a pulley that moves"
+                 "eulerian_fixed_cost.toml:[0-9]+: key 'pulley\\[1\\]' \\(P2\\): key 'kind': a floating pulley moves"
+                 run "${WORK}/eulerian_fixed_cost.toml" --set solver.stepping=reference --set pulley[1].kind=floating
+                 --set pulley[1].mass=1.0 --out "${WORK}/out5s")
   string(FIND "${text}" "[[pulley]]" last REVERSE)  # P2's table, up to [solver]
   string(FIND "${text}" "[solver]" solver)
   string(SUBSTRING "${text}" 0 ${last} head)
@@ -140,7 +166,7 @@ if(MODE STREQUAL "bad_input")
   expect_failure("one pulley" "one_pulley.toml: key 'pulley': a closed belt needs at least 2 pulleys \\(got 1\\)"
                  run "${WORK}/one_pulley.toml" --out "${WORK}/out5g")
   # Nothing was written for any rejected run.
-  foreach(i 1 2 3 4 5 5b 5c 5d 5e 5f 5g 5h 5i 5j 5k 5k2)
+  foreach(i 1 2 3 4 5 5b 5c 5d 5e 5f 5g 5h 5i 5j 5k 5k2 5o 5p 5q 5r 5s)
     if(EXISTS "${WORK}/out${i}")
       message(FATAL_ERROR "a rejected run created its output folder out${i}")
     endif()

@@ -125,7 +125,7 @@ TEST(MixedCable, NodalMaterialCoordinatesEnterThroughTheStretch) {
   const double pA = 1.3, pB = pA + 0.97 * e.length();
   MixedCable2D::Vector10 f;
   MixedCable2D::Matrix10 k;
-  ASSERT_EQ(e.elasticForceAndStiffness(q, pA, pB, f, k), Status::kOk);
+  ASSERT_EQ(e.elasticForceAndStiffness(q, pA, pB, f, &k), Status::kOk);
   const double h = 1e-9;
   for (int a = 0; a < 2; ++a) {
     const double dA = a == 0 ? h : 0.0, dB = a == 1 ? h : 0.0;
@@ -135,8 +135,8 @@ TEST(MixedCable, NodalMaterialCoordinatesEnterThroughTheStretch) {
     EXPECT_NEAR((up - um) / (2 * h), f(8 + a), 1e-6 * std::fabs(f(8 + a)));
     MixedCable2D::Vector10 fp, fm;
     MixedCable2D::Matrix10 unused;
-    ASSERT_EQ(e.elasticForceAndStiffness(q, pA + dA, pB + dB, fp, unused), Status::kOk);
-    ASSERT_EQ(e.elasticForceAndStiffness(q, pA - dA, pB - dB, fm, unused), Status::kOk);
+    ASSERT_EQ(e.elasticForceAndStiffness(q, pA + dA, pB + dB, fp, &unused), Status::kOk);
+    ASSERT_EQ(e.elasticForceAndStiffness(q, pA - dA, pB - dB, fm, &unused), Status::kOk);
     EXPECT_LT(((fp - fm) / (2 * h) - k.col(8 + a)).norm(), 1e-5 * k.col(8 + a).norm());
   }
   // The material force pushes the same amount out of both ends: f(pA) = -f(pB).
@@ -187,8 +187,8 @@ TEST(MixedCable, MaterialSettlesWhereTheAxialForcesAreEqual) {
   for (int iteration = 0; iteration < 20; ++iteration) {
     MixedCable2D::Vector10 f1, f2;
     MixedCable2D::Matrix10 k1, k2;
-    ASSERT_EQ(first.elasticForceAndStiffness(q1, 0.0, p1, f1, k1), Status::kOk);
-    ASSERT_EQ(second.elasticForceAndStiffness(q2, p1, P, f2, k2), Status::kOk);
+    ASSERT_EQ(first.elasticForceAndStiffness(q1, 0.0, p1, f1, &k1), Status::kOk);
+    ASSERT_EQ(second.elasticForceAndStiffness(q2, p1, P, f2, &k2), Status::kOk);
     const double r = f1(9) + f2(8);
     p1 -= r / (k1(9, 9) + k2(8, 8));
   }
@@ -511,7 +511,7 @@ MixedSpanModes mixedSpanModes(int n, double spanLength, double eps, double V, do
       return out;
     MixedCable2D::Vector10 force;
     MixedCable2D::Matrix10 stiffness;
-    if (element.elasticForceAndStiffness(q, pe(0), pe(1), force, stiffness) != Status::kOk) return out;
+    if (element.elasticForceAndStiffness(q, pe(0), pe(1), force, &stiffness) != Status::kOk) return out;
     int index[10];
     for (int i = 0; i < 4; ++i) {
       index[i] = 5 * e + i;

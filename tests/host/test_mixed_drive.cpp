@@ -63,13 +63,8 @@ struct GradedPaperDriveOf {
     if (!beltsim::buildBeltPath(onPath, 2, path).ok()) return false;
     if (!beltsim::standingMeshStations(path, beltsim::MeshGrading{}, station, lengths, elementsInPart).ok()) return false;
     if (!drive->setUp(m.belt(), lengths, circles, 2, m.contact(), m.belt().element.length).ok()) return false;
-    V x = V::Zero();
-    Eigen::Matrix<double, 4 * NE, 1> nodes;
-    beltsim::placeAtStations(path, station, nodes);
-    x.template head<4 * NE>() = nodes;
-    for (int i = 0; i < NE; ++i) x(Drive::materialDof(i)) = station[i];
-    for (int p = 0; p < 2; ++p)
-      for (int l = 0; l < 2; ++l) x(Drive::pulleyDof(p, l)) = circles[p].centre(l);
+    V x;
+    beltsim::placeOnStations(*drive, path, station, x);
     statics = beltsim::solveStaticEquilibrium(*drive, x, config.statics, m.contact().friction);
     if (statics.status != Status::kOk || !statics.converged) return false;
     drive->setStepSize(kStep);
@@ -495,13 +490,8 @@ TEST(MixedDrive, ThreePulleysWithABackSideIdlerCarryThePreTensionAtRest) {
   const beltsim::ContactParameters contact = beltsim::contactFromPerArea(perArea, belt, contactLength, 4);
   auto drive = std::make_unique<Drive>();
   ASSERT_TRUE(drive->setUp(belt, lengths, c, 3, contact, contactLength).ok());
-  Drive::Vector x = Drive::Vector::Zero();
-  Eigen::Matrix<double, 4 * n, 1> nodes;
-  beltsim::placeAtStations(path, station, nodes);
-  x.head<4 * n>() = nodes;
-  for (int i = 0; i < n; ++i) x(Drive::materialDof(i)) = station[i];
-  for (int p = 0; p < 3; ++p)
-    for (int l = 0; l < 2; ++l) x(Drive::pulleyDof(p, l)) = centres[p](l);
+  Drive::Vector x;
+  beltsim::placeOnStations(*drive, path, station, x);
   const beltsim::StaticResult statics = beltsim::solveStaticEquilibrium(*drive, x, beltsim::StaticSettings{}, contact.friction);
   ASSERT_EQ(statics.status, Status::kOk);
   ASSERT_TRUE(statics.converged);

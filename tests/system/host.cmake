@@ -42,4 +42,11 @@ if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "Re
            COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/gross_slip.py $<TARGET_FILE:beltsim>
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_gross_slip_capstan)
   set_tests_properties(beltsim_gross_slip_capstan PROPERTIES TIMEOUT 300 LABELS cli)
+  # The mesh that stands still (issue 51) through beltsim run: the paper's drive without the
+  # element-passing ripple, its tail means, creep and material flux.
+  add_test(NAME beltsim_eulerian_mesh_run
+           COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/eulerian_mesh_run.py $<TARGET_FILE:beltsim>
+                   ${CMAKE_SOURCE_DIR}/host_sim/scenarios/eulerian_belt_drive.toml
+                   ${CMAKE_CURRENT_BINARY_DIR}/beltsim_eulerian_mesh_run)
+  set_tests_properties(beltsim_eulerian_mesh_run PROPERTIES TIMEOUT 300 LABELS cli)
 endif()

@@ -90,22 +90,25 @@ class MixedCable2D {
   }
 
   // The same on the nodal coordinates (q, pA, pB): lambda = (pB - pA)/L by the chain rule.
+  // With stiffness == nullptr, the force only.
   Status elasticForceAndStiffness(const Vector8& q, double pA, double pB, Vector10& force,
-                                  Matrix10& stiffness) const {
+                                  Matrix10* stiffness) const {
     Vector9 f;
     Matrix9 k;
-    const Status s = elasticForceAndStiffness(q, stretch(pA, pB), f, k);
+    Matrix9* target = stiffness != nullptr ? &k : nullptr;
+    const Status s = evaluate(q, stretch(pA, pB), nullptr, f, target);
     force.setZero();
-    stiffness.setZero();
+    if (stiffness != nullptr) stiffness->setZero();
     if (s != Status::kOk) return s;
     const double byP[2] = {-1.0 / params_.length, 1.0 / params_.length};  // d lambda / d(pA, pB)
     force.head<8>() = f.head<8>();
-    stiffness.topLeftCorner<8, 8>() = k.topLeftCorner<8, 8>();
+    for (int a = 0; a < 2; ++a) force(8 + a) = f(kStretch) * byP[a];
+    if (stiffness == nullptr) return Status::kOk;
+    stiffness->topLeftCorner<8, 8>() = k.topLeftCorner<8, 8>();
     for (int a = 0; a < 2; ++a) {
-      force(8 + a) = f(kStretch) * byP[a];
-      stiffness.block<8, 1>(0, 8 + a) = k.block<8, 1>(0, kStretch) * byP[a];
-      stiffness.block<1, 8>(8 + a, 0) = k.block<1, 8>(kStretch, 0) * byP[a];
-      for (int b = 0; b < 2; ++b) stiffness(8 + a, 8 + b) = k(kStretch, kStretch) * byP[a] * byP[b];
+      stiffness->block<8, 1>(0, 8 + a) = k.block<8, 1>(0, kStretch) * byP[a];
+      stiffness->block<1, 8>(8 + a, 0) = k.block<1, 8>(kStretch, 0) * byP[a];
+      for (int b = 0; b < 2; ++b) (*stiffness)(8 + a, 8 + b) = k(kStretch, kStretch) * byP[a] * byP[b];
     }
     return Status::kOk;
   }

@@ -99,7 +99,7 @@ class MixedFlowInertia {
 
   // The terms of the header and their derivatives.
   Status evaluate(const Vector8& q, const Vector8& qDot, const Vector8& qDDot, const Vector2& p, const Vector2& pDot,
-                  const Vector2& pDDot, MixedFlowTerms& out) const {
+                  const Vector2& pDDot, MixedFlowTerms& out, bool derivatives = true) const {
     out.force.setZero();
     out.byAcceleration.setZero();
     out.byPosition.setZero();
@@ -113,6 +113,7 @@ class MixedFlowInertia {
     const double sign[2] = {-invL, invL};  // d lambda / d p_a
     const double lambdaDot = (pDot(1) - pDot(0)) * invL;
     const Vector8 mqDot = apply(m_, qDot), mqDDot = apply(m_, qDDot);
+    // The residual needs the force only (derivatives = false): the same sums, no matrices.
     Vector8 gq[2], gtq[2], gqDot[2], gtqDot[2], gtqDDot[2], hq[2][2], hqDot[2][2];
     double h[2][2], hDot[2][2];
     for (int a = 0; a < 2; ++a) {
@@ -121,10 +122,10 @@ class MixedFlowInertia {
       gtq[a] = apply(gt, q);
       gqDot[a] = apply(g_[a], qDot);
       gtqDot[a] = apply(gt, qDot);
-      gtqDDot[a] = apply(gt, qDDot);
+      if (derivatives) gtqDDot[a] = apply(gt, qDDot);
       for (int b = 0; b < 2; ++b) {
         hq[a][b] = apply(h_[a][b], q);
-        hqDot[a][b] = apply(h_[a][b], qDot);
+        if (derivatives) hqDot[a][b] = apply(h_[a][b], qDot);
         h[a][b] = q.dot(hq[a][b]);
         hDot[a][b] = qDot.dot(hq[a][b]);
       }
@@ -143,7 +144,7 @@ class MixedFlowInertia {
     Vector8 eq = lambda * mqDDot + lambdaDot * mqDot - il * hhq;
     for (int a = 0; a < 2; ++a) eq -= pDDot(a) * gq[a] + pDot(a) * (gqDot[a] - gtqDot[a]);
     out.force.head<8>() = eq;
-    for (int j = 0; j < 4; ++j)
+    for (int j = 0; j < 4 && derivatives; ++j)
       for (int k = 0; k < 4; ++k)
         for (int d = 0; d < 2; ++d) {
           const int r = 2 * j + d, s = 2 * k + d;
@@ -158,7 +159,7 @@ class MixedFlowInertia {
           out.byVelocity(r, s) = byQDot;
         }
     const Vector8 eqByLambda = mqDDot + il2 * hhq;
-    for (int a = 0; a < 2; ++a) {
+    for (int a = 0; a < 2 && derivatives; ++a) {
       Vector8 hpDot = Vector8::Zero();  // sum_b pb_dot H_ab q
       for (int b = 0; b < 2; ++b) hpDot += pDot(b) * hq[a][b];
       out.byAcceleration.block<8, 1>(0, 8 + a) = -gq[a];
@@ -176,10 +177,11 @@ class MixedFlowInertia {
         hDotP += pDot(b) * hDot[a][b];
         hpq += pDot(b) * hq[a][b];
         hppq += pDDot(b) * hq[a][b];
-        hpqDot += pDot(b) * hqDot[a][b];
+        if (derivatives) hpqDot += pDot(b) * hqDot[a][b];
       }
       out.force(8 + a) = -gq[a].dot(qDDot) + il * hpDDot - qDot.dot(gqDot[a]) - lambdaDot * il2 * hp +
                          2.0 * il * hDotP - sign[a] * (kinetic - 0.5 * il2 * hh);
+      if (!derivatives) continue;
       out.byAcceleration.block<1, 8>(8 + a, 0) = -gq[a].transpose();
       out.byVelocity.block<1, 8>(8 + a, 0) = (-(gqDot[a] + gtqDot[a]) + 2.0 * il * hpq - sign[a] * mqDot).transpose();
       out.byPosition.block<1, 8>(8 + a, 0) =

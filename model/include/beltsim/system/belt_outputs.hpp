@@ -13,6 +13,28 @@ struct SpanMeasure {
   int samples = 0;     // element midpoints that fell into the middle half
 };
 
+// The sums of a span's samples: each section's axial force and its speed along the belt.
+struct SpanSums {
+  double force = 0.0, speed = 0.0;
+  int samples = 0;
+  void add(const AncfCable2DSection<double>& s) {
+    const double slopeNorm = s.slope.norm();
+    force += s.axialForce;
+    speed += slopeNorm > 0.0 ? s.velocity.dot(s.slope) / slopeNorm : 0.0;
+    ++samples;
+  }
+  SpanMeasure mean() const {
+    SpanMeasure m;
+    m.samples = samples;
+    if (samples > 0) {
+      m.force = force / samples;
+      const double meanSpeed = speed / samples;
+      m.speed = meanSpeed < 0 ? -meanSpeed : meanSpeed;
+    }
+    return m;
+  }
+};
+
 // Span k of `path` runs from its departure point on circle k to its arrival on circle k+1; its
 // line is the two circles' common tangent (as in buildBeltPath) at their current centres in q, so
 // that it follows a tensioner or floating pulley (against the drawn line, the short span between
@@ -47,7 +69,7 @@ SpanMeasure measureSpan(const BeltDrive<NE, NP, NCS>& drive, const typename Belt
   // section (axial force, slope): a few elements of each span instead of all of them, every step.
   const double midpoint = 0.5 * drive.belt().element.length;
   const HermiteShape<double> shape = HermiteShape<double>::at(midpoint, drive.belt().element.length);
-  double forceSum = 0.0, speedSum = 0.0;
+  SpanSums sums;
   for (int e = 0; e < NE; ++e) {
     const Vector8 qe = drive.gatherElement(q, e);
     const Vector2 rel = HermiteShape<double>::interpolate(shape.s, qe) - start;  // as section().position
@@ -56,17 +78,9 @@ SpanMeasure measureSpan(const BeltDrive<NE, NP, NCS>& drive, const typename Belt
     if (!(along >= 0.25 && along <= 0.75 && lateral <= lateralLimit && lateral >= -lateralLimit)) continue;
     AncfCable2DSection<double> s;
     if (drive.element().section(qe, drive.gatherElement(v, e), midpoint, s) != Status::kOk) continue;
-    const double slopeNorm = s.slope.norm();
-    forceSum += s.axialForce;
-    speedSum += slopeNorm > 0.0 ? s.velocity.dot(s.slope) / slopeNorm : 0.0;
-    ++m.samples;
+    sums.add(s);
   }
-  if (m.samples > 0) {
-    m.force = forceSum / m.samples;
-    const double meanSpeed = speedSum / m.samples;
-    m.speed = meanSpeed < 0 ? -meanSpeed : meanSpeed;
-  }
-  return m;
+  return sums.mean();
 }
 
 // One sample of the belt profile, at the midpoint of contact segment `segment` of element e.
@@ -80,6 +94,21 @@ struct BeltSample {
   int circle = -1;              // the circle it is in contact with (-1: none)
   Vector2 position = Vector2::Zero();
 };
+
+// Adds circle p's contact at segment `segment` to a sample: the pair's stresses, and its state and
+// the circle if the segment touches it (element coordinates q, the material's rates).
+template <int NCS>
+void addContactToSample(const ContactPair<NCS>& pair, const Vector8& q, const Vector8& rates, double length,
+                        const CircleState& circle, int p, int segment, BeltSample& out) {
+  SegmentOutput seg[NCS];
+  if (pair.outputs(q, rates, length, circle, seg) != Status::kOk) return;
+  out.normalStress += seg[segment].normalStress;
+  out.tangentialStress += seg[segment].tangentialStress;
+  if (pair.history(segment).gap <= 0.0) {
+    out.stickSlip = static_cast<int>(seg[segment].state);
+    out.circle = p;
+  }
+}
 
 template <int NE, int NP, int NCS>
 Status sampleBelt(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<NE, NP, NCS>::Vector& q,
@@ -98,16 +127,8 @@ Status sampleBelt(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<
   out.position = s.position;
   for (int p = 0; p < NP; ++p) {
     if (p >= drive.pulleyCount()) break;
-    SegmentOutput seg[NCS];
-    if (drive.pair(e, p).outputs(drive.gatherElement(q, e), drive.gatherElement(v, e), length,
-                                 drive.circleState(q, v, p), seg) != Status::kOk)
-      continue;
-    out.normalStress += seg[segment].normalStress;
-    out.tangentialStress += seg[segment].tangentialStress;
-    if (drive.pair(e, p).history(segment).gap <= 0.0) {
-      out.stickSlip = static_cast<int>(seg[segment].state);
-      out.circle = p;
-    }
+    addContactToSample(drive.pair(e, p), drive.gatherElement(q, e), drive.gatherElement(v, e), length,
+                       drive.circleState(q, v, p), p, segment, out);
   }
   return Status::kOk;
 }

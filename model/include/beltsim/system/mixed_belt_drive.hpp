@@ -66,7 +66,9 @@ class MixedBeltDrive {
   using Solver = BorderedBlockTridiagonal<NE - 1, 5, kBorder>;
   using SolverVector = Eigen::Matrix<double, kSolverSize, 1>;
 
+  static constexpr int kNodes = NE;  // the layout's node NE is unused (the belt closes on node 0)
   static constexpr int materialDof(int node) { return Layout::kSize + node; }
+  static constexpr int nodeDof(int node, int local) { return Layout::nodeDof(node, local); }
   static constexpr int pulleyDof(int p, int local) { return Layout::pulleyDof(p, local); }
 
   // ---- set-up ---------------------------------------------------------------------------------
@@ -233,6 +235,18 @@ class MixedBeltDrive {
   double beltTorque(int p) const { return reactions_.beltTorque[p]; }
   Vector2 hubForce(int p) const { return reactions_.hubForce[p]; }
   double beltLength() const { return beltLength_; }
+  double appliedTorque(int p, double t) const { return pulleys_.appliedTorque(p, t); }
+  ArmForce armState(int p, const Vector& q, const Vector& v) const {
+    return pulleys_.armState(p, LayoutVector(q.template head<Layout::kSize>()),
+                             LayoutVector(v.template head<Layout::kSize>()), phase_.mode);
+  }
+  const ArmGeometry& armGeometryOf(int p) const { return pulleys_.armGeometryOf(p); }
+  // Node i's place on the path: the mesh length from node 0 to it, m.
+  double station(int node) const {
+    double s = 0.0;
+    for (int e = 0; e < node && e < NE; ++e) s += length_[e];
+    return s;
+  }
 
   // Element e's coordinates and its nodes' material coordinates (the closing element's end
   // carries p_0 plus the belt's reference length; rates and accelerations carry no offset).
@@ -255,10 +269,16 @@ class MixedBeltDrive {
   // The axial force of the material at mesh point x of element e, strain-rate damping included:
   // EA (|r'|/lambda - 1 - eps0) + the damping of the material element at the material rates.
   double axialForce(const Vector& q, const Vector& v, int e, double x) const {
-    const Kinematics k = kinematics(q, v, e);
     Element::Section s;
-    if (element_[e].section(k.q, k.rates, x, s) != Status::kOk) return NAN;
-    return s.axialForce + belt_.element.EA * s.slope.norm() * (1.0 / k.lambda - 1.0);
+    return materialSection(q, v, e, x, s) == Status::kOk ? s.axialForce : NAN;
+  }
+  // The section at mesh point x of element e with the material's velocity (section at the material
+  // rates) and the material's axial force, as axialForce.
+  Status materialSection(const Vector& q, const Vector& v, int e, double x, typename Element::Section& s) const {
+    const Kinematics k = kinematics(q, v, e);
+    const Status st = element_[e].section(k.q, k.rates, x, s);
+    if (st == Status::kOk) s.axialForce = s.axialForce + belt_.element.EA * s.slope.norm() * (1.0 / k.lambda - 1.0);
+    return st;
   }
   CircleState circleState(const Vector& q, const Vector& v, int p) const {
     return pulleys_.state(LayoutVector(q.template head<Layout::kSize>()), LayoutVector(v.template head<Layout::kSize>()),
@@ -517,11 +537,11 @@ class MixedBeltDrive {
     if (!(k.lambda > 0.0)) return isFinite(k.lambda) ? Status::kDegenerateState : Status::kNonFiniteValue;
     MixedFlowTerms inertia;
     Status s = flow_[e].evaluate(k.q, k.v, gatherElement(acceleration, e), k.p, k.pDot,
-                              gatherMaterial(acceleration, e, false), inertia);
+                                 gatherMaterial(acceleration, e, false), inertia, jacobian);
     if (s != Status::kOk) return s;
     Vector10 elastic;
     Matrix10 elasticStiffness;
-    s = mixed_[e].elasticForceAndStiffness(k.q, k.p(0), k.p(1), elastic, elasticStiffness);
+    s = mixed_[e].elasticForceAndStiffness(k.q, k.p(0), k.p(1), elastic, jacobian ? &elasticStiffness : nullptr);
     if (s != Status::kOk) return s;
     // Strain-rate damping: the material element's internal force at the material rates less its
     // elastic part.

@@ -110,4 +110,19 @@ void placeAtStations(const BeltPath<MaxPulleys>& path, const double (&station)[N
   }
 }
 
+// The start of a mixed drive's static solve (as placeOnPath of static_equilibrium.hpp): its nodes at
+// their stations on `path` with the material coordinates p_i = station[i] (no stretch), the circle
+// centres at their rest positions, everything else 0.
+template <typename Drive, int MaxPulleys>
+void placeOnStations(const Drive& drive, const BeltPath<MaxPulleys>& path, const double (&station)[Drive::kElements],
+                     typename Drive::Vector& x) {
+  x.setZero();
+  Eigen::Matrix<double, 4 * Drive::kElements, 1> nodes;
+  placeAtStations(path, station, nodes);
+  x.template head<4 * Drive::kElements>() = nodes;
+  for (int i = 0; i < Drive::kElements; ++i) x(Drive::materialDof(i)) = station[i];
+  for (int p = 0; p < Drive::kPulleys; ++p)
+    for (int l = 0; l < 2; ++l) x(Drive::pulleyDof(p, l)) = drive.circle(p).centre(l);
+}
+
 }  // namespace beltsim

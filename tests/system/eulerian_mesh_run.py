@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The paper's drive on the mesh that stands still through `beltsim run` (issue 51).
+
+Usage: eulerian_mesh_run.py BELTSIM SCENARIO WORK_DIR
+
+One run of host_sim/scenarios/eulerian_belt_drive.toml (24 elements, belt.mesh = "eulerian",
+docs/model.md §2.11), then one check per behaviour:
+  tail_means        omega_P2, the drive torque and both span forces (tail means, summary.json)
+                    within 0.5 % of the material mesh at 240 elements and the same step, 1e-4 s:
+                    11.341 rad/s, 47.684 N m, 665.16 N, 186.66 N (the reference of
+                    tests/system/coarse_mesh_paper_drive.py)
+  no_passing_ripple the tail ripple (std over mean, last 0.15 s) of the drive torque, both span
+                    forces and both span speeds below 0.1 %: no element passes a pulley (the
+                    material mesh at 24 elements: 2.0 %, 1.3 %, 0.5 %, 4.7 %, 1.0 %)
+  creep             (v1 - v2)/v1 from the tail means of the span speeds against (F1 - F2)/EA
+                    within 5 %, the paper's check (docs/model.md §9.6 check 3)
+  material_flux     how far the material went past node 0 (material_travelled) against the
+                    reference length that flowed through the middle of each span, the integral
+                    of v / (1 + F/EA + eps0) over timeseries.csv (trapezoidal, 1 ms rows): within
+                    0.5 %. The node's material coordinate and the spans' velocities and forces
+                    are different unknowns, so the balance can fail.
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+REFERENCE = {"omega_p2": 11.341, "drive_torque": 47.684, "span_force_tight": 665.16, "span_force_slack": 186.66}
+EA = 8000.0           # N, the scenario's belt.axial_stiffness
+REFERENCE_STRAIN = -0.05  # the scenario's belt.reference_strain
+
+
+def run(beltsim, scenario, out):
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    p = subprocess.run([beltsim, "run", scenario, "--out", out, "--quiet"], capture_output=True, text=True,
+                       timeout=600)
+    if p.returncode != 0:
+        raise AssertionError(f"beltsim failed ({p.returncode}): {p.stderr}")
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    with open(os.path.join(out, "timeseries.csv")) as f:
+        rows = list(csv.DictReader(f))
+    return summary, rows
+
+
+def flux_through_span(rows, k):
+    total = 0.0
+    for a, b in zip(rows, rows[1:]):
+        dt = float(b["time"]) - float(a["time"])
+        per_time = []
+        for r in (a, b):
+            v, force = float(r[f"span_speed_{k}"]), float(r[f"span_force_{k}"])
+            per_time.append(v / (1.0 + force / EA + REFERENCE_STRAIN))
+        total += 0.5 * (per_time[0] + per_time[1]) * dt
+    return total
+
+
+def main():
+    beltsim, scenario, work = sys.argv[1:4]
+    os.makedirs(work, exist_ok=True)
+    summary, rows = run(beltsim, scenario, os.path.join(work, "eulerian_24"))
+    failures = []
+    tail = summary["tail_mean"]
+
+    errors = {k: tail[k] / v - 1.0 for k, v in REFERENCE.items()}
+    print("tail_means: " + ", ".join(f"{k} {100 * e:+.2f} %" for k, e in errors.items()))
+    worst = max(abs(e) for e in errors.values())
+    if not worst <= 0.005:
+        failures.append(f"tail_means: worst {100 * worst:.2f} % above 0.5 %")
+
+    ripple = {k: v for k, v in summary["tail_ripple"].items() if k != "omega_p2"}
+    print("no_passing_ripple: " + ", ".join(f"{k} {100 * v:.4f} %" for k, v in ripple.items()))
+    for k, v in ripple.items():
+        if not v < 1e-3:
+            failures.append(f"no_passing_ripple: {k} {100 * v:.3f} % not below 0.1 %")
+
+    creep = (tail["span_speed_tight"] - tail["span_speed_slack"]) / tail["span_speed_tight"]
+    strain = (tail["span_force_tight"] - tail["span_force_slack"]) / EA
+    deviation = abs(creep - strain) / strain
+    print(f"creep: {creep:.4f} against (F1 - F2)/EA {strain:.4f}, {100 * deviation:.1f} %")
+    if not deviation <= 0.05:
+        failures.append(f"creep: {100 * deviation:.1f} % above 5 %")
+
+    travelled = abs(summary["material_travelled"])
+    if abs(float(rows[-1]["material_travelled"]) - summary["material_travelled"]) > 1e-9:
+        failures.append("material_flux: summary.json and the last row of timeseries.csv disagree")
+    for k in range(2):
+        through = flux_through_span(rows, k)
+        print(f"material_flux: {travelled:.4f} m past node 0, {through:.4f} m through span {k} "
+              f"({100 * (travelled / through - 1):+.2f} %)")
+        if not abs(travelled / through - 1.0) <= 0.005:
+            failures.append(f"material_flux: span {k} {100 * (travelled / through - 1):+.2f} %, beyond 0.5 %")
+
+    for f in failures:
+        print("FAILED " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
