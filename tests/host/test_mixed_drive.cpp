@@ -130,6 +130,22 @@ TEST(MixedDrive, NewtonMatrixIsTheDerivativeOfTheResidual) {
   EXPECT_LT(worst, 1e-6);
 }
 
+// A step in which the material would travel a whole contact segment or more cannot carry the
+// contact histories (contact/anchor_transport.hpp, docs/model.md §4.12): it is a fault
+// (kInvalidParameter), never a silently wrong step, and the state stays at the step's start.
+TEST(MixedDrive, AStepThatCannotCarryTheHistoriesFaults) {
+  using D = GradedPaperDriveOf<16>;
+  D d;
+  ASSERT_TRUE(d.start());
+  for (int k = 1; k <= 2000; ++k) ASSERT_EQ(d.step(k).status, Status::kOk) << "step " << k;  // belt at 0.33 m/s
+  const D::V before = d.stepper->positions();
+  d.drive->setStepSize(1.0);  // 0.33 m of travel in one step, longer than any contact segment
+  const beltsim::StepStatistics st = d.step(2001);
+  EXPECT_EQ(st.status, Status::kInvalidParameter);
+  EXPECT_NE(st.flags & beltsim::kStepFault, 0u);
+  EXPECT_EQ(d.stepper->positions(), before);
+}
+
 // Statics on the mixed mesh (static_equilibrium.hpp with the drive's static mode): the paper's drive at
 // rest under its pre-tension and gravity, on the program's graded mesh of 24 elements, against the
 // material mesh's statics at 240 elements (docs/model.md §2.11: span forces 400.345 and 398.727 N,

@@ -1,6 +1,6 @@
-// What the drive fixtures of a mesh that stands still share (tests/host/test_eulerian_drive.cpp,
-// tests/host/test_mixed_drive.cpp): the paper's configuration with the arc gap, the reference
-// stepper's start at rest, one step of the paper's scenario, and the spread of a record.
+// What a drive fixture of a mesh that stands still needs (tests/host/test_mixed_drive.cpp): the
+// paper's configuration with the arc gap, the reference stepper's start at rest, one step of the
+// paper's scenario, and the spread of a record.
 #pragma once
 #include <cmath>
 #include <vector>
@@ -20,7 +20,7 @@ inline PlantConfig standingMeshPaperConfig(double stepSize) {
 }
 
 // The stepper at rest at x: Newton's absolute tolerance 1e-8 N, the round-off floor of these
-// drives' residuals being about 2e-9 N (docs/model.md §2.10).
+// drives' residuals being about 2e-9 N (docs/model.md §2.11).
 template <class Stepper, class Vector>
 bool startAtRest(Stepper& stepper, const PlantConfig& config, const Vector& x) {
   IntegratorSettings settings = config.integrator;

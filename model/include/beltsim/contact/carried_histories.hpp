@@ -1,8 +1,8 @@
 // The contact histories of a belt whose mesh stands still, carried with its material (docs/model.md
-// §4.12, §2.11): what both such drives (system/eulerian_belt_drive.hpp, system/mixed_belt_drive.hpp)
-// keep between steps besides the pairs themselves, the contact coordinate x_c of the material at
-// every segment in contact, and the step that hands each segment the state and anchor of the
-// material reaching it (contact/anchor_transport.hpp).
+// §4.12, §2.11): what such a drive (system/mixed_belt_drive.hpp) keeps between steps besides the
+// pairs themselves, the contact coordinate x_c of the material at every segment in contact, and the
+// step that hands each segment the state and anchor of the material reaching it
+// (contact/anchor_transport.hpp).
 // Real-time rules: fixed size, no heap, loops bounded by NE, NP, NCS.
 #pragma once
 #include "beltsim/contact/anchor_transport.hpp"

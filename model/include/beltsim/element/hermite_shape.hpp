@@ -53,14 +53,21 @@ struct HermiteShape {
 
   // (A (x) I2) x: a 4 x 4 matrix over the shape functions applied to both components of the
   // element vector (y_{2j+c} = sum_k A_jk x_{2k+c}).
+  // Each sum starts at 0 and adds k = 0..3 in order, in two local accumulators per row.
   static Eigen::Matrix<Scalar, 8, 1> applyPerComponent(const Eigen::Matrix<Scalar, 4, 4>& a,
                                                        const Eigen::Matrix<Scalar, 8, 1>& x) {
-    Eigen::Matrix<Scalar, 8, 1> y = Eigen::Matrix<Scalar, 8, 1>::Zero();
-    for (int j = 0; j < 4; ++j)
+    const Scalar* column = a.data();  // column-major: a(j, k) = column[j + 4 k]
+    const Scalar* v = x.data();
+    Eigen::Matrix<Scalar, 8, 1> y;
+    for (int j = 0; j < 4; ++j) {
+      Scalar first = Scalar(0), second = Scalar(0);
       for (int k = 0; k < 4; ++k) {
-        y(2 * j) += a(j, k) * x(2 * k);
-        y(2 * j + 1) += a(j, k) * x(2 * k + 1);
+        first += column[j + 4 * k] * v[2 * k];
+        second += column[j + 4 * k] * v[2 * k + 1];
       }
+      y(2 * j) = first;
+      y(2 * j + 1) = second;
+    }
     return y;
   }
 };

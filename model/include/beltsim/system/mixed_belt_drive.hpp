@@ -297,10 +297,10 @@ class MixedBeltDrive {
     const bool isStatic = phase_.isStatic();
     // Static: the stabilizer s M (x - x_previous) enters as the inertia of the acceleration s (x - x_previous).
     const Vector stabilized = isStatic ? Vector(phase_.stabilizer * (q - staticPrevious_)) : Vector::Zero();
+    for (int e = 0; e < NE; ++e) current_[e] = kinematics(q, v, e);
     for (int e = 0; e < NE; ++e) {
-      const Kinematics k = kinematics(q, v, e);
       Vector10 rows;
-      const Status s = elementRows(k, isStatic ? stabilized : a, e, false, rows, nullptr, point);
+      const Status s = elementRows(current_[e], isStatic ? stabilized : a, e, false, rows, nullptr, point);
       if (s != Status::kOk) return s;
       scatterRows(rows, e, rL, rp);
     }
@@ -312,7 +312,7 @@ class MixedBeltDrive {
       for (int e = 0; e < NE; ++e) {
         Pair& pair = pair_[e][p];
         if (!paired_[e][p] || !pair.anyFlagged()) continue;
-        const Kinematics k = kinematics(q, v, e);
+        const Kinematics& k = current_[e];
         PairForces f;
         const Status st = pair.evaluateNewton(k.q, k.rates, shapeTable_[e], cs, f);
         if (st != Status::kOk) return st;
@@ -371,11 +371,11 @@ class MixedBeltDrive {
     const double cq = c.stiffnessFactor, cv = c.dampingFactor;
     const LayoutVector qL = q.template head<Layout::kSize>(), vL = v.template head<Layout::kSize>();
     solver_.setZero();
+    for (int e = 0; e < NE; ++e) current_[e] = kinematics(q, v, e);
     for (int e = 0; e < NE; ++e) {
-      const Kinematics k = kinematics(q, v, e);
       Vector10 rows;
       Matrix10 m;
-      const Status s = elementRows(k, *point.a, e, true, rows, &m, point);
+      const Status s = elementRows(current_[e], *point.a, e, true, rows, &m, point);
       if (s != Status::kOk) return s;
       int index[10];
       localIndices(e, index);
@@ -387,7 +387,7 @@ class MixedBeltDrive {
       for (int e = 0; e < NE; ++e) {
         Pair& pair = pair_[e][p];
         if (!paired_[e][p] || !pair.anyFlagged()) continue;
-        const Kinematics k = kinematics(q, v, e);
+        const Kinematics& k = current_[e];
         Matrix11 ks, ds;
         Status st = contactPairJacobian(pair, k.q, k.rates, shapeTable_[e], cs, ks, ds);
         if (st != Status::kOk) return st;
@@ -596,28 +596,29 @@ class MixedBeltDrive {
     const Matrix8 w = k.meshSpeed[0] * nodalSlope_[k.e][0] + k.meshSpeed[1] * nodalSlope_[k.e][1];
     // d q_dot_m / d lambda = sum_a (pa_dot / lambda^2) T_a q.
     const Vector8 byLambda = (k.pDot(0) * k.nodalSlopeRates[0] + k.pDot(1) * k.nodalSlopeRates[1]) * (il * il);
+    // Small fixed-size products: lazyProduct sums each entry in order, without Eigen's blocked kernels.
     Eigen::Matrix<double, R, 10 + C> byPosition, byRate;  // total derivatives of F
-    byPosition.template leftCols<8>() = fq.template leftCols<8>() + fv.template leftCols<8>() * w;
+    byPosition.template leftCols<8>() = fq.template leftCols<8>() + fv.template leftCols<8>().lazyProduct(w);
     byRate.template leftCols<8>() = fv.template leftCols<8>();
     if constexpr (C > 0) {
       byPosition.template middleCols<C>(8) = fq.template rightCols<C>();
       byRate.template middleCols<C>(8) = fv.template rightCols<C>();
     }
-    const Eigen::Matrix<double, R, 1> byStretch = fv.template leftCols<8>() * byLambda;
+    const Eigen::Matrix<double, R, 1> byStretch = fv.template leftCols<8>().lazyProduct(byLambda);
     for (int n = 0; n < 2; ++n) {
       byPosition.col(8 + C + n) = sign[n] * byStretch;
-      byRate.col(8 + C + n) = -il * (fv.template leftCols<8>() * k.nodalSlopeRates[n]);
+      byRate.col(8 + C + n) = -il * fv.template leftCols<8>().lazyProduct(k.nodalSlopeRates[n]);
     }
     m.setZero();
     m.template topRows<R>() = cq * byPosition + cv * byRate;
     const Vector8 element = force.template head<8>();
     for (int a = 0; a < 2; ++a) {
       const Eigen::Matrix<double, 1, 8> tq = k.nodalSlopeRates[a].transpose();
-      Eigen::Matrix<double, 1, 10 + C> rowPosition = -il * tq * byPosition.template topRows<8>();
-      rowPosition.template head<8>() -= il * element.transpose() * nodalSlope_[k.e][a];
+      Eigen::Matrix<double, 1, 10 + C> rowPosition = -il * tq.lazyProduct(byPosition.template topRows<8>());
+      rowPosition.template head<8>() -= il * element.transpose().lazyProduct(nodalSlope_[k.e][a]);
       const double g = element.dot(k.nodalSlopeRates[a]) * il * il;
       for (int n = 0; n < 2; ++n) rowPosition(8 + C + n) += sign[n] * g;
-      const Eigen::Matrix<double, 1, 10 + C> rowRate = -il * tq * byRate.template topRows<8>();
+      const Eigen::Matrix<double, 1, 10 + C> rowRate = -il * tq.lazyProduct(byRate.template topRows<8>());
       m.row(R + a) = cq * rowPosition + cv * rowRate;
     }
   }
@@ -699,6 +700,7 @@ class MixedBeltDrive {
   Vector2 tangent_[NE];
   double beltLength_ = 0.0;  // the belt's reference length, m
   double stepSize_ = 0.0;
+  Kinematics current_[NE];  // every element's kinematics at the residual's or matrix's state
   CarriedHistories<NE, NP, NCS> carried_;  // x_c of the material at the segments, and the transport
   double lastMeshSpeed_[NE][2] = {};             // w at each element's nodes at the last post-Newton step, m/s
   bool paired_[NE][NP] = {};                      // element e wraps circle p (fixed at the start)
