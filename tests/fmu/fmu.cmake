@@ -9,8 +9,8 @@ function(beltsim_fmu_trace exe source fmu_id config test compare)
   target_link_libraries(${exe} PRIVATE beltsim_model ${CMAKE_DL_LIBS})
   target_compile_definitions(${exe} PRIVATE BELTSIM_FMU_PC_CONFIG=${config}
     BELTSIM_FMU_LIBRARY="${CMAKE_BINARY_DIR}/firmware/fmu/${fmu_id}/binaries/${BELTSIM_FMU_PLATFORM}/${fmu_id}.so")
-  # Under qemu-aarch64 the accessory drive's trace (120 elements, 3000 steps) takes 180 s alone on
-  # the 2-core VM and over 300 s beside the other tests: emulated runs get twice the time.
+  # Under qemu-aarch64 the accessory drive's trace (120 elements, 1500 steps) takes about 100 s on
+  # the 2-core VM beside the other tests: emulated runs get twice the time.
   set(timeout ${BELTSIM_TEST_TIMEOUT})
   if(_emulator)
     math(EXPR timeout "2 * ${BELTSIM_TEST_TIMEOUT}")

@@ -7,8 +7,9 @@
 For each scenario in host_sim/scenarios/ and firmware/configs/: a short `beltsim run` (end time
 at most SHORT_END s) and the sha256 of timeseries.csv, belt_profile.csv and summary.json, the
 last with its wall-clock fields removed; for the HIL recording of the suite: the replay's trace
-hash. A scenario whose element count this build does not compile (the aarch64 preset compiles
-24 and 60) is reported as skipped, and the check requires at least one run.
+hash. A scenario whose element count this build does not compile (`BELTSIM_HOST_ELEMENT_COUNTS`)
+is reported as skipped, and the check requires at least one run. The host preset runs it (beltsim
+is a PC program: the cross presets do not build it).
 """
 import hashlib
 import json
