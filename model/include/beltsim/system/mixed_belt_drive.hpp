@@ -32,7 +32,7 @@
 #pragma once
 #include "beltsim/contact/carried_histories.hpp"
 #include "beltsim/contact/contact_jacobian.hpp"  // and the pair itself
-#include "beltsim/element/material_velocity.hpp"
+#include "beltsim/element/material_force_matrix.hpp"  // and material_velocity.hpp
 #include "beltsim/element/mixed_cable2d.hpp"
 #include "beltsim/element/mixed_flow_inertia.hpp"
 #include "beltsim/solver/bordered_block_tridiagonal.hpp"
@@ -397,7 +397,7 @@ class MixedBeltDrive {
         Eigen::Matrix<double, 11, 1> forces;
         forces << f.element, f.circleForce(0), f.circleForce(1), f.circleTorque;
         Eigen::Matrix<double, 13, 13> m;
-        materialForceMatrix<3>(k, forces, ks, ds, cq, cv, m);
+        materialForceMatrix<3>(k, nodalSlope_[e], length_[e], forces, ks, ds, cq, cv, m);
         int index[13];
         localIndices(e, index);  // q 0..7, then pA, pB at 8, 9: move them behind the circle
         const int pA = index[8], pB = index[9];
@@ -505,29 +505,10 @@ class MixedBeltDrive {
 
  private:
   // One element's kinematics at a state.
-  struct Kinematics {
-    int e;                          // the element
-    Vector8 q, v, rates;            // coordinates, mesh rates, material rates
-    Vector2 p, pDot;                // its nodes' material coordinates and rates
-    double lambda;                  // (pB - pA)/L
-    double meshSpeed[2];            // w at its nodes, -p_dot/lambda [m/s of mesh length]
-    Vector8 nodalSlopeRates[2];     // T_A q, T_B q
-  };
+  using Kinematics = MixedElementKinematics;
   Kinematics kinematics(const Vector& q, const Vector& v, int e) const {
-    Kinematics k;
-    k.q = gatherElement(q, e);
-    k.v = gatherElement(v, e);
-    k.p = gatherMaterial(q, e, true);
-    k.pDot = gatherMaterial(v, e, false);
-    k.e = e;
-    k.lambda = (k.p(1) - k.p(0)) / length_[e];
-    k.rates = k.v;
-    for (int n = 0; n < 2; ++n) {
-      k.meshSpeed[n] = -k.pDot(n) / k.lambda;
-      k.nodalSlopeRates[n] = material_[e].nodalSlopeRates(n, k.q);
-      k.rates += k.meshSpeed[n] * k.nodalSlopeRates[n];
-    }
-    return k;
+    return Kinematics::at(e, gatherElement(q, e), gatherElement(v, e), gatherMaterial(q, e, true),
+                          gatherMaterial(v, e, false), length_[e], material_[e]);
   }
 
   // The element's own rows (inertia, elastic forces of its material, gravity, strain-rate damping
@@ -575,52 +556,10 @@ class MixedBeltDrive {
       m.template block<1, 8>(8 + n, 0) -= c.stiffnessFactor * sign[n] * gravity.transpose();
     }
     Eigen::Matrix<double, 10, 10> dampingMatrix;
-    materialForceMatrix<0>(k, damped, Matrix8(stiffness - elasticStiffness8), damping, c.stiffnessFactor,
-                           c.dampingFactor, dampingMatrix);
+    materialForceMatrix<0>(k, nodalSlope_[e], length_[e], damped, Matrix8(stiffness - elasticStiffness8), damping,
+                           c.stiffnessFactor, c.dampingFactor, dampingMatrix);
     m += dampingMatrix;
     return Status::kOk;
-  }
-
-  // The Newton matrix of a force on the material, F(q, c, q_dot_m, c_dot) with C extra rows and
-  // unknowns c (a circle), given its partial derivatives Fq (by q and c at fixed rates) and Fv (by
-  // the material rates and c_dot): rows and columns in the order (q 8, c C, pA, pB); the rows of
-  // pA, pB are -(1/lambda) F_el^T T_a q (docs/model.md §2.11).
-  template <int C>
-  void materialForceMatrix(const Kinematics& k, const Eigen::Matrix<double, 8 + C, 1>& force,
-                           const Eigen::Matrix<double, 8 + C, 8 + C>& fq, const Eigen::Matrix<double, 8 + C, 8 + C>& fv,
-                           double cq, double cv, Eigen::Matrix<double, 10 + C, 10 + C>& m) const {
-    constexpr int R = 8 + C;
-    const double il = 1.0 / k.lambda;
-    const double invL = 1.0 / length_[k.e];
-    const double sign[2] = {-invL, invL};
-    const Matrix8 w = k.meshSpeed[0] * nodalSlope_[k.e][0] + k.meshSpeed[1] * nodalSlope_[k.e][1];
-    // d q_dot_m / d lambda = sum_a (pa_dot / lambda^2) T_a q.
-    const Vector8 byLambda = (k.pDot(0) * k.nodalSlopeRates[0] + k.pDot(1) * k.nodalSlopeRates[1]) * (il * il);
-    // Small fixed-size products: lazyProduct sums each entry in order, without Eigen's blocked kernels.
-    Eigen::Matrix<double, R, 10 + C> byPosition, byRate;  // total derivatives of F
-    byPosition.template leftCols<8>() = fq.template leftCols<8>() + fv.template leftCols<8>().lazyProduct(w);
-    byRate.template leftCols<8>() = fv.template leftCols<8>();
-    if constexpr (C > 0) {
-      byPosition.template middleCols<C>(8) = fq.template rightCols<C>();
-      byRate.template middleCols<C>(8) = fv.template rightCols<C>();
-    }
-    const Eigen::Matrix<double, R, 1> byStretch = fv.template leftCols<8>().lazyProduct(byLambda);
-    for (int n = 0; n < 2; ++n) {
-      byPosition.col(8 + C + n) = sign[n] * byStretch;
-      byRate.col(8 + C + n) = -il * fv.template leftCols<8>().lazyProduct(k.nodalSlopeRates[n]);
-    }
-    m.setZero();
-    m.template topRows<R>() = cq * byPosition + cv * byRate;
-    const Vector8 element = force.template head<8>();
-    for (int a = 0; a < 2; ++a) {
-      const Eigen::Matrix<double, 1, 8> tq = k.nodalSlopeRates[a].transpose();
-      Eigen::Matrix<double, 1, 10 + C> rowPosition = -il * tq.lazyProduct(byPosition.template topRows<8>());
-      rowPosition.template head<8>() -= il * element.transpose().lazyProduct(nodalSlope_[k.e][a]);
-      const double g = element.dot(k.nodalSlopeRates[a]) * il * il;
-      for (int n = 0; n < 2; ++n) rowPosition(8 + C + n) += sign[n] * g;
-      const Eigen::Matrix<double, 1, 10 + C> rowRate = -il * tq.lazyProduct(byRate.template topRows<8>());
-      m.row(R + a) = cq * rowPosition + cv * rowRate;
-    }
   }
 
   // Friction values per segment of element e: the bristle stiffness and the velocity penalty scale
