@@ -2,7 +2,7 @@
 // microcontroller plant (firmware/plant_config.hpp, torque-driven motor): the host plant of
 // `beltsim hil` and the Cortex-M7 image must answer a controller with the same bits. The slow
 // check of that is hil_cortex_m7 (two minutes of QEMU, optimized host preset only); this one
-// catches a scenario file that drifted from the configuration in every host build: both plants
+// catches a scenario file that drifted from the configuration in the host build: both plants
 // run the same commands and must give bit-identical outputs. The same check holds the firmware's
 // configuration files (firmware/configs/*.toml) to what the firmware was generated from.
 #include <gtest/gtest.h>
