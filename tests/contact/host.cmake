@@ -7,7 +7,4 @@ set_tests_properties(host_contact_1d_friction PROPERTIES
                      ENVIRONMENT "BELTSIM_CONTACT_1D_DIR=${CMAKE_BINARY_DIR}/contact_1d")
 beltsim_add_benchmark(bench_contact bench/bench_contact.cpp)
 # The segments' geometric bias (issue 33): a belt at rest carries its pitch-line path's tension.
-# Native builds only (docs/build_and_test.md, *Which preset runs what*).
-if(NOT CMAKE_CROSSCOMPILING)
-  beltsim_add_gtest(host_segment_arc_gap host/test_segment_arc_gap.cpp)
-endif()
+beltsim_add_study(host_segment_arc_gap host/test_segment_arc_gap.cpp)

@@ -33,9 +33,9 @@ double ramp(double t, double t0, double t1, double from, double to) {
 // The stimulus of pulley p at time t, by the kind of its input.
 double stimulus(const PlantConfig& c, int p, double t) {
   switch (inputOf(c.pulley[p].kind)) {
-    case PulleyInput::kSpeed: return ramp(t, 0.0, 0.06, 0.0, 20.0);  // rad/s
-    case PulleyInput::kTorque: return ramp(t, 0.09, 0.12, -3.0, 3.0);  // N m: generating -> boosting
-    case PulleyInput::kLoadTorque: return p % 2 == 0 ? ramp(t, 0.03, 0.04, 0.0, 2.0) : 0.0;  // N m
+    case PulleyInput::kSpeed: return ramp(t, 0.0, 0.03, 0.0, 20.0);  // rad/s
+    case PulleyInput::kTorque: return ramp(t, 0.04, 0.055, -3.0, 3.0);  // N m: generating -> boosting
+    case PulleyInput::kLoadTorque: return p % 2 == 0 ? ramp(t, 0.015, 0.025, 0.0, 2.0) : 0.0;  // N m
     default: return 0.0;
   }
 }
@@ -92,7 +92,7 @@ int main() {
   }
   const double h = config.stepSize;
   constexpr int kStepsPerPoint = 10;
-  const int points = static_cast<int>(0.15 / (kStepsPerPoint * h) + 0.5);  // 0.15 s
+  const int points = static_cast<int>(0.06 / (kStepsPerPoint * h) + 0.5);  // 0.06 s
   int reversals = 0;
   double lastTorque = 0.0;
   std::uint64_t hash = 14695981039346656037ull;  // FNV-1a of every output at every point

@@ -1,26 +1,15 @@
 # Belt-drive system (issue 5): GoogleTest suites of the assembled model (Linux targets).
 # Included from tests/CMakeLists.txt; paths are relative to tests/.
-# Physics studies whose code the other presets reach through other tests (docs/build_and_test.md,
-# *Which preset runs what*): host_quasi_static_circle and host_pulley_count in the host preset only,
-# host_belt_topologies in the native builds (host, host-debug).
-if(NOT CMAKE_CROSSCOMPILING AND NOT CMAKE_CXX_FLAGS MATCHES "sanitize")
-  beltsim_add_gtest(host_quasi_static_circle host/test_quasi_static_circle.cpp)
-  beltsim_add_gtest(host_pulley_count host/test_pulley_count.cpp)
-endif()
-if(NOT CMAKE_CROSSCOMPILING)
-  beltsim_add_gtest(host_belt_topologies host/test_belt_topologies.cpp)
-endif()
-beltsim_add_gtest(host_belt_three_pulleys host/test_belt_three_pulleys.cpp)
-beltsim_add_gtest(host_newton_matrix_update host/test_newton_matrix_update.cpp)
-beltsim_add_gtest(host_fixed_cost_stepper host/test_fixed_cost_stepper.cpp)
+# Physics studies of the assembled drive: the optimized native build only (beltsim_add_study,
+# tests/CMakeLists.txt; docs/build_and_test.md, *Which preset runs what*).
+beltsim_add_study(host_quasi_static_circle host/test_quasi_static_circle.cpp)
+beltsim_add_study(host_pulley_count host/test_pulley_count.cpp)
+beltsim_add_study(host_belt_topologies host/test_belt_topologies.cpp)
+beltsim_add_study(host_belt_three_pulleys host/test_belt_three_pulleys.cpp)
+beltsim_add_study(host_newton_matrix_update host/test_newton_matrix_update.cpp)
+beltsim_add_study(host_fixed_cost_stepper host/test_fixed_cost_stepper.cpp)
+beltsim_add_study(host_energy host/test_energy.cpp)
 beltsim_add_gtest(host_tensioner_arm host/test_tensioner_arm.cpp)
-beltsim_add_gtest(host_energy host/test_energy.cpp)
-# The step-size study (three more 0.5 s runs) is arithmetic only: it runs in the optimized native
-# build; the sanitized and emulated builds run the other energy tests (it took 210 s under ASan).
-if(CMAKE_CROSSCOMPILING OR CMAKE_CXX_FLAGS MATCHES "sanitize")
-  set_tests_properties(host_energy PROPERTIES
-                       ENVIRONMENT "GTEST_FILTER=-Energy.DriftIsTheTrapezoidalRulesAndShrinksWithTheStepSquared")
-endif()
 
 # Pulley laws of beltsim runs (issue 16, "What must be shown"): the capstan law on every driven
 # pulley in slip (two_drives_in_slip.toml) and the accessory drive's static hub loads against the
