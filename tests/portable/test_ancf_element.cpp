@@ -408,6 +408,40 @@ MT_TEST(undamped_stiffness_is_symmetric_and_damping_force_is_linear_in_velocity)
   }
 }
 
+// The viscous part alone (viscousForce: the strain-rate damping, N = d_eps eps_dot, M_b = d_K K_dot;
+// the mixed element takes its elastic force from its own strain) is the internal force less its
+// value at rest, Q_int(q, qDot) - Q_int(q, 0), and its Jacobians are the differences of theirs
+// (the damping matrix is the same): to rounding, for every rule, with bending damping and without
+// it (then the bending points are skipped), under pre-strain and pre-curvature, which it must not
+// see.
+MT_TEST(viscous_part_is_the_internal_force_less_its_value_at_rest) {
+  Lcg rng{4242};
+  for (int s = 0; s < 3; ++s) {
+    for (const double bendingDamping : {2e-4, 0.0}) {
+      Parameters p = beltParameters(kRules[s]);
+      p.referenceAxialStrain = -0.05;
+      p.referenceCurvature = 2.5;
+      p.axialDamping = 40.0;
+      p.bendingDamping = bendingDamping;
+      Element e;
+      MT_EXPECT(e.setUp(p).ok());
+      Vector8 q, qDot, force, atRest, viscous, viscousOnly;
+      randomState(rng, p.length, q, qDot);
+      Matrix8 stiffness, damping, restStiffness, restDamping, viscousStiffness, viscousDamping;
+      MT_EXPECT(e.internalForceAndJacobian(q, qDot, force, stiffness, damping) == Status::kOk);
+      MT_EXPECT(e.internalForceAndJacobian(q, Vector8::Zero(), atRest, restStiffness, restDamping) == Status::kOk);
+      MT_EXPECT(e.viscousForceAndJacobian(q, qDot, viscous, viscousStiffness, viscousDamping) == Status::kOk);
+      MT_EXPECT(e.viscousForce(q, qDot, viscousOnly) == Status::kOk);
+      const Vector8 expected = force - atRest;
+      MT_EXPECT(expected.norm() > 1e-3 * force.norm());  // the damping counts at these rates
+      MT_EXPECT((viscous - expected).norm() < 1e-10 * force.norm());
+      MT_EXPECT((viscousOnly - viscous).cwiseAbs().maxCoeff() == 0.0);
+      MT_EXPECT(frobenius(viscousStiffness - (stiffness - restStiffness)) < 1e-10 * frobenius(stiffness));
+      MT_EXPECT(frobenius(viscousDamping - damping) < 1e-13 * frobenius(damping));
+    }
+  }
+}
+
 // The combined Newton matrix cq K + cv D (the belt drive's element block without the mass
 // term) applies the factors inside the integration-point loop; it must equal the same
 // combination of the separate Jacobians (which jacobians_match_central_differences_in_large_

@@ -161,6 +161,18 @@ class AncfCable2D {
     return dispatch<true>(q, qDot, Q, &jacobian, nullptr, cq, cv);
   }
 
+  // The viscous part of Q_int alone, the strain-rate damping N = d_eps eps_dot, M_b = d_K K_dot, and
+  // its Jacobians dQ_v/dq and dQ_v/dqDot (Q_int with EA = EI = 0): for the mixed element, whose
+  // elastic force comes from its own strain (mixed_cable2d.hpp). With d_K = 0 the bending points
+  // are skipped (their terms are all zero). On error all outputs are zero.
+  Status viscousForce(const Vector8& q, const Vector8& qDot, Vector8& Q) const {
+    return dispatch<false, true>(q, qDot, Q, nullptr, nullptr);
+  }
+  Status viscousForceAndJacobian(const Vector8& q, const Vector8& qDot, Vector8& Q, Matrix8& stiffness,
+                                 Matrix8& damping) const {
+    return dispatch<true, true>(q, qDot, Q, &stiffness, &damping, Scalar(1), Scalar(1));
+  }
+
   // Elastic strain energy with the same quadrature as Q_int, so that Q_int(q, 0) = dU/dq [J]:
   //   U = L/2 sum_A w EA/2 (eps - eps0)^2 + L/2 sum_B w EI/2 (K - K0)^2.
   Status elasticEnergy(const Vector8& q, Scalar& energy) const {
@@ -273,6 +285,7 @@ class AncfCable2D {
     return isFinite(g) ? Status::kDegenerateState : Status::kNonFiniteValue;
   }
 
+  template <bool kViscousOnly = false>
   Status axialAt(Scalar rx, Scalar ry, Scalar vx, Scalar vy, Axial& a) const {
     const Scalar g = rx * rx + ry * ry;
     const Status s = classifySlope(g);
@@ -283,10 +296,14 @@ class AncfCable2D {
     a.ty = ry * a.invL;
     a.eps = a.l - Scalar(1);
     a.epsDot = a.tx * vx + a.ty * vy;
-    a.N = params_.EA * (a.eps - params_.referenceAxialStrain) + params_.axialDamping * a.epsDot;
+    if constexpr (kViscousOnly)
+      a.N = params_.axialDamping * a.epsDot;
+    else
+      a.N = params_.EA * (a.eps - params_.referenceAxialStrain) + params_.axialDamping * a.epsDot;
     return Status::kOk;
   }
 
+  template <bool kViscousOnly = false>
   Status bendingAt(Scalar rx, Scalar ry, Scalar rrx, Scalar rry, Scalar vx, Scalar vy, Scalar vvx,
                    Scalar vvy, Bending& b) const {
     b.g = rx * rx + ry * ry;
@@ -301,7 +318,10 @@ class AncfCable2D {
     b.ax = (rry - Scalar(2) * b.K * rx) * b.invG;
     b.ay = (-rrx - Scalar(2) * b.K * ry) * b.invG;
     b.KDot = (b.ax * vx + b.ay * vy) + (b.bx * vvx + b.by * vvy);
-    b.M = params_.EI * (b.K - params_.referenceCurvature) + params_.bendingDamping * b.KDot;
+    if constexpr (kViscousOnly)
+      b.M = params_.bendingDamping * b.KDot;
+    else
+      b.M = params_.EI * (b.K - params_.referenceCurvature) + params_.bendingDamping * b.KDot;
     return Status::kOk;
   }
 
@@ -395,7 +415,7 @@ class AncfCable2D {
 
   // damping == nullptr: stiffness receives cq dQ/dq + cv dQ/dqDot; otherwise stiffness receives
   // cq dQ/dq and damping cv dQ/dqDot (internalForceAndJacobian passes 1 and 1).
-  template <bool kJacobian>
+  template <bool kJacobian, bool kViscousOnly = false>
   Status dispatch(const Vector8& q, const Vector8& qDot, Vector8& Q, Matrix8* stiffness,
                   Matrix8* damping, Scalar cq = Scalar(1), Scalar cv = Scalar(1)) const {
     Status s = Status::kInvalidParameter;
@@ -403,17 +423,17 @@ class AncfCable2D {
       switch (params_.axialRule) {
         case AxialRule::kA:
           s = evaluate<axialPointCount(AxialRule::kA),
-                       bendingPointCount(AxialRule::kA), kJacobian>(q, qDot, Q, stiffness,
+                       bendingPointCount(AxialRule::kA), kJacobian, kViscousOnly>(q, qDot, Q, stiffness,
                                                                              damping, cq, cv);
           break;
         case AxialRule::kB:
           s = evaluate<axialPointCount(AxialRule::kB),
-                       bendingPointCount(AxialRule::kB), kJacobian>(q, qDot, Q, stiffness,
+                       bendingPointCount(AxialRule::kB), kJacobian, kViscousOnly>(q, qDot, Q, stiffness,
                                                                              damping, cq, cv);
           break;
         case AxialRule::kC:
           s = evaluate<axialPointCount(AxialRule::kC),
-                       bendingPointCount(AxialRule::kC), kJacobian>(q, qDot, Q, stiffness,
+                       bendingPointCount(AxialRule::kC), kJacobian, kViscousOnly>(q, qDot, Q, stiffness,
                                                                              damping, cq, cv);
           break;
       }
@@ -431,7 +451,7 @@ class AncfCable2D {
   // One pass over the integration points. NA/NB: point counts of the axial/bending rules.
   // Jacobians: dQ/dq scaled by cq goes to *stiffness, dQ/dqDot scaled by cv to *damping, or to
   // *stiffness as well when damping is null (the combined Newton matrix).
-  template <int NA, int NB, bool kJacobian>
+  template <int NA, int NB, bool kJacobian, bool kViscousOnly = false>
   Status evaluate(const Vector8& q, const Vector8& qDot, Vector8& Q, Matrix8* stiffness,
                   Matrix8* damping, Scalar cq, Scalar cv) const {
     Scalar force[8] = {Scalar(0), Scalar(0), Scalar(0), Scalar(0),
@@ -442,10 +462,11 @@ class AncfCable2D {
       stiffness->setZero();
       if (!combined) damping->setZero();
     }
-    const Scalar EA = params_.EA;
-    const Scalar EI = params_.EI;
+    const Scalar EA = kViscousOnly ? Scalar(0) : params_.EA;
+    const Scalar EI = kViscousOnly ? Scalar(0) : params_.EI;
     const Scalar dEps = params_.axialDamping;
     const Scalar dK = params_.bendingDamping;
+    const int bendingPoints = kViscousOnly && dK == Scalar(0) ? 0 : NB;  // M_b = 0 there
 
     // ---- axial term: rule A ----
     for (int i = 0; i < NA; ++i) {
@@ -458,7 +479,7 @@ class AncfCable2D {
         vy += ds[j] * qDot(2 * j + 1);
       }
       Axial a;
-      const Status s = axialAt(rx, ry, vx, vy, a);
+      const Status s = axialAt<kViscousOnly>(rx, ry, vx, vy, a);
       if (s != Status::kOk) return s;
       const Scalar w = axialWeight_[i];
       // Q += w N eps_q,  eps_q = S'^T t
@@ -499,7 +520,7 @@ class AncfCable2D {
     }
 
     // ---- bending term: rule B ----
-    for (int i = 0; i < NB; ++i) {
+    for (int i = 0; i < bendingPoints; ++i) {
       const Scalar* ds = bendingDs_[i];
       const Scalar* dds = bendingDds_[i];
       Scalar rx = Scalar(0), ry = Scalar(0), rrx = Scalar(0), rry = Scalar(0);
@@ -515,7 +536,7 @@ class AncfCable2D {
         vvy += dds[j] * qDot(2 * j + 1);
       }
       Bending b;
-      const Status s = bendingAt(rx, ry, rrx, rry, vx, vy, vvx, vvy, b);
+      const Status s = bendingAt<kViscousOnly>(rx, ry, rrx, rry, vx, vy, vvx, vvy, b);
       if (s != Status::kOk) return s;
       const Scalar w = bendingWeight_[i];
       // Q += w M_b K_q,  K_q node j = ds_j alpha + dds_j beta

@@ -524,20 +524,15 @@ class MixedBeltDrive {
     Matrix10 elasticStiffness;
     s = mixed_[e].elasticForceAndStiffness(k.q, k.p(0), k.p(1), elastic, jacobian ? &elasticStiffness : nullptr);
     if (s != Status::kOk) return s;
-    // Strain-rate damping: the material element's internal force at the material rates less its
-    // elastic part.
-    Vector8 internal, elastic8;
-    Matrix8 stiffness, damping, elasticStiffness8, unused;
-    if (jacobian) {
-      s = element_[e].internalForceAndJacobian(k.q, k.rates, internal, stiffness, damping);
-      if (s == Status::kOk)
-        s = element_[e].internalForceAndJacobian(k.q, Vector8::Zero(), elastic8, elasticStiffness8, unused);
-    } else {
-      s = element_[e].internalForce(k.q, k.rates, internal);
-      if (s == Status::kOk) s = element_[e].internalForce(k.q, Vector8::Zero(), elastic8);
-    }
+    // Strain-rate damping: the viscous part of the material element's internal force at the
+    // material rates.
+    Vector8 damped;
+    Matrix8 dampedStiffness, damping;
+    if (jacobian)
+      s = element_[e].viscousForceAndJacobian(k.q, k.rates, damped, dampedStiffness, damping);
+    else
+      s = element_[e].viscousForce(k.q, k.rates, damped);
     if (s != Status::kOk) return s;
-    const Vector8 damped = internal - elastic8;
     const Vector8 gravity = (phase_.isStatic() ? phase_.loadFactor : 1.0) * element_[e].gravityForce();
     const double invL = 1.0 / length_[e];
     const double sign[2] = {-invL, invL};  // d lambda / d p_a
@@ -556,7 +551,7 @@ class MixedBeltDrive {
       m.template block<1, 8>(8 + n, 0) -= c.stiffnessFactor * sign[n] * gravity.transpose();
     }
     Eigen::Matrix<double, 10, 10> dampingMatrix;
-    materialForceMatrix<0>(k, nodalSlope_[e], length_[e], damped, Matrix8(stiffness - elasticStiffness8), damping,
+    materialForceMatrix<0>(k, nodalSlope_[e], length_[e], damped, dampedStiffness, damping,
                            c.stiffnessFactor, c.dampingFactor, dampingMatrix);
     m += dampingMatrix;
     return Status::kOk;
