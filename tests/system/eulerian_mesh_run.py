@@ -14,6 +14,8 @@ docs/model.md §2.11), then one check per behaviour:
                     material mesh at 24 elements: 2.0 %, 1.3 %, 0.5 %, 4.7 %, 1.0 %)
   creep             (v1 - v2)/v1 from the tail means of the span speeds against (F1 - F2)/EA
                     within 5 %, the paper's check (docs/model.md §9.6 check 3)
+  converged         every step converged (nonconverged_steps 0 in summary.json), with the
+                    scenario's Newton matrix kept across steps (solver.reuse_jacobian)
   material_flux     how far the material went past node 0 (material_travelled) against the
                     reference length that flowed through the middle of each span, the integral
                     of v / (1 + F/EA + eps0) over timeseries.csv (trapezoidal, 1 ms rows): within
@@ -83,6 +85,11 @@ def main():
     print(f"creep: {creep:.4f} against (F1 - F2)/EA {strain:.4f}, {100 * deviation:.1f} %")
     if not deviation <= 0.05:
         failures.append(f"creep: {100 * deviation:.1f} % above 5 %")
+
+    print(f"converged: {summary['steps']} steps, {summary['nonconverged_steps']} not converged, "
+          f"at most {summary['newton_iterations_max']} Newton iterations")
+    if summary["nonconverged_steps"] != 0:
+        failures.append(f"converged: {summary['nonconverged_steps']} steps did not converge")
 
     travelled = abs(summary["material_travelled"])
     if abs(float(rows[-1]["material_travelled"]) - summary["material_travelled"]) > 1e-9:
