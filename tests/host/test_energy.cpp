@@ -12,6 +12,7 @@
 #include "beltsim/stepping/reference_stepper.hpp"
 #include "beltsim/system/paper_parameters.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
+#include "sample_tensioner_arm.hpp"
 
 namespace {
 using namespace beltsim;
@@ -45,14 +46,7 @@ struct ConservativeDrive {
   bool setUp() {
     const Vector2 centres[kNP] = {Vector2(0.0, 0.0), Vector2(0.2, 0.2), Vector2(0.4, 0.0)};
     PathCircle pc[kNP];
-    for (int p = 0; p < kNP; ++p) {
-      PulleyParameters& c = circle[p];
-      c = PulleyParameters{};
-      c.centre = centres[p];
-      c.radius = p == 1 ? kIdlerRadius : kRadius;
-      c.inertia = p == 1 ? 1e-3 : 0.25;
-      pc[p] = PathCircle{c.centre, c.radius + 0.5 * kThickness, 1};
-    }
+    beltsim::test::armDriveCircles(centres, kRadius, kIdlerRadius, kThickness, circle, pc);
     PulleyParameters& idler = circle[1];
     idler.kind = PulleyKind::kTensionerArm;
     idler.mass = 0.4;

@@ -9,7 +9,13 @@ beltsim_add_study(host_belt_three_pulleys host/test_belt_three_pulleys.cpp)
 beltsim_add_study(host_newton_matrix_update host/test_newton_matrix_update.cpp)
 beltsim_add_study(host_fixed_cost_stepper host/test_fixed_cost_stepper.cpp)
 beltsim_add_study(host_energy host/test_energy.cpp)
+beltsim_add_study(host_tensioner_arm_drive host/test_tensioner_arm_drive.cpp)
 beltsim_add_gtest(host_tensioner_arm host/test_tensioner_arm.cpp)
+foreach(_arm_test host_tensioner_arm host_tensioner_arm_drive host_energy)
+  if(TARGET ${_arm_test})
+    target_include_directories(${_arm_test} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)  # sample_tensioner_arm.hpp
+  endif()
+endforeach()
 
 # Pulley laws of beltsim runs (issue 16, "What must be shown"): the capstan law on every driven
 # pulley in slip (two_drives_in_slip.toml) and the accessory drive's static hub loads against the
