@@ -317,6 +317,27 @@ TEST(MixedFlowInertia, RowsAreLagrangesEquationsOfTheKineticEnergy) {
   for (int i = 0; i < 10; ++i) EXPECT_NEAR(t.force(i), expected(i), 1e-6 * expected.norm()) << "row " << i;
 }
 
+// The residual's rows alone (force(): the G terms summed before one product, H_10 taken as H_01)
+// are evaluate's rows up to rounding, over states of both flow directions, and refuse what
+// evaluate refuses: a folded element (lambda <= 0), an element never set up.
+TEST(MixedFlowInertia, ResidualRowsAloneAreTheEvaluatedRows) {
+  std::mt19937 rng(24);
+  const MixedFlowInertia f = paperFlow();
+  for (int trial = 0; trial < 20; ++trial) {
+    FlowState s = flowState(rng);
+    if (trial % 2 == 1) s.pDot = -s.pDot;  // the material flowing the other way
+    MixedFlowTerms t;
+    Vector10 alone;
+    ASSERT_EQ(f.evaluate(s.q, s.qDot, s.qDDot, s.p, s.pDot, s.pDDot, t), Status::kOk);
+    ASSERT_EQ(f.force(s.q, s.qDot, s.qDDot, s.p, s.pDot, s.pDDot, alone), Status::kOk);
+    EXPECT_LT((alone - t.force).norm(), 1e-13 * t.force.norm()) << "trial " << trial;
+  }
+  const FlowState s = flowState(rng);
+  Vector10 alone;
+  EXPECT_EQ(f.force(s.q, s.qDot, s.qDDot, Vector2(s.p(1), s.p(0)), s.pDot, s.pDDot, alone), Status::kDegenerateState);
+  EXPECT_EQ(MixedFlowInertia().force(s.q, s.qDot, s.qDDot, s.p, s.pDot, s.pDDot, alone), Status::kInvalidParameter);
+}
+
 // The derivatives by accelerations, positions and rates against central differences of the rows.
 TEST(MixedFlowInertia, DerivativesMatchCentralDifferences) {
   std::mt19937 rng(23);

@@ -517,8 +517,10 @@ class MixedBeltDrive {
                      Matrix10* matrix, const IterationPoint<Vector>& point) const {
     if (!(k.lambda > 0.0)) return isFinite(k.lambda) ? Status::kDegenerateState : Status::kNonFiniteValue;
     MixedFlowTerms inertia;
-    Status s = flow_[e].evaluate(k.q, k.v, gatherElement(acceleration, e), k.p, k.pDot,
-                                 gatherMaterial(acceleration, e, false), inertia, jacobian);
+    const Vector8 qDDot = gatherElement(acceleration, e);
+    const Vector2 pDDot = gatherMaterial(acceleration, e, false);
+    Status s = jacobian ? flow_[e].evaluate(k.q, k.v, qDDot, k.p, k.pDot, pDDot, inertia)
+                        : flow_[e].force(k.q, k.v, qDDot, k.p, k.pDot, pDDot, inertia.force);
     if (s != Status::kOk) return s;
     Vector10 elastic;
     Matrix10 elasticStiffness;
