@@ -98,10 +98,8 @@ class MixedFlowInertia {
     return t;
   }
 
-  // E alone, for the residual: the terms of the header without their derivatives. The G terms of
-  // E_q are summed over a before one product (sum_a pa_dot G_a^T), and H_10 = H_01: ten 4x4
-  // products per call instead of evaluate's sixteen, no matrices to fill. Equal to evaluate's
-  // force up to rounding (tests/host/test_mixed_cable.cpp).
+  // E alone, for the residual: the terms of the header. The G terms of E_q are summed over a
+  // before one product (sum_a pa_dot G_a^T), and H_10 = H_01: ten 4x4 products per call.
   Status force(const Vector8& q, const Vector8& qDot, const Vector8& qDDot, const Vector2& p, const Vector2& pDot,
                const Vector2& pDDot, Vector10& out) const {
     out.setZero();
@@ -150,17 +148,15 @@ class MixedFlowInertia {
     return Status::kOk;
   }
 
-  // The terms of the header and their derivatives.
+  // E (force() above) and its derivatives.
   Status evaluate(const Vector8& q, const Vector8& qDot, const Vector8& qDDot, const Vector2& p, const Vector2& pDot,
                   const Vector2& pDDot, MixedFlowTerms& out) const {
-    out.force.setZero();
     out.byAcceleration.setZero();
     out.byPosition.setZero();
     out.byVelocity.setZero();
-    if (!ready_) return Status::kInvalidParameter;
+    const Status status = force(q, qDot, qDDot, p, pDot, pDDot, out.force);
+    if (status != Status::kOk) return status;
     const double lambda = (p(1) - p(0)) / length_;
-    if (!isFinite(lambda)) return Status::kNonFiniteValue;
-    if (!(lambda > 0.0)) return Status::kDegenerateState;
     const double il = 1.0 / lambda, il2 = il * il, il3 = il2 * il;
     const double invL = 1.0 / length_;
     const double sign[2] = {-invL, invL};  // d lambda / d p_a
@@ -189,12 +185,8 @@ class MixedFlowInertia {
         hh += pDot(b) * pDot(c) * h[b][c];
         hhq += pDot(b) * pDot(c) * hq[b][c];
       }
-    const double kinetic = 0.5 * qDot.dot(mqDot);
 
     // ---- element rows E_q ----
-    Vector8 eq = lambda * mqDDot + lambdaDot * mqDot - il * hhq;
-    for (int a = 0; a < 2; ++a) eq -= pDDot(a) * gq[a] + pDot(a) * (gqDot[a] - gtqDot[a]);
-    out.force.head<8>() = eq;
     for (int j = 0; j < 4; ++j)
       for (int k = 0; k < 4; ++k)
         for (int d = 0; d < 2; ++d) {
@@ -230,8 +222,6 @@ class MixedFlowInertia {
         hppq += pDDot(b) * hq[a][b];
         hpqDot += pDot(b) * hqDot[a][b];
       }
-      out.force(8 + a) = -gq[a].dot(qDDot) + il * hpDDot - qDot.dot(gqDot[a]) - lambdaDot * il2 * hp +
-                         2.0 * il * hDotP - sign[a] * (kinetic - 0.5 * il2 * hh);
       out.byAcceleration.block<1, 8>(8 + a, 0) = -gq[a].transpose();
       out.byVelocity.block<1, 8>(8 + a, 0) = (-(gqDot[a] + gtqDot[a]) + 2.0 * il * hpq - sign[a] * mqDot).transpose();
       out.byPosition.block<1, 8>(8 + a, 0) =
@@ -248,8 +238,6 @@ class MixedFlowInertia {
         out.byPosition(8 + a, 8 + c) = sign[c] * byLambda;
       }
     }
-    for (int i = 0; i < 10; ++i)
-      if (!isFinite(out.force(i))) return Status::kNonFiniteValue;
     return Status::kOk;
   }
 
