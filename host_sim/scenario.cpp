@@ -661,6 +661,14 @@ void readSolver(const std::string& file, const toml::table& t, Scenario& s) {
   r.integer("frozen_state_iterations", s.integrator.frozenStateIterations);
   const toml::node* refresh = r.find("refresh_steps");
   r.integer("refresh_steps", s.integrator.refreshSteps);
+  // The kept matrix's switch updates and aged refresh: the material mesh's fixed-cost stepping (the
+  // eulerian mesh's pairs never change; its iterations decide the states and its refresh renews
+  // every block).
+  const char* const switchKeys[] = {"switch_columns", "refactor_pairs", "columns_after_refactor", "block_age_steps",
+                                    "renewal_pairs"};
+  for (const char* key : switchKeys)
+    if (const toml::node* n = r.find(key); n != nullptr && s.eulerianMesh && fixedCost)
+      fail(file, *n, std::string("solver.") + key, "applies to the material mesh only (belt.mesh = \"material\")");
   r.integer("switch_columns", s.integrator.switchColumnsPerStep);
   const toml::node* refactor = r.find("refactor_pairs");
   r.integer("refactor_pairs", s.integrator.refactorPairsPerStep);
@@ -678,13 +686,11 @@ void readSolver(const std::string& file, const toml::table& t, Scenario& s) {
   if (s.integrator.blockAgeSteps > 1 && s.integrator.refreshSteps != 1)
     fail(file, *age, "solver.block_age_steps", "needs refresh_steps = 1 (the matrix rebuilt after every step)");
   if (fixedCost) {
-    // The kept matrix is built from the analytic segment-normal blocks of a closed belt.
-    if (!s.useSegmentNormals)
+    // The material mesh's kept matrix is built from the analytic segment-normal blocks of a closed
+    // belt (the eulerian mesh's from either).
+    if (!s.useSegmentNormals && !s.eulerianMesh)
       fail(file, *stepping, "solver.stepping", "fixed_cost needs segment normals (contact.segment_normals = true)");
     if (!s.belt.closed) fail(file, *stepping, "solver.stepping", "fixed_cost runs closed belts only");
-    if (s.eulerianMesh)
-      fail(file, *stepping, "solver.stepping",
-           "fixed_cost runs the material mesh only; the eulerian mesh (belt.mesh) steps with \"reference\"");
     if (s.integrator.refreshSteps > s.elements)
       fail(file, refresh != nullptr ? *refresh : *stepping, "solver.refresh_steps",
            "more refresh steps than elements (" + std::to_string(s.elements) + ")");

@@ -68,20 +68,14 @@ struct MaterialMesh {
   }
 };
 
-// The reference stepping in the interface runSteps and beginRun use (no start-up work).
-template <typename Drive>
-struct EulerianStepper : ReferenceStepper<Drive> {
-  Status prepare(Drive&) { return Status::kOk; }
-};
-
 // The mesh that stands still (belt.mesh = "eulerian"; docs/model.md §2.11): the mixed
 // Eulerian-Lagrangian drive, its NE nodes where the program puts them from the layout
-// (standing_mesh_stations.hpp), the reference stepping; the contact values of each element in
-// proportion to its length from those of the mean length.
+// (standing_mesh_stations.hpp), the reference or the fixed-cost stepping; the contact values of
+// each element in proportion to its length from those of the mean length.
 template <int NE, int NP>
 struct EulerianMesh {
   using Drive = MixedBeltDrive<NE, NP, kMaxSegments>;
-  using Stepper = EulerianStepper<Drive>;
+  using Stepper = TimeStepper<Drive>;
   static double elementLength(const BeltPath<NP>& path) { return path.totalLength / NE; }
   static bool setUp(const Scenario& sc, const BeltPath<NP>& path, Drive& drive, Stepper& stepper,
                     const PulleyParameters* circleParameters, int pulleys, ContactParameters& contact) {

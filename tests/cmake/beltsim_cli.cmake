@@ -132,15 +132,15 @@ if(MODE STREQUAL "bad_input")
                  "idler_acceleration.toml:[0-9]+: key 'pulley\\[2\\].max_acceleration': only a motor \\(kind = \"speed\" or \"torque\"\\) has an acceleration limit"
                  run "${WORK}/idler_acceleration.toml" --out "${WORK}/out5n")
   # 5o. The mesh that stands still (belt.mesh = "eulerian", docs/model.md §2.11) with what it does
-  # not run: the fixed-cost stepping, an open belt, a start at rest, an element count not compiled
-  # for it, a pulley that moves. Each named by its key and line. EULERIAN_COUNTS: the build's
-  # eulerian element counts (the sanitizer preset compiles none).
+  # not run: the material mesh's switch updates in its fixed-cost stepping, an open belt, a start at
+  # rest, an element count not compiled for it, a pulley that moves. Each named by its key and line.
+  # EULERIAN_COUNTS: the build's eulerian element counts (the sanitizer preset compiles none).
   file(READ "${SCENARIO}" text)
   if(",${EULERIAN_COUNTS}," MATCHES ",24,")
     string(REPLACE "[belt]\n" "[belt]\nmesh = \"eulerian\"\n" eulerian "${text}")
     file(WRITE "${WORK}/eulerian_fixed_cost.toml" "${eulerian}")
-    expect_failure("eulerian mesh with the fixed-cost stepping"
-                   "eulerian_fixed_cost.toml:[0-9]+: key 'solver.stepping': fixed_cost runs the material mesh only"
+    expect_failure("eulerian mesh with the material mesh's switch columns"
+                   "eulerian_fixed_cost.toml:[0-9]+: key 'solver.switch_columns': applies to the material mesh only"
                    run "${WORK}/eulerian_fixed_cost.toml" --out "${WORK}/out5o")
     string(REPLACE "[belt]\n" "[belt]\nmesh = \"eulerian\"\nclosed = false\n" bad "${text}")
     file(WRITE "${WORK}/eulerian_open.toml" "${bad}")

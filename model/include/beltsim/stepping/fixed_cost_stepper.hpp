@@ -38,8 +38,15 @@
 // not converged; a non-finite value or a singular matrix restores the start-of-step state and
 // flags a fault.
 //
-// The System is a BeltDrive (the refresh and the switches need its contact pairs).
+// The System is a BeltDrive (the refresh and the switches need its contact pairs) or a
+// MixedBeltDrive (the mesh that stands still, docs/model.md §2.11), which declares
+// kSwitchUpdates = false: its element-pulley pairs never change, and its kept matrix takes no
+// switch columns and no partial re-factorization (the iterations decide the states, step 2, and
+// the refresh, step 4, brings the matrix up to date; switchColumnsPerStep, refactorPairsPerStep,
+// columnsAfterRefactor, blockAgeSteps and renewalPairsPerStep do not apply).
 #pragma once
+#include <type_traits>
+
 #include <Eigen/Core>
 
 #include "beltsim/stepping/reference_stepper.hpp"
@@ -48,8 +55,18 @@
 
 namespace beltsim {
 
+// Whether a System's kept matrix takes switch columns and partial re-factorizations (true unless
+// it declares kSwitchUpdates = false).
+template <typename System, typename = void>
+struct TakesSwitchUpdates : std::true_type {};
+template <typename System>
+struct TakesSwitchUpdates<System, std::void_t<decltype(System::kSwitchUpdates)>>
+    : std::bool_constant<System::kSwitchUpdates> {};
+
 template <typename System>
 class FixedCostStepper {
+  static constexpr bool kSwitchUpdates = TakesSwitchUpdates<System>::value;
+
  public:
   using Vector = typename System::Vector;
   static constexpr int kSize = System::kSize;
@@ -82,9 +99,11 @@ class FixedCostStepper {
   // step does it otherwise, at the cost of a whole build).
   Status prepare(System& system) {
     const IterationPoint<Vector> point{&q_, &v_, &a_, time_, &coefficients_};
-    system.setStiffenOnly(true);
-    system.setAnchorlessRenewing(true);
-    system.setBlockAge(settings_.blockAgeSteps);
+    if constexpr (kSwitchUpdates) {
+      system.setStiffenOnly(true);
+      system.setAnchorlessRenewing(true);
+      system.setBlockAge(settings_.blockAgeSteps);
+    }
     system.beginRefresh();
     Status s = system.refreshSlice(point, 0, kElements);
     if (s == Status::kOk) s = system.finishRefresh(point);
@@ -139,7 +158,9 @@ class FixedCostStepper {
     // The pair evaluations the rebuild may spend (aged refresh): what the step's partial
     // re-factorization and switch columns did not.
     int refreshBudget = settings_.renewalPairsPerStep - refactoredPairs_ - switchColumns_;
-    if (refactoredPairs_ > 0) refreshBudget -= (system.refactoredBlocks() + kBlocksPerPair - 1) / kBlocksPerPair;
+    if constexpr (kSwitchUpdates) {
+      if (refactoredPairs_ > 0) refreshBudget -= (system.refactoredBlocks() + kBlocksPerPair - 1) / kBlocksPerPair;
+    }
     s = system.refreshSlice(point, firstElement, lastElement, refreshBudget);
     if (s == Status::kOk && slice_ + 1 == settings_.refreshSteps) s = system.finishRefresh(point);
     if (s != Status::kOk) return fault(stats, s);
@@ -185,28 +206,7 @@ class FixedCostStepper {
       if (s == Status::kOk && !allFinite(r)) s = Status::kNonFiniteValue;
       if (s != Status::kOk) break;
       stats.residualNorm = r.norm();
-      // Stiffening switches the matrix still lacks (-1: not counted here, updateSwitches counts
-      // them). After a re-factorization a step takes at most columnsAfterRefactor columns (0: its
-      // work is the larger of the two, never both, and it does not look at the switches again).
-      int left = -1;
-      if (refactoredPairs_ == 0 && settings_.refactorPairsPerStep > 0 && j > settings_.frozenStateIterations) {
-        stepPhase(StepPhase::kRefactor);
-        s = system.refactorSwitchedPairs(point, settings_.refactorPairsPerStep, kRefactorAboveColumns + 1,
-                                         refactoredPairs_, left);
-        if (s != Status::kOk) break;
-      } else if (refactoredPairs_ > 0 && settings_.columnsAfterRefactor == 0) {
-        left = pendingSwitches_;
-      }
-      const int budget = (refactoredPairs_ > 0 ? settings_.columnsAfterRefactor : settings_.switchColumnsPerStep) -
-                         switchColumns_;
-      if (left < 0 || (left > 0 && budget > 0)) {
-        stepPhase(StepPhase::kColumns);
-        int columns = 0;
-        s = system.updateSwitches(point, budget, columns, pendingSwitches_);
-        switchColumns_ += columns;
-      } else {
-        pendingSwitches_ = left;
-      }
+      if constexpr (kSwitchUpdates) s = applySwitches(system, point, j);
       stepPhase(StepPhase::kSolve);
       Vector delta;
       if (s == Status::kOk) s = system.solve(r, delta);
@@ -217,6 +217,34 @@ class FixedCostStepper {
       ++stats.newtonIterations;
     }
     system.setDecideInNewton(false);
+    return s;
+  }
+
+  // Iteration j's switches into the kept matrix: a partial re-factorization or low-rank columns.
+  Status applySwitches(System& system, const IterationPoint<Vector>& point, int j) {
+    Status s = Status::kOk;
+    // Stiffening switches the matrix still lacks (-1: not counted here, updateSwitches counts
+    // them). After a re-factorization a step takes at most columnsAfterRefactor columns (0: its
+    // work is the larger of the two, never both, and it does not look at the switches again).
+    int left = -1;
+    if (refactoredPairs_ == 0 && settings_.refactorPairsPerStep > 0 && j > settings_.frozenStateIterations) {
+      stepPhase(StepPhase::kRefactor);
+      s = system.refactorSwitchedPairs(point, settings_.refactorPairsPerStep, kRefactorAboveColumns + 1,
+                                       refactoredPairs_, left);
+      if (s != Status::kOk) return s;
+    } else if (refactoredPairs_ > 0 && settings_.columnsAfterRefactor == 0) {
+      left = pendingSwitches_;
+    }
+    const int budget = (refactoredPairs_ > 0 ? settings_.columnsAfterRefactor : settings_.switchColumnsPerStep) -
+                       switchColumns_;
+    if (left < 0 || (left > 0 && budget > 0)) {
+      stepPhase(StepPhase::kColumns);
+      int columns = 0;
+      s = system.updateSwitches(point, budget, columns, pendingSwitches_);
+      switchColumns_ += columns;
+    } else {
+      pendingSwitches_ = left;
+    }
     return s;
   }
 

@@ -3,8 +3,8 @@
 // material coordinate p_i of the material at it as an unknown of its own, up to NP circles with
 // NCS contact segments per element, each element of its own mesh length (graded meshes). It is the
 // System of the reference stepper (reference_stepper.hpp) and of the static solve
-// (static_equilibrium.hpp). Early form: the reference stepping only (a whole Newton matrix at
-// every build).
+// (static_equilibrium.hpp), and of the fixed-cost stepper (fixed_cost_stepper.hpp: the iterations
+// decide the contact states, the matrix is refreshed in slices, no switch columns).
 //
 // Unknowns: the material drive's layout (drive_layout.hpp; node NE's slots unused) followed by
 // p_0 .. p_{NE-1} (m of reference length). Element e spans nodes e and e+1 (the last one closes
@@ -28,7 +28,8 @@
 // mesh) and the circles' rotations locked (prescribed_rows.hpp).
 //
 // Newton matrix: the block solver with a block of 5 per node (q, p_i); node 0 and the circles in
-// its border (chain: nodes 1..NE-1).
+// its border (chain: nodes 1..NE-1). Two storages: the one that solves, and the one the
+// fixed-cost stepping's refresh builds.
 #pragma once
 #include "beltsim/contact/carried_histories.hpp"
 #include "beltsim/contact/contact_jacobian.hpp"  // and the pair itself
@@ -311,10 +312,12 @@ class MixedBeltDrive {
       const CircleState cs = pulleys_.state(qL, vL, p);
       for (int e = 0; e < NE; ++e) {
         Pair& pair = pair_[e][p];
-        if (!paired_[e][p] || !pair.anyFlagged()) continue;
+        if (!paired_[e][p]) continue;
+        if (decideInNewton_ ? !pair.candidate(kDecisionMargin) : !pair.anyFlagged()) continue;
         const Kinematics& k = current_[e];
         PairForces f;
-        const Status st = pair.evaluateNewton(k.q, k.rates, shapeTable_[e], cs, f);
+        const Status st = decideInNewton_ ? pair.evaluateDecided(k.q, k.rates, shapeTable_[e], cs, f)
+                                          : pair.evaluateNewton(k.q, k.rates, shapeTable_[e], cs, f);
         if (st != Status::kOk) return st;
         if (f.activeSegments == 0) continue;
         Vector10 rows;
@@ -365,72 +368,54 @@ class MixedBeltDrive {
     const Vector stabilized = isStatic ? Vector(phase_.stabilizer * (*given.q - staticPrevious_)) : Vector::Zero();
     const IterationPoint<Vector> point{given.q, given.v, isStatic ? &stabilized : given.a, given.time,
                                        isStatic ? &staticCoefficients : given.coefficients};
-    const Vector& q = *point.q;
-    const Vector& v = *point.v;
-    const IntegratorCoefficients& c = *point.coefficients;
-    const double cq = c.stiffnessFactor, cv = c.dampingFactor;
-    const LayoutVector qL = q.template head<Layout::kSize>(), vL = v.template head<Layout::kSize>();
-    solver_.setZero();
-    for (int e = 0; e < NE; ++e) current_[e] = kinematics(q, v, e);
-    for (int e = 0; e < NE; ++e) {
-      Vector10 rows;
-      Matrix10 m;
-      const Status s = elementRows(current_[e], *point.a, e, true, rows, &m, point);
-      if (s != Status::kOk) return s;
-      int index[10];
-      localIndices(e, index);
-      for (int i = 0; i < 10; ++i)
-        for (int j = 0; j < 10; ++j) addEntry(index[i], index[j], m(i, j));
-    }
-    for (int p = 0; p < pulleyCount(); ++p) {
-      const CircleState cs = pulleys_.state(qL, vL, p);
-      for (int e = 0; e < NE; ++e) {
-        Pair& pair = pair_[e][p];
-        if (!paired_[e][p] || !pair.anyFlagged()) continue;
-        const Kinematics& k = current_[e];
-        Matrix11 ks, ds;
-        Status st = contactPairJacobian(pair, k.q, k.rates, shapeTable_[e], cs, ks, ds);
-        if (st != Status::kOk) return st;
-        PairForces f;
-        st = pair.evaluateNewton(k.q, k.rates, shapeTable_[e], cs, f);
-        if (st != Status::kOk) return st;
-        Eigen::Matrix<double, 11, 1> forces;
-        forces << f.element, f.circleForce(0), f.circleForce(1), f.circleTorque;
-        Eigen::Matrix<double, 13, 13> m;
-        materialForceMatrix<3>(k, nodalSlope_[e], length_[e], forces, ks, ds, cq, cv, m);
-        int index[13];
-        localIndices(e, index);  // q 0..7, then pA, pB at 8, 9: move them behind the circle
-        const int pA = index[8], pB = index[9];
-        index[8] = pulleyDof(p, 0);
-        index[9] = pulleyDof(p, 1);
-        index[10] = pulleyDof(p, 2);
-        index[11] = pA;
-        index[12] = pB;
-        for (int i = 0; i < 13; ++i)
-          for (int j = 0; j < 13; ++j) addEntry(index[i], index[j], m(i, j));
-      }
-      pulleys_.addMatrix(p, qL, vL, c.massFactor, cq, cv, phase_.mode, *this);
-    }
-    const PrescribedRows<NE, NP> rows = prescribed();
-    for (int dof = 4 * (NE + 1); dof < Layout::kSize; ++dof) {
-      if (!rows.prescribed(dof)) continue;
-      clearRow(dof);
-      addEntry(dof, dof, rows.rowScale(dof));
-    }
-    for (int i = 0; i < NE; ++i) {
-      const Vector2& t = tangent_[i];
-      solver_.combineRows(solverIndex(4 * i), solverIndex(4 * i + 1), -t(1), t(0));  // n.(r_x, r_y)
-      clearRow(4 * i);
-      addEntry(4 * i, 4 * i, lumpedNodeMass_ * t(0));
-      addEntry(4 * i, 4 * i + 1, lumpedNodeMass_ * t(1));
-    }
-    if (isStatic) {
-      clearRow(materialDof(0));
-      addEntry(materialDof(0), materialDof(0), lumpedNodeMass_);
-    }
-    solveScale_ = cq;
-    return solver_.factorize();
+    Solver& matrix = solver_[active_];
+    beginAssembly(matrix, compactBorder_);
+    Status s = assembleElements(point, 0, NE);
+    if (s != Status::kOk) return s;
+    assemblePulleys(point);
+    solveScale_ = point.coefficients->stiffnessFactor;
+    return matrix.factorize();
   }
+
+  // The fixed-cost stepping's refresh (fixed_cost_stepper.hpp, docs/model.md §2.11): the whole
+  // matrix built again in the second storage while the first one solves, the elements
+  // [first, last) of one step at that step's accepted state, each chain block eliminated as soon
+  // as both its elements are in; finishRefresh adds the pulleys, completes the factorization and
+  // makes it the one that solves. Dynamic mode only. Its factorization leaves the replaced rows'
+  // unknowns out of the elimination (the compact border, bordered_block_tridiagonal.hpp).
+  static constexpr bool kSwitchUpdates = false;  // the pairs never change: no switch columns
+  void beginRefresh() {
+    beginAssembly(solver_[1 - active_], true);
+    solver_[1 - active_].beginFactorization(false);
+    eliminated_ = 0;
+  }
+  Status refreshSlice(const IterationPoint<Vector>& point, int first, int last, int /*pairBudget*/ = 0) {
+    assembly_ = &solver_[1 - active_];
+    Status s = assembleElements(point, first, last);
+    // Chain block k is node k + 1, complete once elements k and k + 1 are in.
+    const int complete = last - 1 < (NE - 1) ? last - 1 : (NE - 1);
+    if (s == Status::kOk && complete > eliminated_) {
+      s = assembly_->factorizeBlocks(eliminated_, complete);
+      eliminated_ = complete;
+    }
+    return s;
+  }
+  Status finishRefresh(const IterationPoint<Vector>& point) {
+    assembly_ = &solver_[1 - active_];
+    if (eliminated_ != (NE - 1)) return Status::kInvalidParameter;
+    assemblePulleys(point);
+    const Status s = assembly_->finishFactorization();
+    if (s != Status::kOk) return s;
+    active_ = 1 - active_;
+    solveScale_ = point.coefficients->stiffnessFactor;
+    return s;
+  }
+  // Reference stepping: whether its factorization leaves the replaced rows' unknowns out of the
+  // elimination (IntegratorSettings::compactBorder; the same matrix in fewer operations).
+  void setCompactBorder(bool compact) { compactBorder_ = compact; }
+  // Decides every segment's contact and stick/slip state at the iterate in the residual (the
+  // fixed-cost stepping's later iterations) instead of keeping the committed ones.
+  void setDecideInNewton(bool decide) { decideInNewton_ = decide; }
 
   Status solve(const Vector& r, Vector& delta) const {
     SolverVector rhs, x;
@@ -438,7 +423,7 @@ class MixedBeltDrive {
       const int s = solverIndex(dof);
       if (s >= 0) rhs(s) = solveScale_ * r(dof);
     }
-    const Status st = solver_.solve(rhs, x);
+    const Status st = solver_[active_].solve(rhs, x);
     for (int dof = 0; dof < kSize; ++dof) {
       const int s = solverIndex(dof);
       delta(dof) = s >= 0 ? x(s) : 0.0;
@@ -498,9 +483,21 @@ class MixedBeltDrive {
   }
 
   // ---- matrix assembly in system coordinates (also PulleyBodies::addMatrix's target) ----------
+  // An entry of the Newton matrix as the assembled rows take it: node i's rows become its normal
+  // row n.(r_x, r_y) = -t_y r_x + t_x r_y (in r_y's place) and its velocity row along its start
+  // tangent t (in r_x's place, set by beginAssembly); a replaced row (a prescribed pulley
+  // unknown, p_0 in the static solve) keeps only the diagonal beginAssembly gave it. Applied to
+  // every entry, so that a row is complete as soon as its elements are in.
   void addEntry(int row, int col, double value) {
-    const int sr = solverIndex(row), sc = solverIndex(col);
-    if (sr >= 0 && sc >= 0) solver_.add(sr, sc, value);
+    const int sc = solverIndex(col);
+    if (sc < 0) return;
+    if (row < 4 * NE && row % 4 < 2) {
+      const Vector2& t = tangent_[row / 4];
+      assembly_->add(solverIndex(row - row % 4 + 1), sc, row % 4 == 0 ? -t(1) * value : t(0) * value);
+      return;
+    }
+    const int sr = solverIndex(row);
+    if (sr >= 0 && !replacedRow_[row]) assembly_->add(sr, sc, value);
   }
 
  private:
@@ -608,9 +605,80 @@ class MixedBeltDrive {
     index[8] = materialDof(e);
     index[9] = materialDof(b);
   }
-  void clearRow(int dof) {
-    const int sr = solverIndex(dof);
-    if (sr >= 0) solver_.clearRow(sr);
+  // Starts an assembly into `matrix`: all zero but for the replaced rows' diagonals and the nodes'
+  // velocity rows; `compact`: the replaced rows' border unknowns left out of the elimination.
+  void beginAssembly(Solver& matrix, bool compact) {
+    assembly_ = &matrix;
+    matrix.setZero();
+    const PrescribedRows<NE, NP> rows = prescribed();
+    for (int dof = 0; dof < kSize; ++dof) replacedRow_[dof] = false;
+    for (int dof = 4 * (NE + 1); dof < Layout::kSize; ++dof) {
+      if (!rows.prescribed(dof)) continue;
+      replacedRow_[dof] = true;
+      matrix.add(solverIndex(dof), solverIndex(dof), rows.rowScale(dof));
+    }
+    for (int i = 0; i < NE; ++i) {
+      matrix.add(solverIndex(4 * i), solverIndex(4 * i), lumpedNodeMass_ * tangent_[i](0));
+      matrix.add(solverIndex(4 * i), solverIndex(4 * i + 1), lumpedNodeMass_ * tangent_[i](1));
+    }
+    if (phase_.isStatic()) {
+      replacedRow_[materialDof(0)] = true;
+      matrix.add(solverIndex(materialDof(0)), solverIndex(materialDof(0)), lumpedNodeMass_);
+    }
+    std::uint32_t inactive = 0;
+    for (int dof = 0; dof < kSize && compact; ++dof)
+      if (replacedRow_[dof]) inactive |= std::uint32_t{1} << (solverIndex(dof) - 5 * (NE - 1));
+    matrix.setInactiveBorder(inactive);
+  }
+  // Elements [first, last) and their contact pairs: c_a dE/da + c_q dE/dq + c_v dE/dv.
+  Status assembleElements(const IterationPoint<Vector>& point, int first, int last) {
+    const Vector& q = *point.q;
+    const Vector& v = *point.v;
+    const IntegratorCoefficients& c = *point.coefficients;
+    const LayoutVector qL = q.template head<Layout::kSize>(), vL = v.template head<Layout::kSize>();
+    CircleState circles[NP];
+    for (int p = 0; p < pulleyCount(); ++p) circles[p] = pulleys_.state(qL, vL, p);
+    for (int e = first; e < last; ++e) {
+      const Kinematics k = kinematics(q, v, e);
+      Vector10 rows;
+      Matrix10 m;
+      Status s = elementRows(k, *point.a, e, true, rows, &m, point);
+      if (s != Status::kOk) return s;
+      int index[13];
+      localIndices(e, index);
+      for (int i = 0; i < 10; ++i)
+        for (int j = 0; j < 10; ++j) addEntry(index[i], index[j], m(i, j));
+      const int pA = index[8], pB = index[9];
+      for (int p = 0; p < pulleyCount(); ++p) {
+        const Pair& pair = pair_[e][p];
+        if (!paired_[e][p] || !pair.anyFlagged()) continue;
+        Matrix11 ks, ds;
+        s = contactPairJacobian(pair, k.q, k.rates, shapeTable_[e], circles[p], ks, ds);
+        if (s != Status::kOk) return s;
+        PairForces f;
+        s = pair.evaluateNewton(k.q, k.rates, shapeTable_[e], circles[p], f);
+        if (s != Status::kOk) return s;
+        Eigen::Matrix<double, 11, 1> forces;
+        forces << f.element, f.circleForce(0), f.circleForce(1), f.circleTorque;
+        Eigen::Matrix<double, 13, 13> pm;
+        materialForceMatrix<3>(k, nodalSlope_[e], length_[e], forces, ks, ds, c.stiffnessFactor, c.dampingFactor, pm);
+        index[8] = pulleyDof(p, 0);  // q 0..7, the circle, then pA, pB
+        index[9] = pulleyDof(p, 1);
+        index[10] = pulleyDof(p, 2);
+        index[11] = pA;
+        index[12] = pB;
+        for (int i = 0; i < 13; ++i)
+          for (int j = 0; j < 13; ++j) addEntry(index[i], index[j], pm(i, j));
+      }
+    }
+    return Status::kOk;
+  }
+  // The pulleys' own blocks (the border's corner).
+  void assemblePulleys(const IterationPoint<Vector>& point) {
+    const LayoutVector qL = point.q->template head<Layout::kSize>(), vL = point.v->template head<Layout::kSize>();
+    const IntegratorCoefficients& c = *point.coefficients;
+    for (int p = 0; p < pulleyCount(); ++p)
+      pulleys_.addMatrix(p, qL, vL, c.massFactor, c.stiffnessFactor, c.dampingFactor, phase_.mode, *this);
   }
   PrescribedRows<NE, NP> prescribed() const { return {pulleys_, belt_, phase_.mode, lumpedNodeMass_}; }
 
@@ -631,16 +699,23 @@ class MixedBeltDrive {
   Vector staticPrevious_ = Vector::Zero();  // the static solve's previous load step and locks, all unknowns
   Vector staticLocks_ = Vector::Zero();
   PulleyReactions<NP> reactions_;
-  Solver solver_;
+  Solver solver_[2];  // the one that solves (active_) and the one a refresh builds
+  int active_ = 0;
+  Solver* assembly_ = &solver_[0];  // the one addEntry writes to
+  int eliminated_ = 0;              // chain blocks the refresh has eliminated
+  bool replacedRow_[kSize] = {};    // rows that keep only their diagonal in the assembly
+  bool compactBorder_ = false;
   double solveScale_ = 1.0;
   Vector2 tangent_[NE];
   double beltLength_ = 0.0;  // the belt's reference length, m
   double stepSize_ = 0.0;
-  Kinematics current_[NE];  // every element's kinematics at the residual's or matrix's state
+  Kinematics current_[NE];  // every element's kinematics at the residual's state
   CarriedHistories<NE, NP, NCS> carried_;  // x_c of the material at the segments, and the transport
   double lastMeshSpeed_[NE][2] = {};             // w at each element's nodes at the last post-Newton step, m/s
   bool paired_[NE][NP] = {};                      // element e wraps circle p (fixed at the start)
   bool transportRefused_ = false;
+  bool decideInNewton_ = false;
+  static constexpr double kDecisionMargin = 1e-3;  // m: pairs within it at the start of the step are decided (belt_drive.hpp)
 };
 
 }  // namespace beltsim
