@@ -556,6 +556,13 @@ void readBelt(const std::string& file, const toml::table& t, Scenario& s) {
          std::to_string(s.elements) + " is not compiled in; supported element counts" +
              (s.eulerianMesh ? " of the eulerian mesh: " : ": ") + list);
   }
+  // The eulerian mesh's grading (standing_mesh_stations.hpp): elements per metre on a wrap over
+  // those on a span, and the growth of a wrap element's length per element from the wrap's ends.
+  r.number("wrap_density", s.grading.wrapDensity);
+  r.number("wrap_grading", s.grading.gradingStep);
+  for (const char* key : {"wrap_density", "wrap_grading"})
+    if (const toml::node* n = r.find(key); n != nullptr && !s.eulerianMesh)
+      fail(file, *n, std::string("belt.") + key, "only the eulerian mesh (mesh = \"eulerian\") has it");
   r.boolean("closed", s.belt.closed);
   if (s.eulerianMesh && !s.belt.closed)
     fail(file, *t.get("mesh"), "belt.mesh", "\"eulerian\" needs a closed belt (closed = true); an open belt has the "

@@ -8,6 +8,7 @@
 #include "beltsim/system/belt_drive.hpp"
 #include "beltsim/system/belt_geometry.hpp"
 #include "beltsim/system/paper_parameters.hpp"
+#include "beltsim/system/standing_mesh_stations.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
 
 namespace beltsim::host {
@@ -31,6 +32,9 @@ struct Scenario {
   // mesh = "eulerian": the mesh that stands still (closed belts; docs/model.md §2.11); "material"
   // (default): elements that travel with the belt.
   bool eulerianMesh = false;
+  // Its grading (`wrap_density`, `wrap_grading`; standing_mesh_stations.hpp): the program's
+  // unless the file says more.
+  MeshGrading grading;
   BeltParameters belt;  // belt.element.length comes from the geometry (closed) or the nodes (open)
 
   // [belt] of an open cable (closed = false): its initial nodes, elements + 1 of them, from

@@ -81,7 +81,7 @@ struct EulerianMesh {
                     const PulleyParameters* circleParameters, int pulleys, ContactParameters& contact) {
     double station[NE], lengths[NE];
     int elementsInPart[2 * NP];
-    if (!standingMeshStations(path, MeshGrading{}, station, lengths, elementsInPart).ok()) {
+    if (!standingMeshStations(path, sc.grading, station, lengths, elementsInPart).ok()) {
       std::fprintf(stderr,
                    "%s: key 'belt.elements': %d elements are too few for the eulerian mesh of %d pulleys (it needs "
                    "at least 1 per span and 2 per wrap: %d)\n",

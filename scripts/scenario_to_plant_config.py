@@ -177,6 +177,9 @@ def generate(path, name, info=None):
             r.error("elements", "the firmware plant takes 1 to 2000")
     r.unsupported("closed", True, "an open belt")
     r.unsupported("mesh", "material", "the eulerian mesh: beltsim run only, docs/model.md §2.11")
+    for key in ("wrap_density", "wrap_grading"):
+        if r.get(key) is not None:
+            r.error(key, "only the eulerian mesh (mesh = \"eulerian\") has it")
     for key in ("start_end", "finish_end", "start", "end", "nodes"):
         if r.get(key) is not None:
             r.error(key, "only an open belt (closed = false) has it")

@@ -131,6 +131,10 @@ if(MODE STREQUAL "bad_input")
   expect_failure("acceleration limit on an idler"
                  "idler_acceleration.toml:[0-9]+: key 'pulley\\[2\\].max_acceleration': only a motor \\(kind = \"speed\" or \"torque\"\\) has an acceleration limit"
                  run "${WORK}/idler_acceleration.toml" --out "${WORK}/out5n")
+  # 5n2. The eulerian mesh's grading on the material mesh.
+  expect_failure("eulerian grading on the material mesh"
+                 "key 'belt.wrap_density': only the eulerian mesh \\(mesh = \"eulerian\"\\) has it"
+                 run "${SCENARIO}" --set belt.wrap_density=2 --out "${WORK}/out5n2")
   # 5o. The mesh that stands still (belt.mesh = "eulerian", docs/model.md §2.11) with what it does
   # not run: the material mesh's switch updates in its fixed-cost stepping, an open belt, a start at
   # rest, an element count not compiled for it, a pulley that moves. Each named by its key and line.

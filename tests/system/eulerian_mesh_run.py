@@ -3,10 +3,11 @@
 
 Usage: eulerian_mesh_run.py BELTSIM SCENARIO WORK_DIR
 
-Two runs of host_sim/scenarios/eulerian_belt_drive.toml (24 elements, belt.mesh = "eulerian",
-docs/model.md §2.11): with its reference stepping, and with the fixed-cost stepping of its
-`--set solver.stepping=fixed_cost` settings (one Newton iteration a step, the matrix refreshed in
-slices). Then one check per behaviour and run:
+Three runs of host_sim/scenarios/eulerian_belt_drive.toml (24 elements, belt.mesh = "eulerian",
+docs/model.md §2.11): with its reference stepping; with the fixed-cost stepping of its
+`--set solver.stepping=fixed_cost` settings (two Newton iterations a step, the matrix refreshed in
+slices); and that again on equal elements (belt.wrap_density = 1, belt.wrap_grading = 0). Then one
+check per behaviour and run:
   tail_means        omega_P2, the drive torque and both span forces (tail means, summary.json)
                     within 0.5 % of the material mesh at 240 elements and the same step, 1e-4 s:
                     11.341 rad/s, 47.684 N m, 665.16 N, 186.66 N (the reference of
@@ -19,6 +20,9 @@ slices). Then one check per behaviour and run:
   converged         every step converged (nonconverged_steps 0 in summary.json), with the
                     scenario's Newton matrix kept across steps (solver.reuse_jacobian); the
                     fixed-cost run: no step flagged at its 5 N tolerance
+  grading           the equal elements' run only: the element lengths read from the profile (four
+                    samples an element, at the middles of its segments) equal within 1e-6 m (the
+                    program's grading: from 19 to 105 mm), so the grading keys took effect
   material_flux     how far the material went past node 0 (material_travelled) against the
                     reference length that flowed through the middle of each span, the integral
                     of v / (1 + F/EA + eps0) over timeseries.csv (trapezoidal, 1 ms rows): within
@@ -48,7 +52,9 @@ def run(beltsim, scenario, out, extra=()):
         summary = json.load(f)
     with open(os.path.join(out, "timeseries.csv")) as f:
         rows = list(csv.DictReader(f))
-    return summary, rows
+    with open(os.path.join(out, "belt_profile.csv")) as f:
+        profile = [float(r["s"]) for r in csv.DictReader(f)]
+    return summary, rows, profile
 
 
 def flux_through_span(rows, k):
@@ -63,7 +69,7 @@ def flux_through_span(rows, k):
     return total
 
 
-def check(name, summary, rows):
+def check(name, summary, rows, profile, equal_elements=False):
     """The behaviours of one run; returns its failures, each prefixed with the run's name."""
     failures = []
     tail = summary["tail_mean"]
@@ -103,6 +109,12 @@ def check(name, summary, rows):
         if not abs(travelled / through - 1.0) <= 0.005:
             failures.append(f"material_flux: span {k} {100 * (travelled / through - 1):+.2f} %, beyond 0.5 %")
 
+    if equal_elements:
+        lengths = [4.0 * (profile[4 * e + 1] - profile[4 * e]) for e in range(len(profile) // 4)]
+        print(f"grading: element lengths {1e3 * min(lengths):.3f} to {1e3 * max(lengths):.3f} mm")
+        if not max(lengths) - min(lengths) <= 1e-6:  # m; the profile has 10 digits
+            failures.append("grading: the elements are not equal; belt.wrap_density and belt.wrap_grading took no effect")
+
     return [f"{name}: {f}" for f in failures]
 
 
@@ -110,8 +122,11 @@ def main():
     beltsim, scenario, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
     failures = check("reference stepping", *run(beltsim, scenario, os.path.join(work, "eulerian_24")))
-    failures += check("fixed-cost stepping", *run(beltsim, scenario, os.path.join(work, "eulerian_24_fixed_cost"),
-                                                  ["--set", "solver.stepping=fixed_cost"]))
+    fixed = ["--set", "solver.stepping=fixed_cost"]
+    failures += check("fixed-cost stepping", *run(beltsim, scenario, os.path.join(work, "eulerian_24_fixed_cost"), fixed))
+    equal = fixed + ["--set", "belt.wrap_density=1", "--set", "belt.wrap_grading=0"]
+    failures += check("fixed-cost stepping, equal elements",
+                      *run(beltsim, scenario, os.path.join(work, "eulerian_24_equal"), equal), equal_elements=True)
     for f in failures:
         print("FAILED " + f)
     return 1 if failures else 0
