@@ -27,16 +27,15 @@
 // start tangent, p_0 held at its lock (the frictionless belt could otherwise slide through the
 // mesh) and the circles' rotations locked (prescribed_rows.hpp).
 //
-// Newton matrix: the block solver with a block of 5 per node (q, p_i); node 0 and the circles in
-// its border (chain: nodes 1..NE-1). Two storages: the one that solves, and the one the
-// fixed-cost stepping's refresh builds.
+// Newton matrix: mixed_newton_matrix.hpp (a block of 5 per node, its two storages, the rows it
+// keeps, the refresh's elimination in slices, the solve); this class computes its entries.
 #pragma once
 #include "beltsim/contact/carried_histories.hpp"
 #include "beltsim/contact/contact_jacobian.hpp"  // and the pair itself
 #include "beltsim/element/material_force_matrix.hpp"  // and material_velocity.hpp
 #include "beltsim/element/mixed_cable2d.hpp"
 #include "beltsim/element/mixed_flow_inertia.hpp"
-#include "beltsim/solver/bordered_block_tridiagonal.hpp"
+#include "beltsim/system/mixed_newton_matrix.hpp"
 #include "beltsim/system/prescribed_rows.hpp"  // and the layout, the pulleys, the stepper's interface
 
 namespace beltsim {
@@ -51,8 +50,6 @@ class MixedBeltDrive {
   static constexpr int kPulleys = NP;
   static constexpr int kLayoutSize = Layout::kSize;
   static constexpr int kSize = Layout::kSize + NE;
-  static constexpr int kBorder = 5 + 3 * NP;  // node 0 with p_0, the circles
-  static constexpr int kSolverSize = 5 * (NE - 1) + kBorder;
   using Vector = Eigen::Matrix<double, kSize, 1>;
   using LayoutVector = typename Layout::Vector;
   using Vector2 = Eigen::Matrix<double, 2, 1>;
@@ -64,8 +61,8 @@ class MixedBeltDrive {
   using Element = AncfCable2D<double>;
   using Pair = ContactPair<NCS>;
   using Mode = DriveMode;
-  using Solver = BorderedBlockTridiagonal<NE - 1, 5, kBorder>;
-  using SolverVector = Eigen::Matrix<double, kSolverSize, 1>;
+  using NewtonMatrix = MixedNewtonMatrix<NE, NP>;
+  static constexpr int kBorder = NewtonMatrix::kBorder;  // node 0 with p_0, the circles
 
   static constexpr int kNodes = NE;  // the layout's node NE is unused (the belt closes on node 0)
   static constexpr int materialDof(int node) { return Layout::kSize + node; }
@@ -368,13 +365,11 @@ class MixedBeltDrive {
     const Vector stabilized = isStatic ? Vector(phase_.stabilizer * (*given.q - staticPrevious_)) : Vector::Zero();
     const IterationPoint<Vector> point{given.q, given.v, isStatic ? &stabilized : given.a, given.time,
                                        isStatic ? &staticCoefficients : given.coefficients};
-    Solver& matrix = solver_[active_];
-    beginAssembly(matrix, compactBorder_);
+    matrix_.beginBuild(prescribed(), tangent_);
     Status s = assembleElements(point, 0, NE);
     if (s != Status::kOk) return s;
     assemblePulleys(point);
-    solveScale_ = point.coefficients->stiffnessFactor;
-    return matrix.factorize();
+    return matrix_.factorize(point.coefficients->stiffnessFactor);
   }
 
   // The fixed-cost stepping's refresh (fixed_cost_stepper.hpp, docs/model.md §2.11): the whole
@@ -384,52 +379,25 @@ class MixedBeltDrive {
   // makes it the one that solves. Dynamic mode only. Its factorization leaves the replaced rows'
   // unknowns out of the elimination (the compact border, bordered_block_tridiagonal.hpp).
   static constexpr bool kSwitchUpdates = false;  // the pairs never change: no switch columns
-  void beginRefresh() {
-    beginAssembly(solver_[1 - active_], true);
-    solver_[1 - active_].beginFactorization(false);
-    eliminated_ = 0;
-  }
+  void beginRefresh() { matrix_.beginRefresh(prescribed(), tangent_); }
   Status refreshSlice(const IterationPoint<Vector>& point, int first, int last, int /*pairBudget*/ = 0) {
-    assembly_ = &solver_[1 - active_];
-    Status s = assembleElements(point, first, last);
-    // Chain block k is node k + 1, complete once elements k and k + 1 are in.
-    const int complete = last - 1 < (NE - 1) ? last - 1 : (NE - 1);
-    if (s == Status::kOk && complete > eliminated_) {
-      s = assembly_->factorizeBlocks(eliminated_, complete);
-      eliminated_ = complete;
-    }
-    return s;
+    matrix_.assembleInRefresh();
+    const Status s = assembleElements(point, first, last);
+    return s == Status::kOk ? matrix_.eliminateCompleteBlocks(last) : s;
   }
   Status finishRefresh(const IterationPoint<Vector>& point) {
-    assembly_ = &solver_[1 - active_];
-    if (eliminated_ != (NE - 1)) return Status::kInvalidParameter;
+    matrix_.assembleInRefresh();
+    if (!matrix_.refreshEliminated()) return Status::kInvalidParameter;
     assemblePulleys(point);
-    const Status s = assembly_->finishFactorization();
-    if (s != Status::kOk) return s;
-    active_ = 1 - active_;
-    solveScale_ = point.coefficients->stiffnessFactor;
-    return s;
+    return matrix_.finishRefresh(point.coefficients->stiffnessFactor);
   }
-  // Reference stepping: whether its factorization leaves the replaced rows' unknowns out of the
-  // elimination (IntegratorSettings::compactBorder; the same matrix in fewer operations).
-  void setCompactBorder(bool compact) { compactBorder_ = compact; }
+  // Reference stepping: the compact border in its factorization (MixedNewtonMatrix).
+  void setCompactBorder(bool compact) { matrix_.setCompactBorder(compact); }
   // Decides every segment's contact and stick/slip state at the iterate in the residual (the
   // fixed-cost stepping's later iterations) instead of keeping the committed ones.
   void setDecideInNewton(bool decide) { decideInNewton_ = decide; }
 
-  Status solve(const Vector& r, Vector& delta) const {
-    SolverVector rhs, x;
-    for (int dof = 0; dof < kSize; ++dof) {
-      const int s = solverIndex(dof);
-      if (s >= 0) rhs(s) = solveScale_ * r(dof);
-    }
-    const Status st = solver_[active_].solve(rhs, x);
-    for (int dof = 0; dof < kSize; ++dof) {
-      const int s = solverIndex(dof);
-      delta(dof) = s >= 0 ? x(s) : 0.0;
-    }
-    return st;
-  }
+  Status solve(const Vector& r, Vector& delta) const { return matrix_.solve(r, delta); }
 
   // Carries the material's contact histories by what crossed each segment in the last accepted
   // step (its mesh speed w at the segment's start times the step), then D0 := D.
@@ -483,22 +451,9 @@ class MixedBeltDrive {
   }
 
   // ---- matrix assembly in system coordinates (also PulleyBodies::addMatrix's target) ----------
-  // An entry of the Newton matrix as the assembled rows take it: node i's rows become its normal
-  // row n.(r_x, r_y) = -t_y r_x + t_x r_y (in r_y's place) and its velocity row along its start
-  // tangent t (in r_x's place, set by beginAssembly); a replaced row (a prescribed pulley
-  // unknown, p_0 in the static solve) keeps only the diagonal beginAssembly gave it. Applied to
-  // every entry, so that a row is complete as soon as its elements are in.
-  void addEntry(int row, int col, double value) {
-    const int sc = solverIndex(col);
-    if (sc < 0) return;
-    if (row < 4 * NE && row % 4 < 2) {
-      const Vector2& t = tangent_[row / 4];
-      assembly_->add(solverIndex(row - row % 4 + 1), sc, row % 4 == 0 ? -t(1) * value : t(0) * value);
-      return;
-    }
-    const int sr = solverIndex(row);
-    if (sr >= 0 && !replacedRow_[row]) assembly_->add(sr, sc, value);
-  }
+  // An entry of the Newton matrix, into the rows the matrix keeps along the nodes' start tangents
+  // (MixedNewtonMatrix::addEntry).
+  void addEntry(int row, int col, double value) { matrix_.addEntry(row, col, value, tangent_); }
 
  private:
   // One element's kinematics at a state.
@@ -585,17 +540,6 @@ class MixedBeltDrive {
     rp[nextNode(e)] += rows(9);
   }
 
-  // System coordinate -> solver index; -1 for the unused slots of node NE. Chain: nodes 1..NE-1
-  // as (q 4, p); border: node 0 as (q 4, p_0), then the circles.
-  static int solverIndex(int dof) {
-    const int border = 5 * (NE - 1);
-    if (dof < 4) return border + dof;
-    if (dof < 4 * NE) return 5 * (dof / 4 - 1) + dof % 4;
-    if (dof < 4 * (NE + 1)) return -1;
-    if (dof < Layout::kSize) return border + 5 + (dof - 4 * (NE + 1));
-    const int node = dof - Layout::kSize;
-    return node == 0 ? border + 4 : 5 * (node - 1) + 4;
-  }
   void localIndices(int e, int* index) const {
     const int b = nextNode(e);
     for (int i = 0; i < 4; ++i) {
@@ -604,31 +548,6 @@ class MixedBeltDrive {
     }
     index[8] = materialDof(e);
     index[9] = materialDof(b);
-  }
-  // Starts an assembly into `matrix`: all zero but for the replaced rows' diagonals and the nodes'
-  // velocity rows; `compact`: the replaced rows' border unknowns left out of the elimination.
-  void beginAssembly(Solver& matrix, bool compact) {
-    assembly_ = &matrix;
-    matrix.setZero();
-    const PrescribedRows<NE, NP> rows = prescribed();
-    for (int dof = 0; dof < kSize; ++dof) replacedRow_[dof] = false;
-    for (int dof = 4 * (NE + 1); dof < Layout::kSize; ++dof) {
-      if (!rows.prescribed(dof)) continue;
-      replacedRow_[dof] = true;
-      matrix.add(solverIndex(dof), solverIndex(dof), rows.rowScale(dof));
-    }
-    for (int i = 0; i < NE; ++i) {
-      matrix.add(solverIndex(4 * i), solverIndex(4 * i), lumpedNodeMass_ * tangent_[i](0));
-      matrix.add(solverIndex(4 * i), solverIndex(4 * i + 1), lumpedNodeMass_ * tangent_[i](1));
-    }
-    if (phase_.isStatic()) {
-      replacedRow_[materialDof(0)] = true;
-      matrix.add(solverIndex(materialDof(0)), solverIndex(materialDof(0)), lumpedNodeMass_);
-    }
-    std::uint32_t inactive = 0;
-    for (int dof = 0; dof < kSize && compact; ++dof)
-      if (replacedRow_[dof]) inactive |= std::uint32_t{1} << (solverIndex(dof) - 5 * (NE - 1));
-    matrix.setInactiveBorder(inactive);
   }
   // Elements [first, last) and their contact pairs: c_a dE/da + c_q dE/dq + c_v dE/dv.
   Status assembleElements(const IterationPoint<Vector>& point, int first, int last) {
@@ -699,14 +618,8 @@ class MixedBeltDrive {
   Vector staticPrevious_ = Vector::Zero();  // the static solve's previous load step and locks, all unknowns
   Vector staticLocks_ = Vector::Zero();
   PulleyReactions<NP> reactions_;
-  Solver solver_[2];  // the one that solves (active_) and the one a refresh builds
-  int active_ = 0;
-  Solver* assembly_ = &solver_[0];  // the one addEntry writes to
-  int eliminated_ = 0;              // chain blocks the refresh has eliminated
-  bool replacedRow_[kSize] = {};    // rows that keep only their diagonal in the assembly
-  bool compactBorder_ = false;
-  double solveScale_ = 1.0;
-  Vector2 tangent_[NE];
+  NewtonMatrix matrix_;  // its storages and the rows it keeps; this class gives its entries
+  Vector2 tangent_[NE];  // every node's start tangent (unit): its velocity row's direction
   double beltLength_ = 0.0;  // the belt's reference length, m
   double stepSize_ = 0.0;
   Kinematics current_[NE];  // every element's kinematics at the residual's state
