@@ -207,6 +207,59 @@ TEST(MixedDrive, AnUnfinishedRefreshIsRefused) {
   EXPECT_EQ(after, before);
 }
 
+// The fixed-cost stepping's update between post-Newton passes (MixedBeltDrive::updateSwitchedPairs,
+// docs/model.md §2.11): after the contact states change, evaluating again only the pairs whose
+// states changed and eliminating the chain again from the first block they touch gives the matrix
+// a whole build at the same point and states gives (the same solve within 1e-10 of its size). The
+// states change by a post-Newton pass with P2 turning 1 rad/s faster than the belt (its wrap
+// switches from stick to slip); a budget of one pair leaves the other switched pairs waiting.
+TEST(MixedDrive, AnUpdateOfTheSwitchedPairsGivesTheWholeBuildsMatrix) {
+  GradedPaperDriveOf<16> d;
+  ASSERT_TRUE(d.start() && d.runSteps(2000));
+  using V = GradedPaperDriveOf<16>::V;
+  using Drive = GradedPaperDriveOf<16>::Drive;
+  V q = d.stepper->positions(), v = d.stepper->velocities(), a = d.stepper->accelerations();
+  const beltsim::IterationPoint<V> point{&q, &v, &a, d.stepper->time(), &d.stepper->coefficients()};
+  bool built = false;
+  ASSERT_EQ(d.drive->factorize(point, beltsim::MatrixUpdate::kFull, built), Status::kOk);
+  V faster = v;
+  faster(Drive::pulleyDof(1, 2)) += 1.0;
+  const beltsim::IterationPoint<V> switching{&q, &faster, &a, d.stepper->time(), &d.stepper->coefficients()};
+  double error = 0.0;
+  (void)d.drive->postNewtonStep(switching, error);
+  int updated = 0, left = 0;
+  ASSERT_EQ(d.drive->updateSwitchedPairs(point, 1, updated, left), Status::kOk);
+  EXPECT_EQ(updated, 1);
+  ASSERT_GT(left, 0) << "the faster pulley switched fewer than two pairs";
+  ASSERT_EQ(d.drive->updateSwitchedPairs(point, 16, updated, left), Status::kOk);
+  EXPECT_EQ(left, 0);
+  V r, updatedSolve, whole;
+  for (int i = 0; i < V::RowsAtCompileTime; ++i) r(i) = 1.0 + 0.1 * (i % 7);
+  ASSERT_EQ(d.drive->solve(r, updatedSolve), Status::kOk);
+  ASSERT_EQ(d.drive->factorize(point, beltsim::MatrixUpdate::kFull, built), Status::kOk);
+  ASSERT_EQ(d.drive->solve(r, whole), Status::kOk);
+  const double scale = whole.cwiseAbs().maxCoeff(), difference = (updatedSolve - whole).cwiseAbs().maxCoeff();
+  std::printf("[figure] mixed drive: %d + 1 switched pairs updated against the whole build: %.2e of %.3e\n", updated,
+              difference, scale);
+  EXPECT_GT(scale, 0.0);
+  EXPECT_LT(difference, 1e-10 * scale);
+  // Nothing switched since: the next update evaluates nothing.
+  ASSERT_EQ(d.drive->updateSwitchedPairs(point, 16, updated, left), Status::kOk);
+  EXPECT_EQ(updated, 0);
+}
+
+// The passes between which the matrix takes such updates need the mesh that stands still: the
+// material mesh's fixed-cost stepping refuses more than one (its switches go in as columns).
+TEST(MixedDrive, PostNewtonPassesAreRefusedOnTheMaterialMesh) {
+  beltsim::IntegratorSettings settings = paperConfig().integrator;
+  settings.stepping = beltsim::Stepping::kFixedCost;
+  settings.postNewtonPasses = 3;
+  beltsim::FixedCostStepper<beltsim::BeltDrive<24, 2, 4>> material;
+  EXPECT_FALSE(material.setUp(settings, kStep).ok());
+  beltsim::FixedCostStepper<GradedPaperDriveOf<16>::Drive> mixed;
+  EXPECT_TRUE(mixed.setUp(settings, kStep).ok());
+}
+
 // A step in which the material would travel a whole contact segment or more cannot carry the
 // contact histories (contact/anchor_transport.hpp, docs/model.md §4.12): it is a fault
 // (kInvalidParameter), never a silently wrong step, and the state stays at the step's start.

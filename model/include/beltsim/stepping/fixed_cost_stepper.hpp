@@ -43,7 +43,10 @@
 // kSwitchUpdates = false: its element-pulley pairs never change, and its kept matrix takes no
 // switch columns and no partial re-factorization (the iterations decide the states, step 2, and
 // the refresh, step 4, brings the matrix up to date; switchColumnsPerStep, refactorPairsPerStep,
-// columnsAfterRefactor, blockAgeSteps and renewalPairsPerStep do not apply).
+// columnsAfterRefactor, blockAgeSteps and renewalPairsPerStep do not apply). It may take steps 2
+// and 3 postNewtonPasses times, with the committed states, and before each later pass the pairs
+// the last one switched go into the kept matrix (MixedBeltDrive::updateSwitchedPairs, at most
+// passUpdatePairs of them); the material mesh refuses more than one pass.
 #pragma once
 #include <type_traits>
 
@@ -77,6 +80,7 @@ class FixedCostStepper {
     if (!e.ok()) return e;
     if (!(isFinite(stepSize) && stepSize > 0.0)) return ParameterError::invalid("stepSize");
     if (settings.refreshSteps > kElements) return ParameterError::invalid("refreshSteps");
+    if (kSwitchUpdates && settings.postNewtonPasses != 1) return ParameterError::invalid("postNewtonPasses");
     settings_ = settings;
     h_ = stepSize;
     coefficients_ = IntegratorCoefficients::make(settings, stepSize);
@@ -136,17 +140,29 @@ class FixedCostStepper {
     system.beginStep();
     predictStep(coefficients_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_, settings_.constantAccelerationPredictor);
 
-    // 2. Newton iterations with the states decided at each residual.
-    Status s = iterate(system, point, stats);
-    // 3. The post-Newton pass commits the states at the accepted point.
-    stepPhase(StepPhase::kPostNewton);
+    // 2. Newton iterations with the states decided at each residual, 3. the post-Newton pass
+    // commits the states at the accepted point; on the mesh that stands still both again, after
+    // an update of the pairs the pass switched (postNewtonPasses).
+    Status s = Status::kOk;
     double error = 0.0;
-    if (s == Status::kOk) s = system.postNewtonStep(point, error);  // non-finite or degenerate: a fault
+    for (int pass = 1; pass <= settings_.postNewtonPasses && s == Status::kOk; ++pass) {
+      if constexpr (!kSwitchUpdates) {
+        if (pass > 1) {
+          stepPhase(StepPhase::kRefactor);
+          int updated = 0;
+          s = system.updateSwitchedPairs(point, settings_.passUpdatePairs, updated, pendingSwitches_);
+          refactoredPairs_ += updated;
+        }
+      }
+      if (s == Status::kOk) s = iterate(system, point, stats);
+      stepPhase(StepPhase::kPostNewton);
+      if (s == Status::kOk) s = system.postNewtonStep(point, error);  // non-finite or degenerate: a fault
+      stats.pnsIterations = pass;
+    }
     if (s != Status::kOk) {
       system.rejectStep();
       return restore(stats, s, q0, v0, a0, aBar0);
     }
-    stats.pnsIterations = 1;
     stats.pnsError = error;
     if (stats.residualNorm > settings_.fixedResidualTolerance) stats.flags |= kStepNewtonNotConverged;
     if (stats.pnsError > settings_.fixedResidualTolerance) stats.flags |= kStepPnsNotConverged;

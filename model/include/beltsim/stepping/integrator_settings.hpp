@@ -91,6 +91,12 @@ struct IntegratorSettings {
   int blockAgeSteps = 1;
   int renewalPairsPerStep = 8;
   double fixedResidualTolerance = 5.0;
+  // Fixed-cost stepping on the mesh that stands still only (MixedBeltDrive; the material mesh: 1):
+  // the step's passes, each n iterations with the committed states and a post-Newton pass; before
+  // each pass after the first, the pairs whose states the last pass changed (at most
+  // passUpdatePairs) are evaluated again into the kept matrix (fixed_cost_stepper.hpp).
+  int postNewtonPasses = 1;
+  int passUpdatePairs = 4;
 };
 
 inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
@@ -106,6 +112,8 @@ inline ParameterError validateIntegratorSettings(const IntegratorSettings& s) {
   if (!(isFinite(s.contractivityLimit) && s.contractivityLimit > 0.0)) return ParameterError::invalid("contractivityLimit");
   if (s.stepping != Stepping::kReference && s.stepping != Stepping::kFixedCost) return ParameterError::invalid("stepping");
   if (s.fixedNewtonIterations < 1 || s.fixedNewtonIterations > 8) return ParameterError::invalid("fixedNewtonIterations");
+  if (s.postNewtonPasses < 1 || s.postNewtonPasses > 8) return ParameterError::invalid("postNewtonPasses");
+  if (s.passUpdatePairs < 0 || s.passUpdatePairs > 16) return ParameterError::invalid("passUpdatePairs");
   if (s.frozenStateIterations < 0 || s.frozenStateIterations > s.fixedNewtonIterations)
     return ParameterError::invalid("frozenStateIterations");
   if (s.refreshSteps < 1 || s.refreshSteps > 64) return ParameterError::invalid("refreshSteps");

@@ -145,11 +145,13 @@ class MixedBeltDrive {
     // An element touches a pulley for the whole run if at least half of its segments touch it at
     // the start (its nodes are on the circle: a wrap element). A span element whose end node sits
     // on the point where the belt meets the pulley would touch it with its end only: never paired.
+    // An element wraps one circle at most (the first by index; MixedNewtonMatrix keeps one pair
+    // block per element).
     for (int e = 0; e < NE; ++e)
       for (int p = 0; p < pulleyCount(); ++p) {
         int touching = 0;
         for (int i = 0; i < contact_.segmentCount; ++i) touching += history(e, p, i).gap <= 0.0 ? 1 : 0;
-        paired_[e][p] = 2 * touching >= contact_.segmentCount;
+        paired_[e][p] = 2 * touching >= contact_.segmentCount && !pairedBefore(e, p);
         for (int i = 0; i < contact_.segmentCount; ++i) {
           SegmentHistory h = history(e, p, i);
           if (!paired_[e][p]) h = SegmentHistory{};
@@ -187,7 +189,7 @@ class MixedBeltDrive {
         bool on = element_[e].position(qe, 0.5 * length_[e], middle) == Status::kOk;
         const Vector2 points[3] = {qe.template head<2>(), qe.template segment<2>(4), middle};
         for (const Vector2& r : points) on = on && std::fabs((r - c.centre).norm() - radius) < 1e-3;
-        paired_[e][p] = on;
+        paired_[e][p] = on && !pairedBefore(e, p);  // one circle per element, as start's
         for (int i = 0; i < contact_.segmentCount; ++i) pair_[e][p].setHistory(i, SegmentHistory{});
         if (on) pair_[e][p].initializeHistory(qe, gatherElement(v, e), length_[e], cs);
         pair_[e][p].beginStep();
@@ -391,6 +393,45 @@ class MixedBeltDrive {
     assemblePulleys(point);
     return matrix_.finishRefresh(point.coefficients->stiffnessFactor);
   }
+  // The fixed-cost stepping's update between its post-Newton passes (fixed_cost_stepper.hpp,
+  // docs/model.md §2.11): the pairs whose committed contact or stick/slip states differ from those
+  // the solving matrix holds are evaluated again at the point, at most maxPairs of them (from
+  // element 0 on), their change goes into the solving matrix, and its chain is eliminated again
+  // from the first block they touch. `updated`: pairs evaluated; `left`: changed pairs over the
+  // budget (they wait for the next update or the refresh).
+  Status updateSwitchedPairs(const IterationPoint<Vector>& point, int maxPairs, int& updated, int& left) {
+    updated = 0;
+    left = 0;
+    int firstBlock = NE;
+    matrix_.beginUpdate();
+    const LayoutVector qL = point.q->template head<Layout::kSize>(), vL = point.v->template head<Layout::kSize>();
+    for (int e = 0; e < NE; ++e) {
+      const int p = wrappedCircle(e);
+      if (p < 0) continue;
+      const std::uint64_t signature = pair_[e][p].jacobianSignature();
+      if (signature == matrix_.solvingSignature(e)) continue;
+      if (updated >= maxPairs) {
+        ++left;
+        continue;
+      }
+      // The new block less the one the matrix holds.
+      typename NewtonMatrix::PairBlock change = NewtonMatrix::PairBlock::Zero();
+      bool in = false;
+      const Status s = pairBlock(kinematics(*point.q, *point.v, e), e, p, pulleys_.state(qL, vL, p),
+                                 *point.coefficients, change, in);
+      if (s != Status::kOk) return s;
+      const typename NewtonMatrix::PairBlock* held = matrix_.solvingBlock(e);
+      const typename NewtonMatrix::PairBlock block = change;
+      if (held != nullptr) change -= *held;
+      addPairBlock(change, e, p);
+      matrix_.recordPair(e, in ? &block : nullptr, signature);
+      ++updated;
+      const int first = e == 0 ? 0 : e - 1;  // chain block k is node k + 1; node 0 is the border's
+      if (first < firstBlock) firstBlock = first;
+    }
+    if (updated == 0) return Status::kOk;
+    return matrix_.refactorizeFrom(firstBlock < NE - 2 ? firstBlock : NE - 2);
+  }
   // Reference stepping: the compact border in its factorization (MixedNewtonMatrix).
   void setCompactBorder(bool compact) { matrix_.setCompactBorder(compact); }
   // Decides every segment's contact and stick/slip state at the iterate in the residual (the
@@ -567,30 +608,57 @@ class MixedBeltDrive {
       localIndices(e, index);
       for (int i = 0; i < 10; ++i)
         for (int j = 0; j < 10; ++j) addEntry(index[i], index[j], m(i, j));
-      const int pA = index[8], pB = index[9];
-      for (int p = 0; p < pulleyCount(); ++p) {
-        const Pair& pair = pair_[e][p];
-        if (!paired_[e][p] || !pair.anyFlagged()) continue;
-        Matrix11 ks, ds;
-        s = contactPairJacobian(pair, k.q, k.rates, shapeTable_[e], circles[p], ks, ds);
-        if (s != Status::kOk) return s;
-        PairForces f;
-        s = pair.evaluateNewton(k.q, k.rates, shapeTable_[e], circles[p], f);
-        if (s != Status::kOk) return s;
-        Eigen::Matrix<double, 11, 1> forces;
-        forces << f.element, f.circleForce(0), f.circleForce(1), f.circleTorque;
-        Eigen::Matrix<double, 13, 13> pm;
-        materialForceMatrix<3>(k, nodalSlope_[e], length_[e], forces, ks, ds, c.stiffnessFactor, c.dampingFactor, pm);
-        index[8] = pulleyDof(p, 0);  // q 0..7, the circle, then pA, pB
-        index[9] = pulleyDof(p, 1);
-        index[10] = pulleyDof(p, 2);
-        index[11] = pA;
-        index[12] = pB;
-        for (int i = 0; i < 13; ++i)
-          for (int j = 0; j < 13; ++j) addEntry(index[i], index[j], pm(i, j));
-      }
+      const int p = wrappedCircle(e);
+      if (p < 0) continue;
+      typename NewtonMatrix::PairBlock block;
+      bool in = false;
+      s = pairBlock(k, e, p, circles[p], c, block, in);
+      if (s != Status::kOk) return s;
+      if (in) addPairBlock(block, e, p);
+      matrix_.recordPair(e, in ? &block : nullptr, pair_[e][p].jacobianSignature());
     }
     return Status::kOk;
+  }
+  // Pair (e, p)'s block c_q dF/dx + c_v dF/dv in the order (q 8, the circle's x, y, phi, pA, pB);
+  // `in`: whether any segment is flagged (else no block, the pair adds nothing).
+  Status pairBlock(const Kinematics& k, int e, int p, const CircleState& circle, const IntegratorCoefficients& c,
+                   typename NewtonMatrix::PairBlock& block, bool& in) const {
+    const Pair& pair = pair_[e][p];
+    in = pair.anyFlagged();
+    if (!in) return Status::kOk;
+    Matrix11 ks, ds;
+    Status s = contactPairJacobian(pair, k.q, k.rates, shapeTable_[e], circle, ks, ds);
+    if (s != Status::kOk) return s;
+    PairForces f;
+    s = pair.evaluateNewton(k.q, k.rates, shapeTable_[e], circle, f);
+    if (s != Status::kOk) return s;
+    Eigen::Matrix<double, 11, 1> forces;
+    forces << f.element, f.circleForce(0), f.circleForce(1), f.circleTorque;
+    materialForceMatrix<3>(k, nodalSlope_[e], length_[e], forces, ks, ds, c.stiffnessFactor, c.dampingFactor, block);
+    return Status::kOk;
+  }
+  void addPairBlock(const typename NewtonMatrix::PairBlock& block, int e, int p) {
+    int index[13];
+    localIndices(e, index);
+    const int pA = index[8], pB = index[9];
+    index[8] = pulleyDof(p, 0);  // q 0..7, the circle, then pA, pB
+    index[9] = pulleyDof(p, 1);
+    index[10] = pulleyDof(p, 2);
+    index[11] = pA;
+    index[12] = pB;
+    for (int i = 0; i < 13; ++i)
+      for (int j = 0; j < 13; ++j) addEntry(index[i], index[j], block(i, j));
+  }
+  // The circle element e wraps (-1: none) and whether it wraps one before circle p.
+  int wrappedCircle(int e) const {
+    for (int p = 0; p < pulleyCount(); ++p)
+      if (paired_[e][p]) return p;
+    return -1;
+  }
+  bool pairedBefore(int e, int p) const {
+    for (int j = 0; j < p; ++j)
+      if (paired_[e][j]) return true;
+    return false;
   }
   // The pulleys' own blocks (the border's corner).
   void assemblePulleys(const IterationPoint<Vector>& point) {

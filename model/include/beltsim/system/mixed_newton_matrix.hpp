@@ -13,6 +13,13 @@
 // pulley unknown, p_0 in the static solve) keeps only the diagonal beginAssembly gives it. The
 // drive's physics gives the entries of its rows as it computes them (addEntry), and every entry is
 // mapped at once, so that a chain block is complete as soon as its elements are in.
+//
+// Contact pairs each storage holds: every element wraps at most one circle, and each storage keeps
+// the 13 x 13 block of that pair as it went in and the pair's Jacobian signature then (the
+// contact flag and stick/slip state of each segment, circle_cable_contact.hpp). The fixed-cost
+// stepping's update between its post-Newton passes (fixed_cost_stepper.hpp) replaces the blocks
+// of the pairs whose signature changed in the storage that solves: it adds the new block less the
+// one held, then eliminates the chain again from the first block touched.
 #pragma once
 #include <cstdint>
 
@@ -96,6 +103,23 @@ class MixedNewtonMatrix {
     return s;
   }
 
+  // ---- the contact pairs' blocks ---------------------------------------------------------------
+  using PairBlock = Eigen::Matrix<double, 13, 13>;  // (q 8, the circle's x, y, phi, p_A, p_B)
+  // Element e's pair went into the storage being built with this block (nullptr: none, the pair
+  // touched nothing) and this signature.
+  void recordPair(int e, const PairBlock* block, std::uint64_t signature) {
+    pairSignature_[build_][e] = signature;
+    pairInMatrix_[build_][e] = block != nullptr;
+    if (block != nullptr) pairBlock_[build_][e] = *block;
+  }
+  // What the storage that solves holds of element e's pair.
+  std::uint64_t solvingSignature(int e) const { return pairSignature_[active_][e]; }
+  const PairBlock* solvingBlock(int e) const { return pairInMatrix_[active_][e] ? &pairBlock_[active_][e] : nullptr; }
+  // The entries that follow go to the storage that solves (an update of its pairs).
+  void beginUpdate() { build_ = active_; }
+  // Eliminates the storage that solves again from chain block `first` on (its corner complete).
+  Status refactorizeFrom(int first) { return solver_[active_].refactorizeFrom(first, true); }
+
   // ---- entries and the solve -------------------------------------------------------------------
   // An entry of the Newton matrix in system coordinates as the assembled rows take it, into the
   // storage being built: node i's rows become its normal row (in r_y's place; its velocity row is
@@ -162,6 +186,9 @@ class MixedNewtonMatrix {
   bool replacedRow_[kSize] = {};  // rows that keep only their diagonal in the assembly
   bool compactBorder_ = false;
   double solveScale_ = 1.0;  // c_q of the storage that solves
+  PairBlock pairBlock_[2][NE];  // per storage, element e's pair block as it went in
+  std::uint64_t pairSignature_[2][NE] = {};
+  bool pairInMatrix_[2][NE] = {};
 };
 
 }  // namespace beltsim
