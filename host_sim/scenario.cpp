@@ -684,6 +684,12 @@ void readSolver(const std::string& file, const toml::table& t, Scenario& s) {
   r.integer("block_age_steps", s.integrator.blockAgeSteps);
   r.integer("renewal_pairs", s.integrator.renewalPairsPerStep);
   r.number("fixed_residual_tolerance", s.integrator.fixedResidualTolerance);
+  // The eulerian mesh's passes with pair updates (fixed_cost_stepper.hpp, docs/model.md §2.11).
+  r.integer("post_newton_passes", s.integrator.postNewtonPasses);
+  r.integer("pass_update_pairs", s.integrator.passUpdatePairs);
+  for (const char* key : {"post_newton_passes", "pass_update_pairs"})
+    if (const toml::node* n = r.find(key); n != nullptr && !s.eulerianMesh)
+      fail(file, *n, std::string("solver.") + key, "applies to the eulerian mesh only (belt.mesh = \"eulerian\")");
   r.finish();
   if (s.integrator.frozenStateIterations > s.integrator.fixedNewtonIterations)
     fail(file, frozen != nullptr ? *frozen : *stepping, "solver.frozen_state_iterations",

@@ -340,6 +340,9 @@ def generate(path, name, info=None):
         if v is None:
             continue
         set_(f"integrator.{field}", cpp_value(KEYS[("solver", key)], v))
+    for key in ("post_newton_passes", "pass_update_pairs"):
+        if r.get(key) is not None:
+            r.error(key, "applies to the eulerian mesh only (belt.mesh = \"eulerian\")")
     stepping = r.get("stepping") or r.default("stepping")
     frozen, newton = solver.get("frozen_state_iterations", 0), solver.get("fixed_newton_iterations", 2)
     if not 0 <= frozen <= newton:

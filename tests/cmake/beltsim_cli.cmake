@@ -135,6 +135,11 @@ if(MODE STREQUAL "bad_input")
   expect_failure("eulerian grading on the material mesh"
                  "key 'belt.wrap_density': only the eulerian mesh \\(mesh = \"eulerian\"\\) has it"
                  run "${SCENARIO}" --set belt.wrap_density=2 --out "${WORK}/out5n2")
+  # 5n3. The eulerian mesh's passes with pair updates on the material mesh.
+  expect_failure("post-Newton passes on the material mesh"
+                 "key 'solver.post_newton_passes': applies to the eulerian mesh only \\(belt.mesh = \"eulerian\"\\)"
+                 run "${SCENARIO}" --set solver.stepping=fixed_cost --set solver.post_newton_passes=3
+                 --out "${WORK}/out5n3")
   # 5o. The mesh that stands still (belt.mesh = "eulerian", docs/model.md §2.11) with what it does
   # not run: the material mesh's switch updates in its fixed-cost stepping, an open belt, a start at
   # rest, an element count not compiled for it, a pulley that moves. Each named by its key and line.
