@@ -151,7 +151,7 @@ class MixedBeltDrive {
       for (int p = 0; p < pulleyCount(); ++p) {
         int touching = 0;
         for (int i = 0; i < contact_.segmentCount; ++i) touching += history(e, p, i).gap <= 0.0 ? 1 : 0;
-        paired_[e][p] = 2 * touching >= contact_.segmentCount && !pairedBefore(e, p);
+        paired_[e][p] = 2 * touching >= contact_.segmentCount && wrappedCircle(e, p) < 0;
         for (int i = 0; i < contact_.segmentCount; ++i) {
           SegmentHistory h = history(e, p, i);
           if (!paired_[e][p]) h = SegmentHistory{};
@@ -189,7 +189,7 @@ class MixedBeltDrive {
         bool on = element_[e].position(qe, 0.5 * length_[e], middle) == Status::kOk;
         const Vector2 points[3] = {qe.template head<2>(), qe.template segment<2>(4), middle};
         for (const Vector2& r : points) on = on && std::fabs((r - c.centre).norm() - radius) < 1e-3;
-        paired_[e][p] = on && !pairedBefore(e, p);  // one circle per element, as start's
+        paired_[e][p] = on && wrappedCircle(e, p) < 0;  // one circle per element, as start's
         for (int i = 0; i < contact_.segmentCount; ++i) pair_[e][p].setHistory(i, SegmentHistory{});
         if (on) pair_[e][p].initializeHistory(qe, gatherElement(v, e), length_[e], cs);
         pair_[e][p].beginStep();
@@ -402,7 +402,7 @@ class MixedBeltDrive {
   Status updateSwitchedPairs(const IterationPoint<Vector>& point, int maxPairs, int& updated, int& left) {
     updated = 0;
     left = 0;
-    int firstBlock = NE;
+    int firstBlock = NE - 2;  // chain block k is node k + 1; node 0 is the border's
     matrix_.beginUpdate();
     const LayoutVector qL = point.q->template head<Layout::kSize>(), vL = point.v->template head<Layout::kSize>();
     for (int e = 0; e < NE; ++e) {
@@ -414,23 +414,17 @@ class MixedBeltDrive {
         ++left;
         continue;
       }
-      // The new block less the one the matrix holds.
-      typename NewtonMatrix::PairBlock change = NewtonMatrix::PairBlock::Zero();
+      typename NewtonMatrix::PairBlock block = NewtonMatrix::PairBlock::Zero();
       bool in = false;
       const Status s = pairBlock(kinematics(*point.q, *point.v, e), e, p, pulleys_.state(qL, vL, p),
-                                 *point.coefficients, change, in);
+                                 *point.coefficients, block, in);
       if (s != Status::kOk) return s;
       const typename NewtonMatrix::PairBlock* held = matrix_.solvingBlock(e);
-      const typename NewtonMatrix::PairBlock block = change;
-      if (held != nullptr) change -= *held;
-      addPairBlock(change, e, p);
+      addPairBlock(held != nullptr ? (block - *held).eval() : block, e, p);  // the new block less the one held
       matrix_.recordPair(e, in ? &block : nullptr, signature);
-      ++updated;
-      const int first = e == 0 ? 0 : e - 1;  // chain block k is node k + 1; node 0 is the border's
-      if (first < firstBlock) firstBlock = first;
+      if (updated++ == 0) firstBlock = e == 0 ? 0 : e - 1;  // the lowest element comes first
     }
-    if (updated == 0) return Status::kOk;
-    return matrix_.refactorizeFrom(firstBlock < NE - 2 ? firstBlock : NE - 2);
+    return updated == 0 ? Status::kOk : matrix_.refactorizeFrom(firstBlock);
   }
   // Reference stepping: the compact border in its factorization (MixedNewtonMatrix).
   void setCompactBorder(bool compact) { matrix_.setCompactBorder(compact); }
@@ -649,16 +643,11 @@ class MixedBeltDrive {
     for (int i = 0; i < 13; ++i)
       for (int j = 0; j < 13; ++j) addEntry(index[i], index[j], block(i, j));
   }
-  // The circle element e wraps (-1: none) and whether it wraps one before circle p.
-  int wrappedCircle(int e) const {
-    for (int p = 0; p < pulleyCount(); ++p)
+  // The circle element e wraps among circles 0..before-1 (-1: none).
+  int wrappedCircle(int e, int before = NP) const {
+    for (int p = 0; p < pulleyCount() && p < before; ++p)
       if (paired_[e][p]) return p;
     return -1;
-  }
-  bool pairedBefore(int e, int p) const {
-    for (int j = 0; j < p; ++j)
-      if (paired_[e][j]) return true;
-    return false;
   }
   // The pulleys' own blocks (the border's corner).
   void assemblePulleys(const IterationPoint<Vector>& point) {
