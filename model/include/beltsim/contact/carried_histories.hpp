@@ -14,7 +14,6 @@ template <int NE, int NP, int NCS>
 class CarriedHistories {
  public:
   using Pair = ContactPair<NCS>;
-  using Vector8 = Eigen::Matrix<double, 8, 1>;
   static constexpr int kSamples = NE * NCS;
 
   void clear() {
@@ -22,21 +21,10 @@ class CarriedHistories {
       for (double& c : row) c = 0.0;
   }
 
-  // After element e's post-Newton step with circle p: where the material of each of its segments in
-  // contact touches the circle (x_c, on the circle), for the transport's entry rule.
-  void record(const Pair& pair, const Vector8& qe, const Vector8& rates, const SegmentShapeTable<NCS>& table,
-              double elementLength, const CircleState& circle, int e, int p) {
-    const int segments = pair.parameters().segmentCount;
-    bool any = false;
-    for (int i = 0; i < segments; ++i) any = any || pair.history(i).gap <= 0.0;
-    if (!any) return;
-    SegmentPoints<NCS> points;
-    if (computeSegmentPoints(qe, rates, table, pair.parameters().offset, points) != Status::kOk) return;
-    for (int i = 0; i < segments; ++i)
-      if (pair.history(i).gap <= 0.0)
-        contactCoordinate_[p][e * NCS + i] =
-            segmentKinematics(pair.parameters(), points, i, elementLength, circle).stickingCoordinate;
-  }
+  // Where element e's post-Newton step with circle p writes the contact coordinate x_c (on the
+  // circle) of the material at each of its segments in contact, for the transport's entry rule
+  // (ContactPair::postNewtonStep's contactCoordinate, NCS entries).
+  double* contactCoordinates(int e, int p) { return &contactCoordinate_[p][e * NCS]; }
 
   // At a step's start: every pair of the circles in use takes the state and anchor of the material
   // that reaches its segments (samples at the segments' starts, `pitch` to the next, `travel` the

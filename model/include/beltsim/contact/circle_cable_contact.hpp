@@ -203,8 +203,12 @@ class ContactPair {
   // Same, with the shape functions from a table (built for this length and p.segmentCount).
   // known (optional): what a Newton-phase evaluation at this same state computed (its points,
   // and the kinematics of its segments in contact); the rest is computed here, with the same bits.
+  // contactCoordinate (optional, MaxSegments entries): receives x_cur of every frictional segment
+  // in contact (0 without bristles); the others' entries stay (a mesh that stands still carries
+  // them with the material, contact/carried_histories.hpp).
   Status postNewtonStep(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
-                        const CircleState& circle, double& error, const PairKinematics<MaxSegments>* known = nullptr) {
+                        const CircleState& circle, double& error, const PairKinematics<MaxSegments>* known = nullptr,
+                        double* contactCoordinate = nullptr) {
     error = 0.0;
     if (table.segmentCount != p_.segmentCount) return postNewtonStep(q, qDot, table.length, circle, error);
     const double length = table.length;
@@ -259,6 +263,8 @@ class ContactPair {
         error += wasOpen && isSlipping(t.state) ? p_.friction.frictionCoefficient * absOf(fn) : t.error;
         d.state = t.state;
         d.stickingPosition = t.stickingPosition;
+        if (contactCoordinate != nullptr)
+          contactCoordinate[i] = p_.friction.bristleStiffness != 0.0 ? k.stickingCoordinate : 0.0;
       } else {
         d.state = StickSlip::kUndefined;
       }

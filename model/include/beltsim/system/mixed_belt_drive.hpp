@@ -464,22 +464,19 @@ class MixedBeltDrive {
     Status worst = Status::kOk;
     const LayoutVector qL = point.q->template head<Layout::kSize>(), vL = point.v->template head<Layout::kSize>();
     pulleys_.postNewtonStep(qL, vL, phase_.mode, error);
+    CircleState circle[NP];
+    for (int p = 0; p < pulleyCount(); ++p) circle[p] = pulleys_.state(qL, vL, p);
     for (int e = 0; e < NE; ++e) {
       const Kinematics k = kinematics(*point.q, *point.v, e);
       lastMeshSpeed_[e][0] = k.meshSpeed[0];
       lastMeshSpeed_[e][1] = k.meshSpeed[1];
-    }
-    for (int p = 0; p < pulleyCount(); ++p) {
-      const CircleState cs = pulleys_.state(qL, vL, p);
-      for (int e = 0; e < NE; ++e) {
-        if (!paired_[e][p]) continue;
+      for (int p = 0; p < pulleyCount(); ++p) {
+        if (!paired_[e][p] || worst == Status::kNonFiniteValue) continue;  // the mesh speeds still go on
         double pairError = 0.0;
-        const Kinematics k = kinematics(*point.q, *point.v, e);
-        const Status s = pair_[e][p].postNewtonStep(k.q, k.rates, shapeTable_[e], cs, pairError);
-        if (s == Status::kNonFiniteValue) return s;
+        const Status s = pair_[e][p].postNewtonStep(k.q, k.rates, shapeTable_[e], circle[p], pairError, nullptr,
+                                                    carried_.contactCoordinates(e, p));
         if (s != Status::kOk) worst = s;
         if (pairError > error) error = pairError;
-        carried_.record(pair_[e][p], k.q, k.rates, shapeTable_[e], length_[e], cs, e, p);
       }
     }
     return worst;
