@@ -29,7 +29,11 @@
              -DBELTSIM_FIRMWARE_MCU_SCENARIO=tests/bench/configs/microcontroller_fixed_cost.toml).
   --meshes     accuracy and time per step of the microcontroller configuration with 8 to 24
              elements (builds and runs tests/bench/bench_mesh_floor.cpp).
-Usage: scripts/instruction_budget.py [--skip-callgrind] [--primitives] [--meshes] [--build DIR]
+  --eulerian   the mesh that stands still (builds tests/bench/bench_eulerian.cpp): x86-64
+             instructions per step (callgrind, steps 18001-18300 of the paper's scenario, one dump
+             a step: median, p99, worst, mean) at 16 and 24 elements, with the fixed-cost stepping
+             of eulerian_belt_drive.toml (decided states) and with five passes.
+Usage: scripts/instruction_budget.py [--skip-callgrind] [--primitives] [--meshes] [--eulerian] [--build DIR]
        (after the host and cortex-m7 presets are built)
 """
 import os
@@ -169,6 +173,22 @@ def divides_and_square_roots(dump):
     return counts['divsd'], counts['sqrtsd']
 
 
+def dump_totals(dump_dir):
+    """[(dump number, instructions)] of the non-empty callgrind dumps in a folder, by number."""
+    totals = []
+    for name in os.listdir(dump_dir):
+        number = name.rsplit('.', 1)[-1]
+        if not number.isdigit():
+            continue
+        for line in open(os.path.join(dump_dir, name)):
+            if line.startswith('summary:') or line.startswith('totals:'):
+                count = int(line.split()[1])
+                if count > 0:
+                    totals.append((int(number), count))
+                break
+    return sorted(totals)
+
+
 def callgrind_per_tick(exe, ticks, workdir, count_divides):
     """x86-64 instructions of every PlantLoop::tick (callgrind collects only inside the tick and dumps
     after each call): (mean, median, p99, max, tick of the max, divides and square roots executed in
@@ -188,21 +208,10 @@ def callgrind_per_tick(exe, ticks, workdir, count_divides):
     run(['valgrind', '--tool=callgrind', '--callgrind-out-file=' + os.path.join(dump_dir, 'out'),
          '--dump-instr=%s' % ('yes' if count_divides else 'no'), '--compress-strings=no', '--compress-pos=no',
          '--toggle-collect=*PlantLoop*tick*', '--dump-after=' + tick, exe], workdir)
-    per_tick = []
-    for name in os.listdir(dump_dir):
-        number = name.rsplit('.', 1)[-1]
-        if not number.isdigit():
-            continue
-        for line in open(os.path.join(dump_dir, name)):
-            if line.startswith('summary:') or line.startswith('totals:'):
-                count = int(line.split()[1])
-                if count > 0:
-                    per_tick.append((int(number), count))
-                break
+    per_tick = dump_totals(dump_dir)
     if not per_tick:
         shutil.rmtree(dump_dir, ignore_errors=True)
         return None
-    per_tick.sort()
     counts = [c for _, c in per_tick]
     median, p99, worst, at = exact_quantiles(counts)
     divides = roots = None
@@ -322,6 +331,37 @@ def meshes():
     print(run([os.path.join(ROOT, 'build/host/tests/bench_mesh_floor')], ROOT), end='')
 
 
+# The two fixed-cost forms on the mesh that stands still (docs/model.md §2.11).
+EULERIAN_FORMS = (
+    ('decided states (eulerian_belt_drive.toml)', []),
+    ('five passes (n 1, frozen 1, 8 pairs)', ['--set', 'newton=1', '--set', 'frozen=1', '--set', 'passes=5',
+                                              '--set', 'pairs=8']),
+)
+
+
+def eulerian(workdir):
+    run(['cmake', '--build', HOST_BUILD, '--target', 'bench_eulerian', '-j2'], ROOT)
+    exe = os.path.join(HOST_BUILD, 'tests/bench_eulerian')
+    dump_dir = os.path.join(workdir, 'callgrind_eulerian')
+    for elements in (16, 24):
+        for name, settings in EULERIAN_FORMS:
+            shutil.rmtree(dump_dir, ignore_errors=True)
+            os.makedirs(dump_dir)
+            text = run(['valgrind', '--tool=callgrind', '--instr-atstart=no', '--collect-atstart=no',
+                        '--callgrind-out-file=' + os.path.join(dump_dir, 'out'), exe, str(elements), 'paper']
+                       + settings + ['--callgrind', '18001', '300'], workdir)
+            counts = [c for _, c in dump_totals(dump_dir)]
+            summary = next((l.strip() for l in text.splitlines() if 'tail means' in l), 'no summary line')
+            if not counts:
+                print('%d elements, %s: callgrind wrote no dumps; %s' % (elements, name, summary))
+                continue
+            median, p99, worst, at = exact_quantiles(counts)
+            print('%d elements, %s: x86-64 instructions per step (callgrind, steps 18001-18300) median %d, p99 %d, '
+                  'worst %d (step %d), mean %.0f  (PC budget: worst 400000); %s'
+                  % (elements, name, median, p99, worst, 18000 + at, sum(counts) / len(counts), summary))
+    shutil.rmtree(dump_dir, ignore_errors=True)
+
+
 def main():
     skip_callgrind = '--skip-callgrind' in sys.argv
     work = os.path.join(ROOT, 'build/instruction_budget')
@@ -332,6 +372,9 @@ def main():
         return 0
     if '--meshes' in sys.argv:
         meshes()
+        return 0
+    if '--eulerian' in sys.argv:
+        eulerian(work)
         return 0
     print('machine: %s' % subprocess.run(['sh', '-c', "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
                                           capture_output=True, text=True).stdout.strip())

@@ -1,0 +1,239 @@
+// Cost and robustness of the fixed-cost stepping on the mesh that stands still (docs/model.md
+// §2.11; a benchmark, not a test). The drive is the paper's, graded from its layout, as
+// host_sim/scenarios/eulerian_belt_drive.toml builds it (tests/support/graded_paper_drive.hpp).
+//
+//   bench_eulerian [16|24] [paper|random] [--set name=value ...] [--seconds T] [--seeds A-B]
+//                  [--callgrind FROM COUNT]
+//   paper   the paper's scenario (2.45 s): steps flagged, the tail means of the span forces and of
+//           P2's speed, the wall time per step (median, p99, worst; steady_clock on this machine).
+//   random  the robustness bench's commands (tests/bench/bench_robustness.cpp: P1's speed steps to
+//           a value drawn from 0..15 rad/s every 0.5 s, P2's load to 0..40 N m every 0.7 s, Knuth's
+//           MMIX LCG) for T seconds (default 60) per seed (default 1-20): per seed the steps
+//           flagged, the longest run of them and the first fault; then the median and worst seed.
+//   names   the IntegratorSettings of the fixed-cost stepping: newton (fixedNewtonIterations),
+//           frozen (frozenStateIterations), refresh (refreshSteps, default NE), passes
+//           (postNewtonPasses), pairs (passUpdatePairs), tol (fixedResidualTolerance, N).
+//           Defaults: eulerian_belt_drive.toml's (newton 2, frozen 0, passes 1, tol 5).
+//   --callgrind FROM COUNT  under valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no:
+//           collect steps FROM..FROM+COUNT-1 only, one dump after each (paper mode);
+//           scripts/instruction_budget.py --eulerian runs it and reads the dumps.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "beltsim/stepping/fixed_cost_stepper.hpp"
+#include "graded_paper_drive.hpp"
+#include "paper_scenario.hpp"
+
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define BENCH_HAVE_CALLGRIND 1
+#else
+#define BENCH_HAVE_CALLGRIND 0
+#endif
+
+namespace {
+
+using namespace beltsim;
+constexpr double kStep = test::kGradedStep;
+
+struct Options {
+  int newton = 2, frozen = 0, refresh = 0, passes = 1, pairs = 4;
+  double tol = 5.0;
+  double seconds = 60.0;
+  unsigned long long firstSeed = 1, lastSeed = 20;
+  int callgrindFrom = 0, callgrindCount = 0;
+};
+
+template <int NE>
+struct Bench : test::GradedPaperDriveOf<NE, FixedCostStepper> {
+  PlantConfig config(const Options& o) const {
+    PlantConfig c = test::standingMeshPaperConfig(kStep);
+    c.integrator.stepping = Stepping::kFixedCost;
+    c.integrator.fixedNewtonIterations = o.newton;
+    c.integrator.frozenStateIterations = o.frozen;
+    c.integrator.refreshSteps = o.refresh > 0 ? o.refresh : NE;
+    c.integrator.postNewtonPasses = o.passes;
+    c.integrator.passUpdatePairs = o.pairs;
+    c.integrator.fixedResidualTolerance = o.tol;
+    return c;
+  }
+};
+
+bool flaggedStep(const StepStatistics& s) {
+  return (s.flags & (kStepNewtonNotConverged | kStepPnsNotConverged)) != 0;
+}
+
+void printQuantiles(const char* what, std::vector<double> v, const char* unit) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  std::printf("%s median %.2f %s, p99 %.2f %s, worst %.2f %s\n", what, v[(n - 1) / 2], unit,
+              v[std::min(n - 1, (99 * n + 99) / 100 - 1)], unit, v[n - 1], unit);
+}
+
+template <int NE>
+int paper(const Options& o) {
+  Bench<NE> d;
+  if (!d.start(d.config(o))) {
+    std::printf("%d elements: set-up or statics failed\n", NE);
+    return 1;
+  }
+  const int steps = static_cast<int>(test::kPaperEndTime / kStep + 0.5);
+  const int tail = static_cast<int>(test::kPaperTail / kStep + 0.5);
+  const int speed = Bench<NE>::Drive::pulleyDof(1, 2);
+  int flagged = 0;
+  double f1 = 0.0, f2 = 0.0, omega2 = 0.0;
+  std::vector<double> micros;
+  micros.reserve(steps);
+  for (int k = 1; k <= steps; ++k) {
+    const bool measured = k >= o.callgrindFrom && k < o.callgrindFrom + o.callgrindCount;
+#if BENCH_HAVE_CALLGRIND
+    if (measured && k == o.callgrindFrom) CALLGRIND_START_INSTRUMENTATION;
+    if (measured) CALLGRIND_TOGGLE_COLLECT;
+#endif
+    const auto before = std::chrono::steady_clock::now();
+    const StepStatistics s = d.step(k);
+    const auto after = std::chrono::steady_clock::now();
+#if BENCH_HAVE_CALLGRIND
+    if (measured) {
+      CALLGRIND_TOGGLE_COLLECT;
+      CALLGRIND_DUMP_STATS;
+      if (k + 1 == o.callgrindFrom + o.callgrindCount) CALLGRIND_STOP_INSTRUMENTATION;
+    }
+#else
+    (void)measured;
+#endif
+    micros.push_back(std::chrono::duration<double, std::micro>(after - before).count());
+    if (s.status != Status::kOk) {
+      std::printf("%d elements: fault at step %d (t = %.4f s), status %d\n", NE, k, k * kStep,
+                  static_cast<int>(s.status));
+      return 1;
+    }
+    flagged += flaggedStep(s);
+    if (k > steps - tail) {
+      f1 += d.tightForce() / tail;
+      f2 += d.slackForce() / tail;
+      omega2 += d.stepper->velocities()(speed) / tail;
+    }
+  }
+  std::printf("%d elements, paper's scenario, %d steps: flagged %d; tail means F1 %.4f N, F2 %.4f N, "
+              "omega_P2 %.6f rad/s\n", NE, steps, flagged, f1, f2, omega2);
+  printQuantiles("  wall time per step:", micros, "us");
+  return 0;
+}
+
+// Knuth's MMIX LCG, the top 53 bits as a double in [0, 1) (as tests/bench/bench_robustness.cpp).
+struct Lcg {
+  std::uint64_t state;
+  double uniform() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
+  }
+};
+
+template <int NE>
+int random(const Options& o) {
+  const long steps = std::lround(o.seconds / kStep);
+  const long speedEvery = std::lround(0.5 / kStep), loadEvery = std::lround(0.7 / kStep);
+  std::vector<double> shares;
+  int faults = 0;
+  for (unsigned long long seed = o.firstSeed; seed <= o.lastSeed; ++seed) {
+    Bench<NE> d;
+    if (!d.start(d.config(o))) {
+      std::printf("%d elements: set-up or statics failed\n", NE);
+      return 1;
+    }
+    Lcg lcg{seed};
+    double speed = 0.0, load = 0.0;
+    long flagged = 0, run = 0, longest = 0, taken = 0;
+    bool fault = false;
+    for (long k = 1; k <= steps && !fault; ++k) {
+      if ((k - 1) % speedEvery == 0) speed = 15.0 * lcg.uniform();
+      if ((k - 1) % loadEvery == 0) load = 40.0 * lcg.uniform();
+      BeltDriveInput<2> input;
+      input.useCommand[0] = input.useCommand[1] = true;
+      input.command[0] = speed;  // P1: speed, rad/s
+      input.command[1] = -load;  // P2: braking load torque, N m
+      d.drive->setInput(input);
+      const StepStatistics s = d.stepper->step(*d.drive);
+      ++taken;
+      if (s.status != Status::kOk) {
+        std::printf("  seed %llu: fault at t = %.4f s, status %d\n", seed, k * kStep, static_cast<int>(s.status));
+        fault = true;
+        ++faults;
+      }
+      const bool bad = flaggedStep(s);
+      flagged += bad;
+      run = bad ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+    const double share = 100.0 * flagged / taken;
+    shares.push_back(share);
+    std::printf("  seed %llu: %ld steps, flagged %ld (%.3f %%), longest run %ld%s\n", seed, taken, flagged, share,
+                longest, fault ? ", fault" : "");
+    std::fflush(stdout);
+  }
+  std::sort(shares.begin(), shares.end());
+  std::printf("%d elements, random commands, %zu seeds x %.0f s: faults %d; flagged median %.3f %%, worst %.3f %%\n",
+              NE, shares.size(), o.seconds, faults, shares[(shares.size() - 1) / 2], shares.back());
+  return faults > 0 ? 1 : 0;
+}
+
+bool parseSet(const char* assignment, Options& o) {
+  const char* eq = std::strchr(assignment, '=');
+  if (eq == nullptr) return false;
+  const std::size_t n = static_cast<std::size_t>(eq - assignment);
+  const double value = std::atof(eq + 1);
+  const auto is = [&](const char* name) { return std::strlen(name) == n && std::strncmp(assignment, name, n) == 0; };
+  if (is("newton")) o.newton = static_cast<int>(value);
+  else if (is("frozen")) o.frozen = static_cast<int>(value);
+  else if (is("refresh")) o.refresh = static_cast<int>(value);
+  else if (is("passes")) o.passes = static_cast<int>(value);
+  else if (is("pairs")) o.pairs = static_cast<int>(value);
+  else if (is("tol")) o.tol = value;
+  else return false;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int elements = 24;
+  bool randomMode = false;
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    if (std::strcmp(a, "16") == 0 || std::strcmp(a, "24") == 0) {
+      elements = std::atoi(a);
+    } else if (std::strcmp(a, "paper") == 0 || std::strcmp(a, "random") == 0) {
+      randomMode = a[0] == 'r';
+    } else if (std::strcmp(a, "--set") == 0 && i + 1 < argc) {
+      if (!parseSet(argv[++i], o)) {
+        std::fprintf(stderr, "bench_eulerian: unknown setting '%s'\n", argv[i]);
+        return 2;
+      }
+    } else if (std::strcmp(a, "--seconds") == 0 && i + 1 < argc) {
+      o.seconds = std::atof(argv[++i]);
+    } else if (std::strcmp(a, "--seeds") == 0 && i + 1 < argc) {
+      const char* range = argv[++i];
+      o.firstSeed = std::strtoull(range, nullptr, 10);
+      const char* dash = std::strchr(range, '-');
+      o.lastSeed = dash != nullptr ? std::strtoull(dash + 1, nullptr, 10) : o.firstSeed;
+    } else if (std::strcmp(a, "--callgrind") == 0 && i + 2 < argc) {
+      o.callgrindFrom = std::atoi(argv[++i]);
+      o.callgrindCount = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: bench_eulerian [16|24] [paper|random] [--set name=value ...] [--seconds T] "
+                           "[--seeds A-B] [--callgrind FROM COUNT]\n");
+      return 2;
+    }
+  }
+  std::printf("settings: newton %d, frozen %d, refresh %d, passes %d, pairs %d, tol %.3g N\n", o.newton, o.frozen,
+              o.refresh > 0 ? o.refresh : elements, o.passes, o.pairs, o.tol);
+  if (elements == 16) return randomMode ? random<16>(o) : paper<16>(o);
+  return randomMode ? random<24>(o) : paper<24>(o);
+}
