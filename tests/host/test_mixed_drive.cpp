@@ -226,6 +226,34 @@ TEST(MixedDrive, AnUpdateOfTheSwitchedPairsGivesTheWholeBuildsMatrix) {
   EXPECT_EQ(updated, 0);
 }
 
+// The fixed-cost passes evaluate each residual after the first at the state of the post-Newton
+// pass before it; the residual then takes that pass's element and contact kinematics
+// (MixedBeltDrive::residual, PostNewtonKeep). It must give the bits of a residual that computes
+// them: here against one evaluated after a residual at another state has dropped them.
+TEST(MixedDrive, AResidualAtThePostNewtonStateEqualsOneThatComputesItsKinematics) {
+  GradedPaperDriveOf<16> d;
+  ASSERT_TRUE(d.start() && d.runSteps(2000));
+  using V = GradedPaperDriveOf<16>::V;
+  V q = d.stepper->positions(), v = d.stepper->velocities(), a = d.stepper->accelerations();
+  const beltsim::IterationPoint<V> point{&q, &v, &a, d.stepper->time(), &d.stepper->coefficients()};
+  double error = 0.0;
+  ASSERT_EQ(d.drive->postNewtonStep(point, error), Status::kOk);
+  V reused, elsewhere, computed;
+  ASSERT_EQ(d.drive->residual(point, reused), Status::kOk);
+  V moved = q;
+  moved(0) += 1e-7;
+  const beltsim::IterationPoint<V> other{&moved, &v, &a, d.stepper->time(), &d.stepper->coefficients()};
+  ASSERT_EQ(d.drive->residual(other, elsewhere), Status::kOk);
+  ASSERT_EQ(d.drive->residual(point, computed), Status::kOk);
+  int differing = 0;
+  for (int i = 0; i < V::RowsAtCompileTime; ++i) differing += !(reused(i) == computed(i));
+  EXPECT_EQ(differing, 0) << "entries of the residual that differ";
+  EXPECT_GT((elsewhere - computed).cwiseAbs().maxCoeff(), 0.0) << "the other state must change the residual";
+  // The belt presses on both pulleys: the contact forces are part of what was compared.
+  EXPECT_GT(d.drive->hubForce(0).norm(), 100.0);
+  EXPECT_GT(d.drive->hubForce(1).norm(), 100.0);
+}
+
 // After a jump of the motor's speed the contact states on both wraps reverse. Decided at each
 // iterate against a kept matrix that lacks them (FixedCostPaperDriveOf, eulerian_belt_drive.toml's
 // settings) the iterations do not converge: most steps after a jump are flagged. Five passes on the

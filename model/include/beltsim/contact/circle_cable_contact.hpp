@@ -152,12 +152,15 @@ class ContactPair {
 
   // Same, with the shape functions from a table (built for this length and p.segmentCount).
   // keep (optional): receives the segment points and the evaluated segments' kinematics.
+  // known (optional): what a post-Newton step at this same state computed (PostNewtonKeep); the
+  // forces are those computed without it, bit for bit.
   Status evaluateNewton(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
-                        const CircleState& circle, PairForces& out, PairKinematics<MaxSegments>* keep = nullptr) const {
+                        const CircleState& circle, PairForces& out, PairKinematics<MaxSegments>* keep = nullptr,
+                        const PairKinematics<MaxSegments>* known = nullptr) const {
     out = PairForces{};
     if (!anyFlagged()) return Status::kOk;
     if (table.segmentCount != p_.segmentCount) return evaluateNewton(q, qDot, table.length, circle, out, keep);
-    return forces(q, qDot, table, circle, nullptr, nullptr, out, keep);
+    return forces(q, qDot, table, circle, nullptr, nullptr, out, keep, known);
   }
 
   // Whether the pair can touch the circle within this step: some segment's start-of-step gap (or
@@ -176,12 +179,12 @@ class ContactPair {
   // states are those of a converged post-Newton loop; the fixed-cost stepping uses it so that
   // stick/slip switches happen inside its Newton iterations instead of in passes around them.
   Status evaluateDecided(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
-                         const CircleState& circle, PairForces& out) {
+                         const CircleState& circle, PairForces& out, const PairKinematics<MaxSegments>* known = nullptr) {
     out = PairForces{};
     if (table.segmentCount != p_.segmentCount) return Status::kInvalidParameter;
     SegmentHistory decided[MaxSegments];
     for (int i = 0; i < MaxSegments; ++i) decided[i] = current_[i];
-    const Status s = forces(q, qDot, table, circle, decided, decidedSwitches_, out);
+    const Status s = forces(q, qDot, table, circle, decided, decidedSwitches_, out, nullptr, known);
     for (int i = 0; i < MaxSegments; ++i) current_[i] = decided[i];
     return s;
   }
@@ -203,13 +206,16 @@ class ContactPair {
   // Same, with the shape functions from a table (built for this length and p.segmentCount).
   // known (optional): what a Newton-phase evaluation at this same state computed (its points,
   // and the kinematics of its segments in contact); the rest is computed here, with the same bits.
-  // contactCoordinate (optional, MaxSegments entries): receives x_cur of every frictional segment
-  // in contact (0 without bristles); the others' entries stay (a mesh that stands still carries
-  // them with the material, contact/carried_histories.hpp).
+  // keep (optional, pair_results.hpp): what it computed, for a mesh that stands still (the
+  // contact coordinates it carries with the material, contact/carried_histories.hpp, and the
+  // kinematics for the next residual at this state).
   Status postNewtonStep(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
                         const CircleState& circle, double& error, const PairKinematics<MaxSegments>* known = nullptr,
-                        double* contactCoordinate = nullptr) {
+                        const PostNewtonKeep<MaxSegments>& keep = {}) {
     error = 0.0;
+    PairKinematics<MaxSegments>* kept = keep.kinematics;
+    if (kept != nullptr)
+      for (int i = 0; i < MaxSegments; ++i) kept->known[i] = kept->stickingKnown[i] = false;
     if (table.segmentCount != p_.segmentCount) return postNewtonStep(q, qDot, table.length, circle, error);
     const double length = table.length;
     // A pair with a segment in contact takes the exact gaps below whatever its box says (a
@@ -231,11 +237,14 @@ class ContactPair {
       }
     }
     SegmentPoints<MaxSegments> localPoints;
+    SegmentPoints<MaxSegments>& computed = kept != nullptr ? kept->points : localPoints;
     if (known == nullptr) {
-      const Status s = computeSegmentPoints(q, qDot, table, p_.offset, localPoints);
+      const Status s = computeSegmentPoints(q, qDot, table, p_.offset, computed);
       if (s != Status::kOk) return s;
+    } else if (kept != nullptr) {
+      kept->points = known->points;
     }
-    const SegmentPoints<MaxSegments>& points = known != nullptr ? known->points : localPoints;
+    const SegmentPoints<MaxSegments>& points = known != nullptr ? known->points : computed;
     bool degenerate = false;
     for (int i = 0; i < MaxSegments; ++i) {
       if (i >= p_.segmentCount) break;
@@ -249,10 +258,12 @@ class ContactPair {
         error += p_.contactStiffness * absOf(gap - d.gap);  // e_n: gap sign changed
       }
       d.gap = gap;
+      bool stickingKnown = known != nullptr && known->known[i] && known->stickingKnown[i];
       if (gap <= 0.0 && frictional()) {
-        const bool stickingKnown = known != nullptr && known->known[i] && known->stickingKnown[i];
-        if (p_.friction.bristleStiffness != 0.0 && !stickingKnown)
+        if (p_.friction.bristleStiffness != 0.0 && !stickingKnown) {
           k.stickingCoordinate = stickingCoordinate(p_, k.geometry, length, circle);
+          stickingKnown = true;
+        }
         const double fn = normalForceLaw(p_, gap, k.normalVelocity);
         const TangentialPnsResult t = pnsTangential(p_.friction, d, anchorSource(i), fn, k.tangentialVelocity,
                                                     k.stickingCoordinate, wrapPeriod());
@@ -263,12 +274,17 @@ class ContactPair {
         error += wasOpen && isSlipping(t.state) ? p_.friction.frictionCoefficient * absOf(fn) : t.error;
         d.state = t.state;
         d.stickingPosition = t.stickingPosition;
-        if (contactCoordinate != nullptr)
-          contactCoordinate[i] = p_.friction.bristleStiffness != 0.0 ? k.stickingCoordinate : 0.0;
+        if (keep.contactCoordinate != nullptr)
+          keep.contactCoordinate[i] = p_.friction.bristleStiffness != 0.0 ? k.stickingCoordinate : 0.0;
       } else {
         d.state = StickSlip::kUndefined;
       }
       d.heldByElement = heldAfterStep(i, gap <= 0.0);
+      if (kept != nullptr) {
+        kept->segment[i] = k;
+        kept->known[i] = true;
+        kept->stickingKnown[i] = stickingKnown;
+      }
     }
     return degenerate ? Status::kDegenerateState : Status::kOk;
   }
@@ -307,16 +323,22 @@ class ContactPair {
   // Forces of the segments in contact. decided == nullptr: the history D as it stands (Newton
   // phase, docs/model.md §4.6). Otherwise each segment's state is decided here and written to decided[i]
   // (switches[i] counts its stick/slip switches within the step).
+  // known: a post-Newton step's points and kinematics at this state (evaluateNewton).
   Status forces(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
                 const CircleState& circle, SegmentHistory* decided, std::uint8_t* switches, PairForces& out,
-                PairKinematics<MaxSegments>* keep = nullptr) const {
+                PairKinematics<MaxSegments>* keep = nullptr, const PairKinematics<MaxSegments>* known = nullptr) const {
     const double length = table.length;
     SegmentPoints<MaxSegments> localPoints;
-    SegmentPoints<MaxSegments>& points = keep != nullptr ? keep->points : localPoints;
+    SegmentPoints<MaxSegments>& computed = keep != nullptr ? keep->points : localPoints;
     if (keep != nullptr)
       for (int i = 0; i < MaxSegments; ++i) keep->known[i] = keep->stickingKnown[i] = false;
-    const Status s = computeSegmentPoints(q, qDot, table, p_.offset, points);
-    if (s != Status::kOk) return s;
+    if (known == nullptr) {
+      const Status s = computeSegmentPoints(q, qDot, table, p_.offset, computed);
+      if (s != Status::kOk) return s;
+    } else if (keep != nullptr) {
+      keep->points = known->points;
+    }
+    const SegmentPoints<MaxSegments>& points = known != nullptr ? known->points : computed;
     Vector2 pointForce[MaxSegments + 1];
     for (int k = 0; k <= MaxSegments; ++k) pointForce[k].setZero();
     Vector2 forceSum = Vector2::Zero();
@@ -328,7 +350,7 @@ class ContactPair {
       double fn = 0.0;
       if (decided == nullptr) {
         if (h.gap > 0.0) continue;
-        k = segmentKinematics(p_, points, i, length, circle, newtonForceNeedsStickingCoordinate(p_.friction, h));
+        k = kinematicsOf(points, known, i, length, circle, newtonForceNeedsStickingCoordinate(p_.friction, h));
         if (keep != nullptr) {
           keep->segment[i] = k;
           keep->known[i] = true;
@@ -336,7 +358,7 @@ class ContactPair {
         }
         fn = normalForceLaw(p_, k.geometry.gap, k.normalVelocity);
       } else {
-        k = segmentKinematics(p_, points, i, length, circle, false);
+        k = kinematicsOf(points, known, i, length, circle, false);
         h = decideSegment(i, k, length, circle, switches[i], fn);
         decided[i] = h;
         if (h.gap > 0.0) continue;
@@ -371,6 +393,18 @@ class ContactPair {
     out.circleForce = -forceSum;
     out.circleTorque = -torqueSum;
     return Status::kOk;
+  }
+
+  // Segment i's kinematics as segmentKinematics gives them, from `known` where it has them.
+  SegmentKinematics kinematicsOf(const SegmentPoints<MaxSegments>& points, const PairKinematics<MaxSegments>* known,
+                                 int i, double length, const CircleState& circle, bool needSticking) const {
+    if (known == nullptr || !known->known[i]) return segmentKinematics(p_, points, i, length, circle, needSticking);
+    SegmentKinematics k = known->segment[i];
+    if (!needSticking || p_.friction.bristleStiffness == 0.0)
+      k.stickingCoordinate = 0.0;
+    else if (!known->stickingKnown[i])
+      k.stickingCoordinate = stickingCoordinate(p_, k.geometry, length, circle);
+    return k;
   }
 
   // Contact and stick/slip state of segment i at kinematics k (evaluateDecided), by the

@@ -29,6 +29,16 @@ struct PairKinematics {
   bool stickingKnown[MaxSegments] = {};  // segment[i].stickingCoordinate was computed (stick law)
 };
 
+// What a post-Newton step hands on besides the history, for a mesh that stands still
+// (system/mixed_belt_drive.hpp): x_cur of every frictional segment in contact (0 without
+// bristles; the other entries stay), and the points and segment kinematics it computed, which a
+// Newton-phase evaluation at the same state takes over (every segment known).
+template <int MaxSegments>
+struct PostNewtonKeep {
+  double* contactCoordinate = nullptr;                // MaxSegments entries, or none
+  PairKinematics<MaxSegments>* kinematics = nullptr;  // or none
+};
+
 // Per-segment outputs (docs/model.md §4.10, with physical-unit stresses).
 struct SegmentOutput {
   double gap = 0.0;               // m (current geometry)

@@ -76,6 +76,7 @@ class MixedBeltDrive {
   // contactLength: each element's pairs take them in proportion to its own length.
   ParameterError setUp(const BeltParameters& belt, const double (&elementLength)[NE], const PulleyParameters* circles,
                        int pulleyCount, const ContactParameters& contact, double contactLength) {
+    pnsKinematicsValid_ = false;
     if (!belt.closed) return ParameterError::invalid("belt.closed");
     if (!(contactLength > 0.0 && isFinite(contactLength))) return ParameterError::invalid("contactLength");
     if (pulleyCount < 1 || pulleyCount > NP) return ParameterError::invalid("circle.count");
@@ -297,7 +298,13 @@ class MixedBeltDrive {
     const bool isStatic = phase_.isStatic();
     // Static: the stabilizer s M (x - x_previous) enters as the inertia of the acceleration s (x - x_previous).
     const Vector stabilized = isStatic ? Vector(phase_.stabilizer * (q - staticPrevious_)) : Vector::Zero();
-    for (int e = 0; e < NE; ++e) current_[e] = kinematics(q, v, e);
+    // At the last post-Newton step's state (the fixed-cost passes' residuals) its element and pair
+    // kinematics serve again: the same inputs, the same bits.
+    const bool atPostNewtonState = pnsKinematicsValid_ && q == pnsQ_ && v == pnsV_;
+    if (!atPostNewtonState) {
+      pnsKinematicsValid_ = false;
+      for (int e = 0; e < NE; ++e) current_[e] = kinematics(q, v, e);
+    }
     for (int e = 0; e < NE; ++e) {
       Vector10 rows;
       const Status s = elementRows(current_[e], isStatic ? stabilized : a, e, false, rows, nullptr, point);
@@ -314,9 +321,10 @@ class MixedBeltDrive {
         if (!paired_[e][p]) continue;
         if (decideInNewton_ ? !pair.candidate(kDecisionMargin) : !pair.anyFlagged()) continue;
         const Kinematics& k = current_[e];
+        const PairKinematics<NCS>* known = atPostNewtonState && pnsCircle_[e] == p ? &pnsKinematics_[e] : nullptr;
         PairForces f;
-        const Status st = decideInNewton_ ? pair.evaluateDecided(k.q, k.rates, shapeTable_[e], cs, f)
-                                          : pair.evaluateNewton(k.q, k.rates, shapeTable_[e], cs, f);
+        const Status st = decideInNewton_ ? pair.evaluateDecided(k.q, k.rates, shapeTable_[e], cs, f, known)
+                                          : pair.evaluateNewton(k.q, k.rates, shapeTable_[e], cs, f, nullptr, known);
         if (st != Status::kOk) return st;
         if (f.activeSegments == 0) continue;
         Vector10 rows;
@@ -460,6 +468,7 @@ class MixedBeltDrive {
 
   Status postNewtonStep(const IterationPoint<Vector>& point, double& error) {
     error = 0.0;
+    pnsKinematicsValid_ = false;
     if (transportRefused_) return Status::kInvalidParameter;
     Status worst = Status::kOk;
     const LayoutVector qL = point.q->template head<Layout::kSize>(), vL = point.v->template head<Layout::kSize>();
@@ -467,18 +476,23 @@ class MixedBeltDrive {
     CircleState circle[NP];
     for (int p = 0; p < pulleyCount(); ++p) circle[p] = pulleys_.state(qL, vL, p);
     for (int e = 0; e < NE; ++e) {
-      const Kinematics k = kinematics(*point.q, *point.v, e);
+      const Kinematics& k = current_[e] = kinematics(*point.q, *point.v, e);
       lastMeshSpeed_[e][0] = k.meshSpeed[0];
       lastMeshSpeed_[e][1] = k.meshSpeed[1];
+      pnsCircle_[e] = -1;
       for (int p = 0; p < pulleyCount(); ++p) {
         if (!paired_[e][p] || worst == Status::kNonFiniteValue) continue;  // the mesh speeds still go on
         double pairError = 0.0;
-        const Status s = pair_[e][p].postNewtonStep(k.q, k.rates, shapeTable_[e], circle[p], pairError, nullptr,
-                                                    carried_.contactCoordinates(e, p));
+        const PostNewtonKeep<NCS> keep{carried_.contactCoordinates(e, p), &pnsKinematics_[e]};
+        const Status s = pair_[e][p].postNewtonStep(k.q, k.rates, shapeTable_[e], circle[p], pairError, nullptr, keep);
+        pnsCircle_[e] = p;
         if (s != Status::kOk) worst = s;
         if (pairError > error) error = pairError;
       }
     }
+    pnsQ_ = *point.q;
+    pnsV_ = *point.v;
+    pnsKinematicsValid_ = worst != Status::kNonFiniteValue;
     return worst;
   }
 
@@ -553,6 +567,7 @@ class MixedBeltDrive {
   }
 
   void holdNodes(const Vector& x) {
+    pnsKinematicsValid_ = false;  // the material coordinates' wrap changes with the belt's length
     beltLength_ = 0.0;
     for (int i = 0; i < NE; ++i) {
       const Vector2 slope(x(4 * i + 2), x(4 * i + 3));
@@ -676,7 +691,13 @@ class MixedBeltDrive {
   Vector2 tangent_[NE];  // every node's start tangent (unit): its velocity row's direction
   double beltLength_ = 0.0;  // the belt's reference length, m
   double stepSize_ = 0.0;
-  Kinematics current_[NE];  // every element's kinematics at the residual's state
+  Kinematics current_[NE];  // every element's kinematics at the last residual's or post-Newton step's state
+  // What the last post-Newton step computed, at (pnsQ_, pnsV_): current_ and each element's pair
+  // kinematics with circle pnsCircle_[e] (-1: none); valid until a residual at another state.
+  PairKinematics<NCS> pnsKinematics_[NE];
+  int pnsCircle_[NE] = {};
+  Vector pnsQ_ = Vector::Zero(), pnsV_ = Vector::Zero();
+  bool pnsKinematicsValid_ = false;
   CarriedHistories<NE, NP, NCS> carried_;  // x_c of the material at the segments, and the transport
   double lastMeshSpeed_[NE][2] = {};             // w at each element's nodes at the last post-Newton step, m/s
   bool paired_[NE][NP] = {};                      // element e wraps circle p (fixed at the start)
