@@ -237,14 +237,10 @@ class ContactPair {
       }
     }
     SegmentPoints<MaxSegments> localPoints;
-    SegmentPoints<MaxSegments>& computed = kept != nullptr ? kept->points : localPoints;
-    if (known == nullptr) {
-      const Status s = computeSegmentPoints(q, qDot, table, p_.offset, computed);
-      if (s != Status::kOk) return s;
-    } else if (kept != nullptr) {
-      kept->points = known->points;
-    }
-    const SegmentPoints<MaxSegments>& points = known != nullptr ? known->points : computed;
+    const SegmentPoints<MaxSegments>* pointsAt = nullptr;
+    const Status pointStatus = segmentPoints(q, qDot, table, known, kept, localPoints, pointsAt);
+    if (pointStatus != Status::kOk) return pointStatus;
+    const SegmentPoints<MaxSegments>& points = *pointsAt;
     bool degenerate = false;
     for (int i = 0; i < MaxSegments; ++i) {
       if (i >= p_.segmentCount) break;
@@ -328,17 +324,13 @@ class ContactPair {
                 const CircleState& circle, SegmentHistory* decided, std::uint8_t* switches, PairForces& out,
                 PairKinematics<MaxSegments>* keep = nullptr, const PairKinematics<MaxSegments>* known = nullptr) const {
     const double length = table.length;
-    SegmentPoints<MaxSegments> localPoints;
-    SegmentPoints<MaxSegments>& computed = keep != nullptr ? keep->points : localPoints;
     if (keep != nullptr)
       for (int i = 0; i < MaxSegments; ++i) keep->known[i] = keep->stickingKnown[i] = false;
-    if (known == nullptr) {
-      const Status s = computeSegmentPoints(q, qDot, table, p_.offset, computed);
-      if (s != Status::kOk) return s;
-    } else if (keep != nullptr) {
-      keep->points = known->points;
-    }
-    const SegmentPoints<MaxSegments>& points = known != nullptr ? known->points : computed;
+    SegmentPoints<MaxSegments> localPoints;
+    const SegmentPoints<MaxSegments>* pointsAt = nullptr;
+    const Status pointStatus = segmentPoints(q, qDot, table, known, keep, localPoints, pointsAt);
+    if (pointStatus != Status::kOk) return pointStatus;
+    const SegmentPoints<MaxSegments>& points = *pointsAt;
     Vector2 pointForce[MaxSegments + 1];
     for (int k = 0; k <= MaxSegments; ++k) pointForce[k].setZero();
     Vector2 forceSum = Vector2::Zero();
@@ -393,6 +385,21 @@ class ContactPair {
     out.circleForce = -forceSum;
     out.circleTorque = -torqueSum;
     return Status::kOk;
+  }
+
+  // The segment points at (q, q_dot): known's if given, else computed (into keep's if given,
+  // else into local); keep receives them either way. `points` is set to where they are.
+  Status segmentPoints(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
+                       const PairKinematics<MaxSegments>* known, PairKinematics<MaxSegments>* keep,
+                       SegmentPoints<MaxSegments>& local, const SegmentPoints<MaxSegments>*& points) const {
+    if (known != nullptr) {
+      if (keep != nullptr) keep->points = known->points;
+      points = &known->points;
+      return Status::kOk;
+    }
+    SegmentPoints<MaxSegments>& into = keep != nullptr ? keep->points : local;
+    points = &into;
+    return computeSegmentPoints(q, qDot, table, p_.offset, into);
   }
 
   // Segment i's kinematics as segmentKinematics gives them, from `known` where it has them.
