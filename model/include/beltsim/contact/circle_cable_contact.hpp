@@ -197,10 +197,10 @@ class ContactPair {
   // history D from the converged state, reading anchors from D0. Returns e_PNS = e_n + e_t, the
   // sum over the segments (N).
   Status postNewtonStep(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
-                        double& error) {
+                        double& error, const PostNewtonKeep<MaxSegments>& keep = {}) {
     SegmentShapeTable<MaxSegments> table;
     table.build(length, p_.segmentCount);
-    return postNewtonStep(q, qDot, table, circle, error);
+    return postNewtonStep(q, qDot, table, circle, error, nullptr, keep);
   }
 
   // Same, with the shape functions from a table (built for this length and p.segmentCount).
@@ -216,7 +216,7 @@ class ContactPair {
     PairKinematics<MaxSegments>* kept = keep.kinematics;
     if (kept != nullptr)
       for (int i = 0; i < MaxSegments; ++i) kept->known[i] = kept->stickingKnown[i] = false;
-    if (table.segmentCount != p_.segmentCount) return postNewtonStep(q, qDot, table.length, circle, error);
+    if (table.segmentCount != p_.segmentCount) return postNewtonStep(q, qDot, table.length, circle, error, keep);
     const double length = table.length;
     // A pair with a segment in contact takes the exact gaps below whatever its box says (a
     // segment leaving contact stores its exact gap, as the reference does); only the others
