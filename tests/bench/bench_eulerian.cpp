@@ -28,6 +28,7 @@
 #include "beltsim/stepping/fixed_cost_stepper.hpp"
 #include "graded_paper_drive.hpp"
 #include "paper_scenario.hpp"
+#include "random_commands.hpp"
 
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
@@ -126,14 +127,7 @@ int paper(const Options& o) {
   return 0;
 }
 
-// Knuth's MMIX LCG, the top 53 bits as a double in [0, 1) (as tests/bench/bench_robustness.cpp).
-struct Lcg {
-  std::uint64_t state;
-  double uniform() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
-  }
-};
+using bench::Lcg;
 
 template <int NE>
 int random(const Options& o) {

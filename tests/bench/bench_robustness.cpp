@@ -38,19 +38,13 @@
 
 #include "plant_config.hpp"
 #include "plant_loop.hpp"
+#include "random_commands.hpp"
 
 namespace {
 
 using namespace beltsim;
 
-// Knuth's MMIX LCG; the top 53 bits give a double in [0, 1).
-struct Lcg {
-  std::uint64_t state;
-  double uniform() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(state >> 11) * (1.0 / 9007199254740992.0);
-  }
-};
+using bench::Lcg;
 
 // What one run ended with, for the summary over a range of seeds.
 struct RunResult {
