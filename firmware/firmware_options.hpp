@@ -40,6 +40,10 @@ struct FirmwareOptions {
   // run ends in the safe state "controller silent" (0: no limit). Under QEMU -icount the clock
   // counts the polling loop's instructions, so the limit is far above any controller's reply.
   std::uint32_t lockstepTimeoutMilliseconds;
+  // Test hook: a friction fault on P1 (docs/injected_faults.md) from this time on (s, ramp 0.05 s)
+  // to this coefficient, added to the configuration's faults; a negative start: none.
+  double frictionFaultStart;
+  double frictionFaultValue;
 };
 
 extern const FirmwareOptions kFirmwareOptions;

@@ -146,6 +146,15 @@ int main() {
       config.integrator.frozenStateIterations = opt.maxNewtonIterations;
     config.integrator.fixedResidualTolerance = 1e-7;
   }
+  if (opt.frictionFaultStart >= 0.0 && config.faults.count < kMaxInjectedFaults) {
+    // A wet motor pulley (test hook): P1's friction coefficient ramps to the hook's value.
+    InjectedFault& wet = config.faults.fault[config.faults.count++];
+    wet.kind = InjectedFaultKind::kFriction;
+    wet.pulley = 0;
+    wet.start = opt.frictionFaultStart;
+    wet.ramp = 0.05;
+    wet.value = opt.frictionFaultValue;
+  }
   LoopOptions options;
   options.overrunPolicy = opt.overrunEntersSafeState ? OverrunPolicy::kSafeState : OverrunPolicy::kCountAndContinue;
   options.maxHeldTicks = opt.lockstep ? 0 : opt.holdTicks;

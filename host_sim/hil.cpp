@@ -84,6 +84,7 @@ bool plantConfigFromScenario(const Scenario& s, PlantConfig& c, std::string& err
   c.integrator = s.integrator;
   c.stepSize = s.stepSize;
   c.statics = s.staticSettings;
+  c.faults = s.faults;  // [[fault]]: applied by the plant at the step's end time, as beltsim run does
   return true;
 }
 

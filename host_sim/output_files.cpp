@@ -63,6 +63,12 @@ bool writeTimeseries(const std::string& directory, const Scenario& sc, int n, co
     for (int p = 0; p < n; ++p)
       if (isTensioner(sc, p)) f << ',' << name << p + 1;
   if (sc.eulerianMesh) f << ",material_travelled";
+  // Injected faults (docs/injected_faults.md): each pulley's friction coefficient and the tables acting.
+  const bool faulted = sc.faults.count > 0;
+  if (faulted) {
+    for (int p = 0; p < n; ++p) f << ",friction_p" << p + 1;
+    f << ",injected_faults";
+  }
   f << kIntervalHealthColumns << '\n';
   for (const TimeRow& r : rows) {
     f << number(r.time);
@@ -78,6 +84,10 @@ bool writeTimeseries(const std::string& directory, const Scenario& sc, int n, co
       for (int p = 0; p < n; ++p)
         if (isTensioner(sc, p)) f << ',' << number(v[p]);
     if (sc.eulerianMesh) f << ',' << number(r.materialTravelled);
+    if (faulted) {
+      for (int p = 0; p < n; ++p) f << ',' << number(r.frictionCoefficient[p]);
+      f << ',' << r.injectedFaults;
+    }
     f << intervalHealthCsv(r.health) << '\n';
   }
   if (!f) {
@@ -123,6 +133,18 @@ bool writeSummary(const std::string& directory, const RunInfo& info, const RunAn
   if (sc.eulerianMesh) {
     f << "  \"belt_mesh\": \"eulerian\",\n";
     f << "  \"material_travelled\": " << number(last.materialTravelled) << ",\n";
+  }
+  // The injected faults as the run applied them (docs/injected_faults.md).
+  if (sc.faults.count > 0) {
+    f << "  \"injected_faults\": [";
+    for (int k = 0; k < sc.faults.count; ++k) {
+      const InjectedFault& x = sc.faults.fault[k];
+      f << (k > 0 ? ", " : "") << "{\"kind\": \"friction\", \"pulley\": " << x.pulley + 1
+        << ", \"start\": " << number(x.start) << ", \"end\": " << (x.hasEnd ? number(x.end) : std::string("null"))
+        << ", \"ramp\": " << number(x.ramp) << ", \"value\": " << number(x.value) << ", \"line\": " << sc.faultLine[k]
+        << "}";
+    }
+    f << "],\n";
   }
   f << "  \"segments_per_element\": " << sc.segmentsPerElement << ",\n";
   f << "  \"step_size\": " << number(sc.stepSize) << ",\n";
@@ -230,7 +252,7 @@ void writePlotScript(const std::string& directory, const RunInfo& info, const Ru
   const double wrapAngle = a.capstan.wrapAngle;
   const int slack = a.slack;
   std::ofstream g(directory + "/plots.gp");
-  const double s0 = info.driverArcStart, R = info.driverRadius, mu = sc.contactPerArea.frictionCoefficient;
+  const double s0 = info.driverArcStart, R = info.driverRadius, mu = last.frictionCoefficient[0];
   g << "set datafile separator ','\nset terminal pngcairo size 1000,600\nset grid\nset key inside top center opaque box\n";
   const Columns col{n};
   auto name = [&](int p) {  // a gnuplot '...' string: a quote is written twice

@@ -57,6 +57,8 @@ struct TimeRow {
   double spanForce[kMaxPulleys] = {};  // N, span k from pulley k to pulley k+1
   double spanSpeed[kMaxPulleys] = {};  // m/s
   double materialTravelled = 0.0;      // m of belt past node 0 since the start (eulerian mesh only)
+  double frictionCoefficient[kMaxPulleys] = {};  // mu of the pulley's contact now (injected faults)
+  unsigned injectedFaults = 0;         // bit k: [[fault]] k acts (its level is above 0)
   IntervalHealth health;               // of the steps since the previous row
 };
 

@@ -162,7 +162,7 @@ CapstanCheck capstanTailCheck(const WrapBins& wrap, int p, double mu, double sta
 CapstanCheck pulleyCapstanCheck(const RunInfo& info, const std::vector<ProfileRow>& profile, const TimeRow& last, int p,
                                 bool pathOk, const BeltPath<kMaxPulleys>& path) {
   const int n = info.pulleys;
-  return capstanCheck(profile, info.scenario->contactPerArea.frictionCoefficient,
+  return capstanCheck(profile, last.frictionCoefficient[p],
                       arcAngle(pathOk, path, p, info.arcStart[p], info.centrelineRadius[p]),
                       last.spanForce[(p + n - 1) % n], last.spanForce[p], p);
 }
@@ -193,10 +193,11 @@ RunAnalysis analyseRun(const RunInfo& info, const std::vector<TimeRow>& rows, co
                        std::vector<float> stepMicros) {
   const Scenario& sc = *info.scenario;
   const int n = info.pulleys;
-  const double mu = sc.contactPerArea.frictionCoefficient;
   RunAnalysis a;
   a.last = rows.empty() ? TimeRow{} : rows.back();
   const TimeRow& last = a.last;
+  // Each pulley's friction coefficient at the end (an injected fault may have changed it).
+  const double* mu = last.frictionCoefficient;
   for (int k = 1; k < n; ++k) {
     if (last.spanForce[k] > last.spanForce[a.tight]) a.tight = k;
     if (last.spanForce[k] < last.spanForce[a.slack]) a.slack = k;
@@ -204,16 +205,16 @@ RunAnalysis analyseRun(const RunInfo& info, const std::vector<TimeRow>& rows, co
   a.arcs = pulleyArcs(profile);
   a.tail = tailMeans(rows);
   a.endPathOk = endTimePath(sc, last, n, a.endPath);
-  a.capstan = capstanCheck(profile, mu, arcAngle(a.endPathOk, a.endPath, 0, info.driverArcStart, info.driverRadius),
+  a.capstan = capstanCheck(profile, mu[0], arcAngle(a.endPathOk, a.endPath, 0, info.driverArcStart, info.driverRadius),
                            last.spanForce[a.slack], last.spanForce[a.tight], -1);
   // P1 on the tail window: the span arriving on it (n - 1) and the one leaving (0), as above.
-  a.capstanTail = capstanTailCheck(info.tailBins, 0, mu, a.tail.spanForce[n - 1], a.tail.spanForce[0]);
+  a.capstanTail = capstanTailCheck(info.tailBins, 0, mu[0], a.tail.spanForce[n - 1], a.tail.spanForce[0]);
   for (int p = 0; p < n; ++p) {
     a.hasCapstan[p] = turnsWithBelt(sc, p);
     if (!a.hasCapstan[p]) continue;
     a.pulleyCapstan[p] = pulleyCapstanCheck(info, profile, last, p, a.endPathOk, a.endPath);
     a.pulleyCapstanTail[p] =
-        capstanTailCheck(info.tailBins, p, mu, a.tail.spanForce[(p + n - 1) % n], a.tail.spanForce[p]);
+        capstanTailCheck(info.tailBins, p, mu[p], a.tail.spanForce[(p + n - 1) % n], a.tail.spanForce[p]);
   }
   a.directions = spanDirections(a.endPathOk, a.endPath, n);
   std::sort(stepMicros.begin(), stepMicros.end());

@@ -198,13 +198,14 @@ std::string implausibility(const Drive& drive, const typename Drive::Vector& q, 
   return std::string();
 }
 
-// The fixed-step run to sc.endTime: sample(t, health) at t = 0, every output.sample_interval and
+// The fixed-step run to sc.endTime: beforeStep(t) before each step to t (the injected faults,
+// simulation_impl.hpp), sample(t, health) at t = 0, every output.sample_interval and
 // at the end (health: what the steps since the previous sample accepted). Returns false if
 // the model faulted, the state left RunLimits or Newton failed RunLimits::newtonFailuresInARow
 // steps in a row: the run stops there (one line on stderr, totals.faultReason), the samples so
 // far kept.
-template <typename Stepper, typename Drive, typename Sample>
-bool runSteps(const Scenario& sc, Stepper& integrator, Drive& drive, Sample&& sample,
+template <typename Stepper, typename Drive, typename BeforeStep, typename Sample>
+bool runSteps(const Scenario& sc, Stepper& integrator, Drive& drive, BeforeStep&& beforeStep, Sample&& sample,
               std::vector<float>& stepMicros, RunTotals& totals, const RunOptions& options) {
   const auto wallStart = std::chrono::steady_clock::now();
   const long long steps = static_cast<long long>(std::llround(sc.endTime / sc.stepSize));
@@ -216,6 +217,17 @@ bool runSteps(const Scenario& sc, Stepper& integrator, Drive& drive, Sample&& sa
   long long newtonFailures = 0;  // in a row
   int lastPercent = -1;
   for (long long i = 0; i < steps; ++i) {
+    // The faults at the step's end time t + h (the time its equations hold at).
+    const ParameterError applied = beforeStep(integrator.time() + sc.stepSize);
+    if (!applied.ok()) {
+      char where[120];
+      std::snprintf(where, sizeof where, "step %lld (t = %.6f s): injected fault refused ('%s')", i + 1,
+                    integrator.time(), applied.parameter);
+      totals.faultReason = where;
+      std::fprintf(stderr, "run stopped at %s\n", where);
+      totals.faulted = true;
+      break;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     const StepStatistics st = integrator.step(drive);
     const auto t1 = std::chrono::steady_clock::now();

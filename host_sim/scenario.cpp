@@ -805,6 +805,66 @@ void readPulleys(const std::string& file, const toml::node& n, Scenario& s) {
   }
 }
 
+// [[fault]]: injected faults (docs/injected_faults.md), at most kMaxInjectedFaults, after the
+// pulleys (a fault names one by its number in the outputs, from 1). The same checks, with the same
+// words, as scripts/scenario_to_plant_config.py.
+void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
+  const toml::array* a = n.as_array();
+  if (a == nullptr || !a->is_array_of_tables()) fail(file, n, "fault", "expected [[fault]] tables");
+  const int pulleys = static_cast<int>(s.pulleys.size());
+  int index = 0;
+  for (const toml::node& item : *a) {
+    const std::string prefix = "fault[" + std::to_string(index) + "]";
+    if (index == kMaxInjectedFaults)
+      fail(file, item, prefix, "at most " + std::to_string(kMaxInjectedFaults) + " injected faults");
+    const toml::table& t = *item.as_table();
+    TableReader r(file, t, "fault", prefix);
+    InjectedFault f;
+    auto missing = [&](const std::string& key, const std::string& why) {
+      fail(file, item, r.key(key), "missing (" + why + ")");
+    };
+    if (t.get("kind") == nullptr) missing("kind", "one of: " + listOf(keyOf("fault", "kind", KeyType::kString)));
+    const std::string kind = r.text("kind");
+    f.kind = InjectedFaultKind::kFriction;
+    int pulley = 0;  // from 1; 0: every pulley
+    r.integer("pulley", pulley);
+    const toml::node* pulleyNode = t.get("pulley");
+    if (pulleyNode != nullptr && pulley > pulleys)
+      fail(file, *pulleyNode, r.key("pulley"),
+           "the drive has " + std::to_string(pulleys) + " pulleys (1 to " + std::to_string(pulleys) + ")");
+    f.pulley = pulley - 1;
+    if (t.get("start") == nullptr) missing("start", "the time the fault begins, s");
+    r.number("start", f.start);
+    f.ramp = keyOf("fault", "ramp", KeyType::kNumber).defaultValue;
+    r.number("ramp", f.ramp);
+    if (const toml::node* end = t.get("end")) {
+      f.hasEnd = true;
+      r.number("end", f.end);
+      if (f.end < f.start + f.ramp) {
+        std::ostringstream m;
+        m << "must be at least start + ramp (" << f.start + f.ramp << " s)";
+        fail(file, *end, r.key("end"), m.str());
+      }
+    }
+    if (t.get("value") == nullptr) missing("value", "the friction coefficient the fault goes to");
+    r.number("value", f.value);
+    if (kind == "friction" && !(f.value >= 0.0 && f.value <= 10.0))
+      fail(file, *t.get("value"), r.key("value"), "a friction coefficient is from 0 to 10");
+    r.finish();
+    for (int j = 0; j < index; ++j) {
+      const InjectedFault& other = s.faults.fault[j];
+      if (!InjectedFaultSchedule::overlap(other, f)) continue;
+      const std::string target = other.pulley < 0 ? "every pulley" : "pulley " + std::to_string(other.pulley + 1);
+      fail(file, item, prefix,
+           "acts on a pulley that fault[" + std::to_string(j) + "] (" + kind + ", " + target +
+               ") changes at the same time; let one end (end + ramp) before the other starts");
+    }
+    s.faults.fault[index] = f;
+    s.faultLine[index] = static_cast<int>(item.source().begin.line);
+    s.faults.count = ++index;
+  }
+}
+
 void readScenario(const std::string& file, const toml::table& root, Scenario& s) {
   TableReader top(file, root, "");
   s.title = top.text("title");
@@ -832,6 +892,9 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
   if (const toml::table* t = top.subtable("solver")) readSolver(file, *t, s);
   if (const toml::table* t = top.subtable("static")) readStatic(file, *t, s);
   if (const toml::table* t = top.subtable("output")) readOutput(file, *t, s);
+  if (const toml::node* n = top.find("fault")) readFaults(file, *n, s);
+  if (!s.belt.closed && s.faults.count > 0)
+    fail(file, *top.find("fault"), "fault", "injected faults act on closed belts only (belt.closed = true)");
   top.finish();
   if (s.sampleInterval < s.stepSize) s.sampleInterval = s.stepSize;
 }

@@ -7,6 +7,7 @@
 
 #include "beltsim/system/belt_drive.hpp"
 #include "beltsim/system/belt_geometry.hpp"
+#include "beltsim/system/injected_faults.hpp"
 #include "beltsim/system/paper_parameters.hpp"
 #include "beltsim/system/standing_mesh_stations.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
@@ -88,6 +89,10 @@ struct Scenario {
   double sampleInterval = 1e-3;  // s, rows of timeseries.csv
   bool plots = true;
   std::vector<int> outputNodes;  // belt nodes whose positions are written (node_x_k, node_y_k)
+
+  // [[fault]] (docs/injected_faults.md): the injected faults in file order, and each table's line.
+  InjectedFaultSchedule faults;
+  int faultLine[kMaxInjectedFaults] = {};
 };
 
 // Pulley p as the belt's path sees it (docs/model.md §8.1): centreline radius r + h/2 on the belt's side.

@@ -13,6 +13,7 @@
 #include "beltsim/system/belt_drive.hpp"
 #include "beltsim/system/belt_geometry.hpp"
 #include "beltsim/system/belt_outputs.hpp"
+#include "beltsim/system/injected_faults.hpp"
 #include "beltsim/system/mixed_belt_outputs.hpp"
 #include "beltsim/system/standing_mesh_stations.hpp"
 #include "beltsim/system/paper_parameters.hpp"
@@ -162,6 +163,12 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
   int iterations = 0;
   if (!Mesh::start(sc, *drive, q, a, contact.friction, info, iterations, options)) return 3;
   const Vector started = q;
+  // Injected faults (docs/injected_faults.md): none touch the drive unless the scenario has them.
+  InjectedFaultApplier<NP> faults;
+  if (!faults.setUp(sc.faults, contact.friction, pulleys).ok()) {
+    std::fprintf(stderr, "%s: key 'fault': the injected faults do not fit this drive\n", sc.file.c_str());
+    return 2;
+  }
 
   // ---- dynamic run (the output folder is created only now, never mixed with old files) --------
   OutputFiles out;
@@ -174,7 +181,6 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
   // taken from the scenario's end time: a run that stops early (a fault) has fewer rows in it than
   // tailMeans counts, or none (the capstan check then reports -1, nothing checked).
   const double tailStart = sc.endTime - std::min(0.15, 0.1 * sc.endTime) - 1e-12;
-  const double mu = contact.friction.frictionCoefficient;
   auto addWrapSamples = [&](const Vector& qq, const Vector& vv) {
     PathCircle now[NP];
     for (int p = 0; p < pulleys; ++p) {
@@ -193,7 +199,8 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
         const double direction = current.arcSweep[p] < 0.0 ? -1.0 : 1.0;
         double phi = direction * (std::atan2(r(1), r(0)) - current.arcStartAngle[p]);
         phi -= twoPi * std::floor((phi - WrapBins::kLowest) / twoPi);  // into [kLowest, kLowest + 2 pi)
-        info.tailBins.add(p, phi, bs.axialForce, bs.stickSlip == 1 || bs.stickSlip == -1, mu);
+        info.tailBins.add(p, phi, bs.axialForce, bs.stickSlip == 1 || bs.stickSlip == -1,
+                          faults.frictionCoefficient(p));
       }
     }
   };
@@ -207,6 +214,7 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
       row.omega[p] = vv(Drive::pulleyDof(p, 2));
       row.torque[p] = pulleyTorque(*drive, p, t);
       row.beltTorque[p] = drive->beltTorque(p);
+      row.frictionCoefficient[p] = faults.frictionCoefficient(p);
       row.hubForce[p][0] = drive->hubForce(p)(0);
       row.hubForce[p][1] = drive->hubForce(p)(1);
       row.centre[p][0] = qq(Drive::pulleyDof(p, 0));
@@ -223,11 +231,13 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
       row.spanSpeed[k] = m.speed;
     }
     row.materialTravelled = Mesh::travelled(qq, started);
+    row.injectedFaults = faults.activeMask(t);
     row.health = health;
     rows.push_back(row);
     if (t >= tailStart) addWrapSamples(qq, vv);
   };
-  runSteps(sc, *integrator, *drive, sample, stepMicros, totals, options);
+  auto applyFaults = [&](double t) { return faults.applyAt(*drive, t); };
+  runSteps(sc, *integrator, *drive, applyFaults, sample, stepMicros, totals, options);
   const double wallTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
   // ---- end-of-run profile along the belt (spatial arc coordinate s_l of docs/model.md §9.5) -----------

@@ -148,6 +148,79 @@ def cpp_value(entry, value):
         entry["type"], lambda: number(value))()
 
 
+MAX_INJECTED_FAULTS = 8  # beltsim::kMaxInjectedFaults
+
+
+def overlap(a, b):
+    """Whether two fault tables act on one pulley at once (InjectedFaultSchedule::overlap)."""
+    if a["kind"] != b["kind"]:
+        return False
+    if a["pulley"] > 0 and b["pulley"] > 0 and a["pulley"] != b["pulley"]:
+        return False
+    a_first = a["end"] is not None and a["end"] + a["ramp"] <= b["start"]
+    b_first = b["end"] is not None and b["end"] + b["ramp"] <= a["start"]
+    return not (a_first or b_first)
+
+
+def read_faults(path, text, doc, top, pulleys, set_):
+    """[[fault]]: injected faults (docs/injected_faults.md), checked as host_sim/scenario.cpp's
+    readFaults checks them, in the same order and words, into c.faults."""
+    faults = doc.get("fault")
+    top.used.add("fault")
+    if faults is None:
+        return
+    if not isinstance(faults, list) or not all(isinstance(f, dict) for f in faults):
+        raise ConfigError(f"{path}:{key_line(text, '', 'fault')}: key 'fault': expected [[fault]] tables")
+    read = []
+    for k, table in enumerate(faults):
+        prefix = f"fault[{k}]."
+        r = Reader(path, text, "fault", table, prefix, line_table=f"fault#{k}")
+        if k == MAX_INJECTED_FAULTS:
+            header = key_line(text, f"fault#{k}", "")
+            raise ConfigError(f"{path}:{header}: key 'fault[{k}]': at most {MAX_INJECTED_FAULTS} injected faults")
+        if "kind" not in table:
+            r.error("kind", "missing (one of: " + ", ".join(sorted(KEYS[("fault", "kind")]["choices"])) + ")", "")
+        kind = r.get("kind")
+        pulley = r.get("pulley") or 0
+        if pulley > pulleys:
+            r.error("pulley", f"the drive has {pulleys} pulleys (1 to {pulleys})")
+        if "start" not in table:
+            r.error("start", "missing (the time the fault begins, s)", "")
+        start = r.get("start")
+        ramp = r.get("ramp")
+        if ramp is None:
+            ramp = r.default("ramp")
+        end = r.get("end")
+        if end is not None and end < start + ramp:
+            r.error("end", f"must be at least start + ramp ({start + ramp:g} s)")
+        if "value" not in table:
+            r.error("value", "missing (the friction coefficient the fault goes to)", "")
+        value = r.get("value")
+        if kind == "friction" and not 0.0 <= value <= 10.0:
+            r.error("value", "a friction coefficient is from 0 to 10")
+        r.finish()
+        this = {"kind": kind, "pulley": pulley, "start": start, "end": end, "ramp": ramp}
+        for j, other in enumerate(read):
+            if overlap(other, this):
+                target = "every pulley" if other["pulley"] == 0 else f"pulley {other['pulley']}"
+                header = key_line(text, f"fault#{k}", "")
+                raise ConfigError(f"{path}:{header}: key 'fault[{k}]': acts on a pulley that fault[{j}] ({kind}, "
+                                  f"{target}) changes at the same time; let one end (end + ramp) before the other "
+                                  f"starts")
+        read.append(this)
+        pre = f"faults.fault[{k}]"
+        set_(f"{pre}.kind", "InjectedFaultKind::kFriction")
+        set_(f"{pre}.pulley", str(pulley - 1))
+        set_(f"{pre}.start", number(start))
+        set_(f"{pre}.ramp", number(ramp))
+        if end is not None:
+            set_(f"{pre}.hasEnd", "true")
+            set_(f"{pre}.end", number(end))
+        set_(f"{pre}.value", number(value))
+    if read:
+        set_("faults.count", str(len(read)))
+
+
 def generate(path, name, info=None):
     """The header's text. `info`, a dict if given, receives what an FMU generator needs besides:
     'pulleys' (per pulley: name or None, the line naming it, kind, inertia, damping), 'title',
@@ -372,6 +445,7 @@ def generate(path, name, info=None):
             set_(f"statics.{field}", cpp_value(KEYS[("static", key)], v))
     r.unsupported("start", "equilibrium", "a start from rest")
     r.finish()
+    read_faults(path, text, doc, top, len(pulleys), set_)
     top.finish()
 
     upper = name[0].upper() + name[1:]

@@ -42,6 +42,14 @@ endfunction()
 beltsim_add_firmware_test(firmware_scripted_run COMPARE_BITS BELTSIM_FW_TICKS=600 BELTSIM_FW_TICK_NS=${_loop_tick}
                           BELTSIM_FW_STEP_LOG=600)
 
+# The same with P1 wet from 0.5 s (an injected friction fault, mu 0.5 -> 0.3 over 0.05 s;
+# docs/injected_faults.md): the belt starts to slide under the 25 N m load; its trace must agree on
+# all targets too, and the run must end without a fault.
+beltsim_add_firmware_test(firmware_friction_fault_run COMPARE_BITS BELTSIM_FW_TICKS=600
+                          BELTSIM_FW_TICK_NS=${_loop_tick} BELTSIM_FW_FRICTION_FAULT_START=0.5
+                          BELTSIM_FW_FRICTION_FAULT_VALUE=0.3)
+set_tests_properties(firmware_friction_fault_run PROPERTIES LABELS "firmware;faults")
+
 # Forced non-convergence: one Newton iteration per solve cannot meet the reference tolerance
 # (1e-8, set by the hook) once the belt moves; after 10 flagged steps in a row the loop must be in the safe state (fault 4).
 beltsim_add_firmware_test(firmware_forced_nonconvergence_enters_safe_state COMPARE_BITS

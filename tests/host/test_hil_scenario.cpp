@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -132,6 +134,52 @@ TEST(FirmwareConfigs, PcConfigurationIsItsScenarioFile) {
   ASSERT_EQ(fromScenario.pulleyCount, fw::kPcPulleys);
   ASSERT_EQ(static_cast<int>(inputOf(fromScenario.pulley[0].kind)), static_cast<int>(fw::kPcMotorMode));
   expectSameBits<fw::kPcElements>(fromScenario, fw::pcPlantConfig(fw::kPcMotorMode), 300);
+}
+
+// Injected faults (issue 52, docs/injected_faults.md): a scenario's [[fault]] table reaches the
+// plant of `beltsim hil` as the firmware's plant takes it (PlantConfig::faults), bit for bit, and
+// the fault acts: P1 wet (mu 0.2) from 0.22 s, after the 25 N m load came on at 0.2 s, changes the
+// outputs.
+TEST(HilScenario, AFrictionFaultOfTheScenarioReachesThePlantAsTheFirmwareTakesIt) {
+  std::ifstream file(BELTSIM_FIRMWARE_MCU_SCENARIO);
+  std::stringstream text;
+  text << file.rdbuf() << "\n[[fault]]\nkind = \"friction\"\npulley = 1\nstart = 0.22\nramp = 0.02\nvalue = 0.2\n";
+  host::Scenario scenario;
+  const host::ParseResult parsed = host::parseScenarioText(text.str(), "wet.toml", {}, scenario);
+  ASSERT_TRUE(parsed.ok) << parsed.error;
+  PlantConfig fromScenario;
+  std::string error;
+  ASSERT_TRUE(host::plantConfigFromScenario(scenario, fromScenario, error)) << error;
+  ASSERT_EQ(fromScenario.faults.count, 1);
+
+  PlantConfig byHand = fw::microcontrollerPlantConfig(fw::kMicrocontrollerMotorMode);
+  InjectedFault& wet = byHand.faults.fault[byHand.faults.count++];
+  wet.pulley = 0;
+  wet.start = 0.22;
+  wet.ramp = 0.02;
+  wet.value = 0.2;
+  expectSameBits<fw::kMicrocontrollerElements>(fromScenario, byHand, 300);
+
+  // The same commands without the fault end elsewhere: P1 slides with mu 0.2 under the load.
+  static BeltDrivePlant<fw::kMicrocontrollerElements> dry, faulted;
+  ASSERT_TRUE(dry.setUp(fw::microcontrollerPlantConfig(fw::kMicrocontrollerMotorMode)).ok());
+  ASSERT_TRUE(faulted.setUp(byHand).ok());
+  ASSERT_TRUE(dry.start().converged);
+  ASSERT_TRUE(faulted.start().converged);
+  PlantOutput a, b;
+  for (int k = 1; k <= 300; ++k) {
+    PlantCommand command;
+    command.input[0] = linearRamp(k * byHand.stepSize, 0.0, 0.1, 0.0, 40.0);
+    command.input[1] = 3 * k >= 600 ? 25.0 : 0.0;
+    a = dry.step(command);
+    b = faulted.step(command);
+    if (k * byHand.stepSize < 0.22) {
+      ASSERT_EQ(std::memcmp(a.speed, b.speed, sizeof a.speed), 0) << "step " << k;
+    }
+  }
+  EXPECT_GT(std::fabs(a.spanForce[0] / a.spanForce[1] - b.spanForce[0] / b.spanForce[1]), 0.05)
+      << "span force ratio without the fault " << a.spanForce[0] / a.spanForce[1] << ", with it "
+      << b.spanForce[0] / b.spanForce[1];
 }
 
 // Firmware built from a user's scenario (issue 16): the accessory drive example (six pulleys:

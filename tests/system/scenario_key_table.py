@@ -85,6 +85,10 @@ def place(doc, table, name, value):
         if name == "value":  # a constant profile's
             doc["pulley"][PROFILE]["speed"]["shape"] = "constant"
         return doc, f"pulley[{PROFILE}].speed.{name}"
+    if table == "fault":  # one friction fault on pulley 1 (docs/injected_faults.md)
+        doc["fault"] = [{"kind": "friction", "pulley": 1, "start": 1.0, "value": 0.3}]
+        doc["fault"][0][name] = value
+        return doc, f"fault[0].{name}"
     if table == "":
         doc[name] = value
         return doc, name

@@ -138,12 +138,14 @@ class BeltDrive {
   // Viscous damper of circle p (N m s/rad), from the next residual on.
   void setRotationalDamping(int p, double damping) { pulleys_.setRotationalDamping(p, damping); }
 
-  // Friction parameters of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal), each
-  // keeping its history. Invalid ones change nothing: checked on the first pair before any is
-  // touched (the pairs differ only in their circle's radius, which the friction does not meet).
-  ParameterError setFriction(const FrictionParameters& friction) {
+  // Friction parameters of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal), or of
+  // circle `only`'s pairs (an injected friction fault, injected_faults.hpp), each keeping its
+  // history. Invalid ones change nothing: checked on one pair before any is touched (the pairs
+  // differ only in their circle's radius, which the friction does not meet).
+  ParameterError setFriction(const FrictionParameters& friction, int only = -1) {
+    if (only < -1 || only >= pulleyCount()) return ParameterError::invalid("pulley");
     if (pulleyCount() > 0) {
-      ContactParameters check = pair_[0][0].parameters();
+      ContactParameters check = pair_[0][only < 0 ? 0 : only].parameters();
       check.friction = friction;
       const ParameterError e = validateContactParameters<NCS>(check);
       if (!e.ok()) return e;
@@ -151,6 +153,7 @@ class BeltDrive {
     memo_.valid = false;
     for (int k = 0; k < NE; ++k)
       for (int p = 0; p < pulleyCount(); ++p) {
+        if (only >= 0 && p != only) continue;
         const ParameterError e = pair_[k][p].setFriction(friction);
         if (!e.ok()) return e;  // not reached: checked above
       }

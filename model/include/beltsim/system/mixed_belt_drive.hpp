@@ -210,11 +210,14 @@ class MixedBeltDrive {
     staticPrevious_ = previous;
     staticLocks_ = locks;
   }
-  // Friction parameters of every pair (the static solve: mu = 0; then the nominal ones), per
-  // segment of an element of setUp's contactLength.
-  ParameterError setFriction(const FrictionParameters& friction) {
+  // Friction parameters of every pair (the static solve: mu = 0; then the nominal ones), or of
+  // circle `only`'s pairs (an injected friction fault, injected_faults.hpp), per segment of an
+  // element of setUp's contactLength.
+  ParameterError setFriction(const FrictionParameters& friction, int only = -1) {
+    if (only < -1 || only >= pulleyCount()) return ParameterError::invalid("pulley");
     for (int e = 0; e < NE; ++e)
       for (int p = 0; p < pulleyCount(); ++p) {
+        if (only >= 0 && p != only) continue;
         const ParameterError f = pair_[e][p].setFriction(scaledFriction(friction, e));
         if (!f.ok()) return f;
       }

@@ -14,6 +14,7 @@
 #include "beltsim/system/belt_geometry.hpp"
 #include "beltsim/system/belt_outputs.hpp"
 #include "beltsim/stepping/time_stepper.hpp"
+#include "beltsim/system/injected_faults.hpp"
 #include "beltsim/system/paper_parameters.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
 
@@ -87,6 +88,8 @@ struct PlantConfig {
   double stepSize = 1e-3;                         // s
   StaticSettings statics;
   PlantLimits limits;
+  // Injected faults scheduled over the run's time (docs/injected_faults.md); none by default.
+  InjectedFaultSchedule faults;
 };
 
 enum class PlantFault : std::uint8_t {
@@ -153,6 +156,8 @@ class BeltDrivePlant {
     friction_ = contact.friction;
     e = drive_.setUp(config.belt, length, circle_, config.pulleyCount, contact);
     if (!e.ok()) return e;
+    e = faults_.setUp(config.faults, friction_, config.pulleyCount);
+    if (!e.ok()) return e;
     return integrator_.setUp(config.integrator, config.stepSize);
   }
 
@@ -192,6 +197,13 @@ class BeltDrivePlant {
       if (kind == PulleyInput::kSpeed) input.command[p] = appliedSpeed(p, command.input[p]);
     }
     drive_.setInput(input);
+    // Scheduled injected faults at the step's end time (validated in setUp: cannot fail here).
+    const ParameterError injected = faults_.applyAt(drive_, integrator_.time() + config_.stepSize);
+    if (!injected.ok()) {
+      out.fault = PlantFault::kModelStatus;
+      out.status = injected.status;
+      return out;
+    }
     const StepStatistics st = integrator_.step(drive_);
     ++steps_;
     fillOutput(command, out);
@@ -220,6 +232,7 @@ class BeltDrivePlant {
     const ParameterError e = drive_.setFriction(changed);  // nothing changed if it fails
     if (!e.ok()) return e;
     friction_ = changed;
+    faults_.setNominal(changed);  // a scheduled friction fault acts on the new coefficient
     config_.contact.frictionCoefficient = mu;
     return ParameterError{};
   }
@@ -307,6 +320,7 @@ class BeltDrivePlant {
   PathCircle pathCircle_[kPulleys];
   BeltPath<kPulleys> path_;
   FrictionParameters friction_;
+  InjectedFaultApplier<kPulleys> faults_;
   Drive drive_;
   TimeStepper<Drive> integrator_;
   Vector scratch_ = Vector::Zero();

@@ -1,0 +1,156 @@
+// Injected faults scheduled in time (docs/injected_faults.md): what a test bench injects into the
+// plant to see what a drive controller does when things go wrong. Not to be confused with the
+// plant's own health fault (PlantFault in plant.hpp).
+//
+// A fault table acts on one target from `start` on: its level rises from 0 to 1 along a half
+// cosine over `ramp` seconds, stays at 1 until `end`, and falls back to 0 over the next `ramp`
+// seconds. The quantity it changes is nominal + level * (value - nominal), so a run with a fault
+// starts and ends on the nominal value and never jumps.
+//
+// Kinds so far: kFriction, the friction coefficient mu of one pulley's contact pairs (a wet or
+// oily pulley), or of all pulleys. Fixed size: at most kMaxInjectedFaults tables, no heap.
+#pragma once
+#include <cstdint>
+
+#include "beltsim/contact/bristle_friction.hpp"
+#include "beltsim/core/status.hpp"
+#include "beltsim/system/profiles.hpp"
+
+namespace beltsim {
+
+constexpr int kMaxInjectedFaults = 8;
+
+enum class InjectedFaultKind : std::uint8_t { kFriction };
+
+struct InjectedFault {
+  InjectedFaultKind kind = InjectedFaultKind::kFriction;
+  int pulley = -1;         // the target circle, from 0; -1: every pulley (kFriction)
+  double start = 0.0;      // s, the level starts to rise
+  double end = 0.0;        // s, the level starts to fall (hasEnd only)
+  bool hasEnd = false;     // false: the fault stays to the end of the run
+  double ramp = 0.0;       // s, the time the level takes to rise or fall (> 0)
+  double value = 0.0;      // the faulted value (kFriction: mu)
+
+  // The level in [0, 1] at time t.
+  double level(double t) const {
+    const double rising = smoothStep(t, start, start + ramp, 0.0, 1.0);
+    if (!hasEnd) return rising;
+    return rising * smoothStep(t, end, end + ramp, 1.0, 0.0);
+  }
+  // The latest time at which the level is not 0 (hasEnd only).
+  double clearedAt() const { return end + ramp; }
+  bool targets(int p) const { return pulley < 0 || pulley == p; }
+};
+
+struct InjectedFaultSchedule {
+  InjectedFault fault[kMaxInjectedFaults];
+  int count = 0;
+
+  bool empty() const { return count == 0; }
+  bool hasKind(InjectedFaultKind kind) const {
+    for (int k = 0; k < count; ++k)
+      if (fault[k].kind == kind) return true;
+    return false;
+  }
+
+  // The friction coefficient of circle p's pairs at time t, mu its nominal value. validate()
+  // allows no two friction tables on one pulley at a time; where the tables' ramps would touch
+  // (one ends as the next starts), the later table in the list wins.
+  double frictionCoefficient(int p, double t, double nominal) const {
+    double mu = nominal;
+    for (int k = 0; k < count; ++k) {
+      const InjectedFault& f = fault[k];
+      if (f.kind != InjectedFaultKind::kFriction || !f.targets(p)) continue;
+      const double level = f.level(t);
+      if (level > 0.0) mu = nominal + level * (f.value - nominal);
+    }
+    return mu;
+  }
+
+  // Checks what the model needs: every table's numbers finite, ramp > 0, end after start, a
+  // pulley the drive has, a friction coefficient >= 0, and no two tables of one kind acting on one
+  // pulley at the same time. The scenario reader checks the same with the key and the line.
+  ParameterError validate(int pulleyCount) const {
+    if (count < 0 || count > kMaxInjectedFaults) return ParameterError::invalid("injected_faults.count");
+    for (int k = 0; k < count; ++k) {
+      const InjectedFault& f = fault[k];
+      if (!(isFinite(f.start) && f.start >= 0.0)) return ParameterError::invalid("injected_fault.start");
+      if (!(isFinite(f.ramp) && f.ramp > 0.0)) return ParameterError::invalid("injected_fault.ramp");
+      if (f.hasEnd && !(isFinite(f.end) && f.end >= f.start + f.ramp)) return ParameterError::invalid("injected_fault.end");
+      if (f.pulley < -1 || f.pulley >= pulleyCount) return ParameterError::invalid("injected_fault.pulley");
+      if (!(isFinite(f.value) && f.value >= 0.0)) return ParameterError::invalid("injected_fault.value");
+      for (int j = 0; j < k; ++j)
+        if (overlap(fault[j], f)) return ParameterError::invalid("injected_fault.overlap");
+    }
+    return ParameterError::success();
+  }
+
+  // Whether two tables act on one target at once: the same kind, a common pulley and active
+  // times (from start to the level's return to 0) that overlap.
+  static bool overlap(const InjectedFault& a, const InjectedFault& b) {
+    if (a.kind != b.kind) return false;
+    if (a.pulley >= 0 && b.pulley >= 0 && a.pulley != b.pulley) return false;
+    const bool aBeforeB = a.hasEnd && a.clearedAt() <= b.start;
+    const bool bBeforeA = b.hasEnd && b.clearedAt() <= a.start;
+    return !(aBeforeB || bBeforeA);
+  }
+};
+
+// What a schedule does to a drive as the run goes: before each step the caller hands it the
+// step's end time, and it sets the friction of each pulley whose coefficient there differs from the
+// one the pulley has (BeltDrive::setFriction, MixedBeltDrive::setFriction with the pulley). A
+// schedule without friction faults never touches the drive, so a run without [[fault]] tables
+// keeps its bits. NP: the pulleys compiled in.
+template <int NP>
+class InjectedFaultApplier {
+ public:
+  ParameterError setUp(const InjectedFaultSchedule& schedule, const FrictionParameters& nominal, int pulleyCount) {
+    if (pulleyCount < 0 || pulleyCount > NP) return ParameterError::invalid("pulley_count");
+    const ParameterError e = schedule.validate(pulleyCount);
+    if (!e.ok()) return e;
+    schedule_ = schedule;
+    pulleyCount_ = pulleyCount;
+    setNominal(nominal);
+    return e;
+  }
+  // The friction every pulley has without a fault (a tunable coefficient changed it on all pairs):
+  // the next applyAt sets the faulted pulleys again.
+  void setNominal(const FrictionParameters& nominal) {
+    nominal_ = nominal;
+    for (int p = 0; p < NP; ++p) mu_[p] = nominal.frictionCoefficient;
+  }
+
+  template <class Drive>
+  ParameterError applyAt(Drive& drive, double t) {
+    if (!schedule_.hasKind(InjectedFaultKind::kFriction)) return ParameterError::success();
+    for (int p = 0; p < pulleyCount_; ++p) {
+      const double mu = schedule_.frictionCoefficient(p, t, nominal_.frictionCoefficient);
+      if (mu == mu_[p]) continue;
+      FrictionParameters changed = nominal_;
+      changed.frictionCoefficient = mu;
+      const ParameterError e = drive.setFriction(changed, p);
+      if (!e.ok()) return e;
+      mu_[p] = mu;
+    }
+    return ParameterError::success();
+  }
+
+  // The friction coefficient pulley p has now.
+  double frictionCoefficient(int p) const { return mu_[p]; }
+  // Bit k set: table k's level at t is above 0.
+  std::uint8_t activeMask(double t) const {
+    std::uint8_t mask = 0;
+    for (int k = 0; k < schedule_.count; ++k)
+      if (schedule_.fault[k].level(t) > 0.0) mask = static_cast<std::uint8_t>(mask | (1u << k));
+    return mask;
+  }
+  const InjectedFaultSchedule& schedule() const { return schedule_; }
+
+ private:
+  InjectedFaultSchedule schedule_;
+  FrictionParameters nominal_;
+  int pulleyCount_ = 0;
+  double mu_[NP] = {};
+};
+
+}  // namespace beltsim

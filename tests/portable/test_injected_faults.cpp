@@ -1,0 +1,146 @@
+// Injected faults scheduled in time (system/injected_faults.hpp; docs/injected_faults.md): the
+// level's shape, which pulley a friction fault reaches, what the schedule refuses, and that a drive
+// is touched only where and when a coefficient changes. Every target: the schedule runs in the
+// firmware's plant, so its values print as bits.
+#include "beltsim/system/injected_faults.hpp"
+#include "minitest.hpp"
+
+using namespace beltsim;
+
+namespace {
+
+InjectedFault wetPulley(int pulley, double start, double ramp, double value) {
+  InjectedFault f;
+  f.kind = InjectedFaultKind::kFriction;
+  f.pulley = pulley;
+  f.start = start;
+  f.ramp = ramp;
+  f.value = value;
+  return f;
+}
+
+// A drive that records what it was told (the applier only needs setFriction(friction, pulley)).
+struct RecordingDrive {
+  int calls = 0;
+  int lastPulley = -2;
+  double mu[3] = {0.5, 0.5, 0.5};
+  ParameterError setFriction(const FrictionParameters& friction, int pulley) {
+    ++calls;
+    lastPulley = pulley;
+    mu[pulley] = friction.frictionCoefficient;
+    return ParameterError::success();
+  }
+};
+
+}  // namespace
+
+MT_TEST(level_rises_over_the_ramp_holds_and_falls_after_the_end) {
+  // A half cosine from 0 at start to 1 at start + ramp; 1 until end; back to 0 at end + ramp.
+  InjectedFault f = wetPulley(0, 1.0, 0.1, 0.3);
+  f.hasEnd = true;
+  f.end = 2.0;
+  MT_EXPECT_NEAR(f.level(0.5), 0.0, 0.0);
+  MT_EXPECT_NEAR(f.level(1.0), 0.0, 0.0);
+  MT_EXPECT_NEAR(f.level(1.05), 0.5, 1e-15);  // the cosine's middle
+  MT_EXPECT_NEAR(f.level(1.1), 1.0, 0.0);
+  MT_EXPECT_NEAR(f.level(1.7), 1.0, 0.0);
+  MT_EXPECT_NEAR(f.level(2.05), 0.5, 1e-14);  // 2.05 - 2.0 is not 0.05 exactly
+  MT_EXPECT_NEAR(f.level(2.1), 0.0, 0.0);
+  MT_EXPECT_NEAR(f.level(3.0), 0.0, 0.0);
+  // Continuous: the steepest slope of the half cosine is pi / (2 ramp), so samples dt apart
+  // differ by at most pi dt / (2 ramp).
+  const double dt = 1e-4, bound = 3.14159265358979 * dt / (2.0 * 0.1) * (1.0 + 1e-9);
+  double before = f.level(0.9), steepest = 0.0;
+  for (int i = 1; i <= 15000; ++i) {
+    const double now = f.level(0.9 + i * dt);
+    const double jump = now > before ? now - before : before - now;
+    if (jump > steepest) steepest = jump;
+    before = now;
+  }
+  MT_EXPECT(steepest <= bound);
+  MT_EXPECT(steepest > 0.9 * bound);
+}
+
+MT_TEST(friction_fault_blends_the_nominal_and_its_value_on_its_pulley_only) {
+  // mu = nominal + level (value - nominal); other pulleys keep the nominal; pulley -1: all.
+  InjectedFaultSchedule s;
+  s.fault[0] = wetPulley(0, 1.0, 0.1, 0.3);
+  s.count = 1;
+  MT_EXPECT_NEAR(s.frictionCoefficient(0, 0.9, 0.5), 0.5, 0.0);
+  MT_EXPECT_NEAR(s.frictionCoefficient(0, 1.05, 0.5), 0.4, 1e-15);
+  MT_EXPECT_NEAR(s.frictionCoefficient(0, 1.5, 0.5), 0.3, 0.0);
+  MT_EXPECT_NEAR(s.frictionCoefficient(1, 1.5, 0.5), 0.5, 0.0);
+  s.fault[0].pulley = -1;
+  MT_EXPECT_NEAR(s.frictionCoefficient(1, 1.5, 0.5), 0.3, 0.0);
+  MT_EXPECT_NEAR(s.frictionCoefficient(2, 1.5, 0.5), 0.3, 0.0);
+}
+
+MT_TEST(schedule_refuses_overlaps_bad_numbers_and_pulleys_the_drive_lacks) {
+  InjectedFaultSchedule s;
+  s.fault[0] = wetPulley(0, 1.0, 0.1, 0.3);
+  s.fault[0].hasEnd = true;
+  s.fault[0].end = 2.0;  // the level is back to 0 at 2.1 s
+  s.fault[1] = wetPulley(0, 2.1, 0.1, 0.2);
+  s.count = 2;
+  MT_EXPECT(s.validate(2).ok());           // one after the other on P1
+  s.fault[1].start = 2.05;                 // P1 changed by both at 2.05-2.1 s
+  MT_EXPECT(!s.validate(2).ok());
+  s.fault[1].pulley = 1;                   // P2: another target
+  MT_EXPECT(s.validate(2).ok());
+  s.fault[0].pulley = -1;                  // every pulley, P2 included
+  MT_EXPECT(!s.validate(2).ok());
+  s.fault[0].pulley = 0;
+  MT_EXPECT(!s.validate(1).ok());          // a drive of one pulley has no P2
+  s.fault[1].ramp = 0.0;
+  MT_EXPECT(!s.validate(2).ok());
+  s.fault[1].ramp = 0.1;
+  s.fault[1].value = -0.1;
+  MT_EXPECT(!s.validate(2).ok());
+  s.fault[1].value = 0.0 / (s.fault[1].ramp - 0.1);  // NaN
+  MT_EXPECT(!s.validate(2).ok());
+  s.fault[1].value = 0.2;
+  s.fault[0].end = 1.05;                   // ends before its ramp is done
+  MT_EXPECT(!s.validate(2).ok());
+  s.fault[0].end = 2.0;
+  s.count = kMaxInjectedFaults + 1;
+  MT_EXPECT(!s.validate(2).ok());
+}
+
+MT_TEST(applier_touches_the_drive_only_where_and_when_a_coefficient_changes) {
+  FrictionParameters nominal;
+  nominal.frictionCoefficient = 0.5;
+  RecordingDrive drive;
+  InjectedFaultApplier<3> none;
+  MT_EXPECT(none.setUp(InjectedFaultSchedule{}, nominal, 3).ok());
+  for (int i = 0; i < 100; ++i) MT_EXPECT(none.applyAt(drive, 0.1 * i).ok());
+  MT_EXPECT(drive.calls == 0);  // no faults: the drive keeps its bits
+
+  InjectedFaultSchedule s;
+  s.fault[0] = wetPulley(1, 1.0, 0.1, 0.3);
+  s.count = 1;
+  InjectedFaultApplier<3> applier;
+  MT_EXPECT(applier.setUp(s, nominal, 3).ok());
+  MT_EXPECT(applier.applyAt(drive, 0.5).ok());
+  MT_EXPECT(drive.calls == 0);             // before the fault
+  MT_EXPECT(applier.applyAt(drive, 1.05).ok());
+  MT_EXPECT(drive.calls == 1 && drive.lastPulley == 1);
+  MT_EXPECT_NEAR(drive.mu[1], 0.4, 1e-15);
+  MT_EXPECT(applier.applyAt(drive, 1.2).ok());
+  MT_EXPECT(applier.applyAt(drive, 1.3).ok());  // unchanged at 0.3: not set again
+  MT_EXPECT(drive.calls == 2);
+  MT_EXPECT_NEAR(drive.mu[0], 0.5, 0.0);
+  MT_EXPECT_NEAR(drive.mu[1], 0.3, 0.0);
+  MT_EXPECT_NEAR(applier.frictionCoefficient(1), 0.3, 0.0);
+  MT_EXPECT(applier.activeMask(1.3) == 1u && applier.activeMask(0.5) == 0u);
+  // A tunable coefficient changed on every pair (the FMU's friction_coefficient): the fault acts
+  // on the new nominal value from the next step.
+  nominal.frictionCoefficient = 0.6;
+  applier.setNominal(nominal);
+  MT_EXPECT(applier.applyAt(drive, 1.4).ok());
+  MT_EXPECT(drive.calls == 3);
+  MT_EXPECT_NEAR(drive.mu[1], 0.3, 0.0);
+
+  minitest::print("BITS injected_friction_mid_ramp ");
+  minitest::printHexBits(s.frictionCoefficient(1, 1.0377, 0.5));
+  minitest::print("\n");
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""[[fault]] tables of a scenario (issue 52; docs/injected_faults.md): what both readers refuse, and
+that they refuse it alike. `beltsim check` (host_sim/scenario.cpp) and the firmware's configuration
+generator (scripts/scenario_to_plant_config.py) each print one line `FILE:LINE: key 'fault[k]...':
+...`, the same line, and neither writes anything; a file with valid tables is accepted by both and
+the generator writes every table into the plant configuration. Ranges and types of each key are
+scenario_key_table.py's; these are the checks across keys and tables.
+
+Usage: injected_fault_tables.py BELTSIM SOURCE_DIR WORK_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+
+BASE = "host_sim/scenarios/realtime_belt_drive.toml"  # two pulleys
+
+
+def table(**keys):
+    lines = ["", "[[fault]]"]
+    for k, v in keys.items():
+        lines.append(f'{k} = "{v}"' if isinstance(v, str) else f"{k} = {v}")
+    return "\n".join(lines) + "\n"
+
+
+WET = dict(kind="friction", pulley=1, start=1.8, value=0.3)
+CASES = [  # name, tables, expected message (after FILE:LINE: ), the line of that key or table
+    ("no kind", table(pulley=1, start=1.8, value=0.3), r"key 'fault\[0\].kind': missing \(one of: friction\)"),
+    ("an unknown kind", table(**{**WET, "kind": "rain"}), r"key 'fault\[0\].kind': 'rain' is not one of: friction"),
+    ("no start", table(kind="friction", value=0.3), r"key 'fault\[0\].start': missing"),
+    ("no value", table(kind="friction", start=1.0), r"key 'fault\[0\].value': missing \(the friction coefficient"),
+    ("a pulley the drive lacks", table(**{**WET, "pulley": 3}),
+     r"key 'fault\[0\].pulley': the drive has 2 pulleys \(1 to 2\)"),
+    ("an end before the ramp is done", table(**WET, ramp=0.1, end=1.85),
+     r"key 'fault\[0\].end': must be at least start \+ ramp \(1.9 s\)"),
+    ("a negative friction coefficient", table(**{**WET, "value": -0.1}),
+     r"key 'fault\[0\].value': a friction coefficient is from 0 to 10"),
+    ("a key friction does not take", table(**WET, viscous=1.0), r"key 'fault\[0\].viscous': unknown key"),
+    ("two on one pulley at once", table(**WET, end=2.0) + table(kind="friction", pulley=1, start=2.0, value=0.2),
+     r"key 'fault\[1\]': acts on a pulley that fault\[0\] \(friction, pulley 1\) changes at the same time"),
+    ("every pulley and one pulley at once", table(kind="friction", start=1.0, value=0.4) +
+     table(kind="friction", pulley=2, start=2.0, value=0.2),
+     r"key 'fault\[1\]': acts on a pulley that fault\[0\] \(friction, every pulley\) changes at the same time"),
+    ("nine tables", "".join(table(kind="friction", pulley=1, start=float(k), end=k + 0.5, value=0.3)
+                            for k in range(9)), r"key 'fault\[8\]': at most 8 injected faults"),
+]
+# Accepted: P1 wet from 1.0 s to 1.5 s (dry at 1.51 s), wet again from 1.51 s, P2 oily from 1.2 s.
+VALID = (table(kind="friction", pulley=1, start=1.0, end=1.5, value=0.3) +
+         table(kind="friction", pulley=1, start=1.51, ramp=0.05, value=0.35) +
+         table(kind="friction", pulley=2, start=1.2, value=0.25))
+
+
+def run_both(beltsim, source, work, label, text):
+    path = os.path.join(work, label + ".toml")
+    with open(path, "w") as f:
+        f.write(text)
+    header = os.path.join(work, label + ".hpp")
+    if os.path.exists(header):
+        os.remove(header)
+    host = subprocess.run([beltsim, "check", path], capture_output=True, text=True, timeout=60)
+    firmware = subprocess.run([sys.executable, os.path.join(source, "scripts", "scenario_to_plant_config.py"), path,
+                               header, "user"], capture_output=True, text=True, timeout=60)
+    return host, firmware, header
+
+
+def main():
+    beltsim, source, work = sys.argv[1:4]
+    os.makedirs(work, exist_ok=True)
+    with open(os.path.join(source, BASE)) as f:
+        base = f.read()
+    failures = []
+    for name, tables, expected in CASES:
+        label = re.sub(r"\W+", "_", name)
+        host, firmware, header = run_both(beltsim, source, work, label, base + tables)
+        lines = [p.stderr.strip() for p in (host, firmware)]
+        ok = (host.returncode != 0 and firmware.returncode != 0 and not os.path.exists(header) and
+              lines[0] == lines[1] and len(lines[0].splitlines()) == 1 and
+              re.search(rf"{label}\.toml:\d+: {expected}", lines[0]))
+        print(f"{'PASS' if ok else 'FAIL'} {name}: beltsim {lines[0]!r}" + ("" if ok else f"; generator {lines[1]!r}"))
+        if not ok:
+            failures.append(name)
+    host, firmware, header = run_both(beltsim, source, work, "valid", base + VALID)
+    generated = open(header).read() if os.path.exists(header) else ""
+    ok = (host.returncode == 0 and firmware.returncode == 0 and "c.faults.count = 3;" in generated and
+          "c.faults.fault[1].start = 1.51;" in generated and "c.faults.fault[2].pulley = 1;" in generated and
+          "c.faults.fault[0].end = 1.5;" in generated and "c.faults.fault[1].hasEnd" not in generated)
+    print(f"{'PASS' if ok else 'FAIL'} three valid tables: accepted by both and written into the plant configuration"
+          + ("" if ok else f": beltsim {host.stderr.strip()!r}, generator {firmware.stderr.strip()!r}"))
+    if not ok:
+        failures.append("valid")
+    print(f"{len(CASES) + 1} cases, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
