@@ -65,8 +65,11 @@ bool writeTimeseries(const std::string& directory, const Scenario& sc, int n, co
   if (sc.eulerianMesh) f << ",material_travelled";
   // Injected faults (docs/injected_faults.md): each pulley's friction coefficient and the tables acting.
   const bool faulted = sc.faults.count > 0;
+  const bool wet = sc.faults.hasKind(InjectedFaultKind::kFriction);
+  const bool worn = sc.faults.hasKind(InjectedFaultKind::kBeltStiffness);
   if (faulted) {
-    for (int p = 0; p < n; ++p) f << ",friction_p" << p + 1;
+    for (int p = 0; p < n && wet; ++p) f << ",friction_p" << p + 1;
+    if (worn) f << ",axial_stiffness";
     f << ",injected_faults";
   }
   f << kIntervalHealthColumns << '\n';
@@ -85,7 +88,8 @@ bool writeTimeseries(const std::string& directory, const Scenario& sc, int n, co
         if (isTensioner(sc, p)) f << ',' << number(v[p]);
     if (sc.eulerianMesh) f << ',' << number(r.materialTravelled);
     if (faulted) {
-      for (int p = 0; p < n; ++p) f << ',' << number(r.frictionCoefficient[p]);
+      for (int p = 0; p < n && wet; ++p) f << ',' << number(r.frictionCoefficient[p]);
+      if (worn) f << ',' << number(r.axialStiffness);
       f << ',' << r.injectedFaults;
     }
     f << intervalHealthCsv(r.health) << '\n';
@@ -139,7 +143,9 @@ bool writeSummary(const std::string& directory, const RunInfo& info, const RunAn
     f << "  \"injected_faults\": [";
     for (int k = 0; k < sc.faults.count; ++k) {
       const InjectedFault& x = sc.faults.fault[k];
-      f << (k > 0 ? ", " : "") << "{\"kind\": \"friction\", \"pulley\": " << x.pulley + 1
+      const bool belt = x.kind == InjectedFaultKind::kBeltStiffness;
+      f << (k > 0 ? ", " : "") << "{\"kind\": \"" << (belt ? "belt_stiffness" : "friction") << "\", \"pulley\": "
+        << (x.pulley < 0 ? std::string("null") : std::to_string(x.pulley + 1))
         << ", \"start\": " << number(x.start) << ", \"end\": " << (x.hasEnd ? number(x.end) : std::string("null"))
         << ", \"ramp\": " << number(x.ramp) << ", \"value\": " << number(x.value) << ", \"line\": " << sc.faultLine[k]
         << "}";

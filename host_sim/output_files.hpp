@@ -58,6 +58,7 @@ struct TimeRow {
   double spanSpeed[kMaxPulleys] = {};  // m/s
   double materialTravelled = 0.0;      // m of belt past node 0 since the start (eulerian mesh only)
   double frictionCoefficient[kMaxPulleys] = {};  // mu of the pulley's contact now (injected faults)
+  double axialStiffness = 0.0;         // N, the belt's EA now (injected faults)
   unsigned injectedFaults = 0;         // bit k: [[fault]] k acts (its level is above 0)
   IntervalHealth health;               // of the steps since the previous row
 };

@@ -825,10 +825,13 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
     };
     if (t.get("kind") == nullptr) missing("kind", "one of: " + listOf(keyOf("fault", "kind", KeyType::kString)));
     const std::string kind = r.text("kind");
-    f.kind = InjectedFaultKind::kFriction;
+    const bool stiffness = kind == "belt_stiffness";
+    f.kind = stiffness ? InjectedFaultKind::kBeltStiffness : InjectedFaultKind::kFriction;
     int pulley = 0;  // from 1; 0: every pulley
     r.integer("pulley", pulley);
     const toml::node* pulleyNode = t.get("pulley");
+    if (pulleyNode != nullptr && stiffness)
+      fail(file, *pulleyNode, r.key("pulley"), "belt_stiffness acts on the whole belt, not on a pulley");
     if (pulleyNode != nullptr && pulley > pulleys)
       fail(file, *pulleyNode, r.key("pulley"),
            "the drive has " + std::to_string(pulleys) + " pulleys (1 to " + std::to_string(pulleys) + ")");
@@ -846,17 +849,23 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
         fail(file, *end, r.key("end"), m.str());
       }
     }
-    if (t.get("value") == nullptr) missing("value", "the friction coefficient the fault goes to");
+    if (t.get("value") == nullptr)
+      missing("value", stiffness ? "the fraction of the belt's axial stiffness the fault goes to"
+                                 : "the friction coefficient the fault goes to");
     r.number("value", f.value);
-    if (kind == "friction" && !(f.value >= 0.0 && f.value <= 10.0))
+    if (!stiffness && !(f.value >= 0.0 && f.value <= 10.0))
       fail(file, *t.get("value"), r.key("value"), "a friction coefficient is from 0 to 10");
+    if (stiffness && !(f.value > 0.0 && f.value <= 1.0))
+      fail(file, *t.get("value"), r.key("value"), "a fraction of the axial stiffness is above 0 and at most 1");
     r.finish();
     for (int j = 0; j < index; ++j) {
       const InjectedFault& other = s.faults.fault[j];
       if (!InjectedFaultSchedule::overlap(other, f)) continue;
-      const std::string target = other.pulley < 0 ? "every pulley" : "pulley " + std::to_string(other.pulley + 1);
+      const std::string target = stiffness           ? "the belt"
+                                 : other.pulley < 0 ? "every pulley"
+                                                    : "pulley " + std::to_string(other.pulley + 1);
       fail(file, item, prefix,
-           "acts on a pulley that fault[" + std::to_string(j) + "] (" + kind + ", " + target +
+           "acts on what fault[" + std::to_string(j) + "] (" + kind + ", " + target +
                ") changes at the same time; let one end (end + ramp) before the other starts");
     }
     s.faults.fault[index] = f;

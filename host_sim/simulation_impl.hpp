@@ -165,7 +165,7 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
   const Vector started = q;
   // Injected faults (docs/injected_faults.md): none touch the drive unless the scenario has them.
   InjectedFaultApplier<NP> faults;
-  if (!faults.setUp(sc.faults, contact.friction, pulleys).ok()) {
+  if (!faults.setUp(sc.faults, contact.friction, sc.belt.element.EA, pulleys).ok()) {
     std::fprintf(stderr, "%s: key 'fault': the injected faults do not fit this drive\n", sc.file.c_str());
     return 2;
   }
@@ -232,6 +232,7 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
     }
     row.materialTravelled = Mesh::travelled(qq, started);
     row.injectedFaults = faults.activeMask(t);
+    row.axialStiffness = faults.axialStiffness();
     row.health = health;
     rows.push_back(row);
     if (t >= tailStart) addWrapSamples(qq, vv);

@@ -181,7 +181,10 @@ def read_faults(path, text, doc, top, pulleys, set_):
         if "kind" not in table:
             r.error("kind", "missing (one of: " + ", ".join(sorted(KEYS[("fault", "kind")]["choices"])) + ")", "")
         kind = r.get("kind")
+        stiffness = kind == "belt_stiffness"
         pulley = r.get("pulley") or 0
+        if stiffness and r.get("pulley") is not None:
+            r.error("pulley", "belt_stiffness acts on the whole belt, not on a pulley")
         if pulley > pulleys:
             r.error("pulley", f"the drive has {pulleys} pulleys (1 to {pulleys})")
         if "start" not in table:
@@ -194,22 +197,26 @@ def read_faults(path, text, doc, top, pulleys, set_):
         if end is not None and end < start + ramp:
             r.error("end", f"must be at least start + ramp ({start + ramp:g} s)")
         if "value" not in table:
-            r.error("value", "missing (the friction coefficient the fault goes to)", "")
+            r.error("value", "missing (the fraction of the belt's axial stiffness the fault goes to)" if stiffness
+                    else "missing (the friction coefficient the fault goes to)", "")
         value = r.get("value")
-        if kind == "friction" and not 0.0 <= value <= 10.0:
+        if not stiffness and not 0.0 <= value <= 10.0:
             r.error("value", "a friction coefficient is from 0 to 10")
+        if stiffness and not 0.0 < value <= 1.0:
+            r.error("value", "a fraction of the axial stiffness is above 0 and at most 1")
         r.finish()
         this = {"kind": kind, "pulley": pulley, "start": start, "end": end, "ramp": ramp}
         for j, other in enumerate(read):
             if overlap(other, this):
-                target = "every pulley" if other["pulley"] == 0 else f"pulley {other['pulley']}"
+                target = ("the belt" if stiffness else "every pulley" if other["pulley"] == 0
+                          else f"pulley {other['pulley']}")
                 header = key_line(text, f"fault#{k}", "")
-                raise ConfigError(f"{path}:{header}: key 'fault[{k}]': acts on a pulley that fault[{j}] ({kind}, "
+                raise ConfigError(f"{path}:{header}: key 'fault[{k}]': acts on what fault[{j}] ({kind}, "
                                   f"{target}) changes at the same time; let one end (end + ramp) before the other "
                                   f"starts")
         read.append(this)
         pre = f"faults.fault[{k}]"
-        set_(f"{pre}.kind", "InjectedFaultKind::kFriction")
+        set_(f"{pre}.kind", "InjectedFaultKind::kBeltStiffness" if stiffness else "InjectedFaultKind::kFriction")
         set_(f"{pre}.pulley", str(pulley - 1))
         set_(f"{pre}.start", number(start))
         set_(f"{pre}.ramp", number(ramp))

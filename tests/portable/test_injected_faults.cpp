@@ -21,9 +21,15 @@ InjectedFault wetPulley(int pulley, double start, double ramp, double value) {
 
 // A drive that records what it was told (the applier only needs setFriction(friction, pulley)).
 struct RecordingDrive {
-  int calls = 0;
+  int calls = 0, stiffnessCalls = 0;
   int lastPulley = -2;
   double mu[3] = {0.5, 0.5, 0.5};
+  double EA = 8000.0;  // N
+  ParameterError setAxialStiffness(double value) {
+    ++stiffnessCalls;
+    EA = value;
+    return ParameterError::success();
+  }
   ParameterError setFriction(const FrictionParameters& friction, int pulley) {
     ++calls;
     lastPulley = pulley;
@@ -111,15 +117,15 @@ MT_TEST(applier_touches_the_drive_only_where_and_when_a_coefficient_changes) {
   nominal.frictionCoefficient = 0.5;
   RecordingDrive drive;
   InjectedFaultApplier<3> none;
-  MT_EXPECT(none.setUp(InjectedFaultSchedule{}, nominal, 3).ok());
+  MT_EXPECT(none.setUp(InjectedFaultSchedule{}, nominal, 8000.0, 3).ok());
   for (int i = 0; i < 100; ++i) MT_EXPECT(none.applyAt(drive, 0.1 * i).ok());
-  MT_EXPECT(drive.calls == 0);  // no faults: the drive keeps its bits
+  MT_EXPECT(drive.calls == 0 && drive.stiffnessCalls == 0);  // no faults: the drive keeps its bits
 
   InjectedFaultSchedule s;
   s.fault[0] = wetPulley(1, 1.0, 0.1, 0.3);
   s.count = 1;
   InjectedFaultApplier<3> applier;
-  MT_EXPECT(applier.setUp(s, nominal, 3).ok());
+  MT_EXPECT(applier.setUp(s, nominal, 8000.0, 3).ok());
   MT_EXPECT(applier.applyAt(drive, 0.5).ok());
   MT_EXPECT(drive.calls == 0);             // before the fault
   MT_EXPECT(applier.applyAt(drive, 1.05).ok());
@@ -143,4 +149,37 @@ MT_TEST(applier_touches_the_drive_only_where_and_when_a_coefficient_changes) {
   minitest::print("BITS injected_friction_mid_ramp ");
   minitest::printHexBits(s.frictionCoefficient(1, 1.0377, 0.5));
   minitest::print("\n");
+}
+
+MT_TEST(belt_stiffness_fault_scales_the_belts_axial_stiffness_alone) {
+  // EA = nominal (1 + level (value - 1)) on the whole belt; the friction stays untouched; a
+  // stiffness fault names no pulley and keeps its fraction in (0, 1].
+  InjectedFaultSchedule s;
+  s.fault[0] = wetPulley(-1, 1.0, 0.1, 0.8);
+  s.fault[0].kind = InjectedFaultKind::kBeltStiffness;
+  s.count = 1;
+  MT_EXPECT(s.validate(2).ok());
+  MT_EXPECT_NEAR(s.axialStiffnessFactor(0.9), 1.0, 0.0);
+  MT_EXPECT_NEAR(s.axialStiffnessFactor(1.05), 0.9, 1e-15);
+  MT_EXPECT_NEAR(s.axialStiffnessFactor(2.0), 0.8, 0.0);
+  MT_EXPECT_NEAR(s.frictionCoefficient(0, 2.0, 0.5), 0.5, 0.0);
+  FrictionParameters nominal;
+  nominal.frictionCoefficient = 0.5;
+  RecordingDrive drive;
+  InjectedFaultApplier<2> applier;
+  MT_EXPECT(applier.setUp(s, nominal, 8000.0, 2).ok());
+  MT_EXPECT(applier.applyAt(drive, 0.5).ok());
+  MT_EXPECT(drive.stiffnessCalls == 0);
+  MT_EXPECT(applier.applyAt(drive, 2.0).ok());
+  MT_EXPECT(applier.applyAt(drive, 2.1).ok());
+  MT_EXPECT(drive.stiffnessCalls == 1 && drive.calls == 0);
+  MT_EXPECT_NEAR(drive.EA, 6400.0, 0.0);
+  MT_EXPECT_NEAR(applier.axialStiffness(), 6400.0, 0.0);
+  s.fault[0].pulley = 0;  // a pulley's belt stiffness means nothing
+  MT_EXPECT(!s.validate(2).ok());
+  s.fault[0].pulley = -1;
+  s.fault[0].value = 1.2;  // a stiffer belt is no fault
+  MT_EXPECT(!s.validate(2).ok());
+  s.fault[0].value = 0.0;
+  MT_EXPECT(!s.validate(2).ok());
 }

@@ -46,16 +46,21 @@ if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "Re
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_gross_slip_capstan)
   set_tests_properties(beltsim_gross_slip_capstan PROPERTIES TIMEOUT 300 LABELS cli)
   # Injected faults (issue 52, docs/injected_faults.md): a friction fault on P1 of the main job's
-  # scenario slides as the capstan law says and the drive recovers when it dries; both scenario
+  # scenario slides as the capstan law says and the drive recovers when it dries; a worn belt
+  # creeps with its lower stiffness and slides when the pre-tension falls too far; both scenario
   # readers refuse bad [[fault]] tables alike and the generator writes good ones into the firmware's
   # plant configuration.
   add_test(NAME beltsim_injected_friction
            COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/injected_friction.py $<TARGET_FILE:beltsim>
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_injected_friction)
+  add_test(NAME beltsim_injected_belt_stiffness
+           COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/injected_belt_stiffness.py $<TARGET_FILE:beltsim>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_injected_belt_stiffness)
   add_test(NAME scenario_injected_fault_tables
            COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/injected_fault_tables.py $<TARGET_FILE:beltsim>
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/scenario_injected_fault_tables)
-  set_tests_properties(beltsim_injected_friction scenario_injected_fault_tables PROPERTIES TIMEOUT 300
+  set_tests_properties(beltsim_injected_friction beltsim_injected_belt_stiffness scenario_injected_fault_tables
+                       PROPERTIES TIMEOUT 300
                        LABELS "cli;faults")
   # The mesh that stands still (issue 51) through beltsim run: the paper's drive without the
   # element-passing ripple, its tail means, creep and material flux.

@@ -25,8 +25,10 @@ def table(**keys):
 
 WET = dict(kind="friction", pulley=1, start=1.8, value=0.3)
 CASES = [  # name, tables, expected message (after FILE:LINE: ), the line of that key or table
-    ("no kind", table(pulley=1, start=1.8, value=0.3), r"key 'fault\[0\].kind': missing \(one of: friction\)"),
-    ("an unknown kind", table(**{**WET, "kind": "rain"}), r"key 'fault\[0\].kind': 'rain' is not one of: friction"),
+    ("no kind", table(pulley=1, start=1.8, value=0.3),
+     r"key 'fault\[0\].kind': missing \(one of: belt_stiffness, friction\)"),
+    ("an unknown kind", table(**{**WET, "kind": "rain"}),
+     r"key 'fault\[0\].kind': 'rain' is not one of: belt_stiffness, friction"),
     ("no start", table(kind="friction", value=0.3), r"key 'fault\[0\].start': missing"),
     ("no value", table(kind="friction", start=1.0), r"key 'fault\[0\].value': missing \(the friction coefficient"),
     ("a pulley the drive lacks", table(**{**WET, "pulley": 3}),
@@ -37,17 +39,26 @@ CASES = [  # name, tables, expected message (after FILE:LINE: ), the line of tha
      r"key 'fault\[0\].value': a friction coefficient is from 0 to 10"),
     ("a key friction does not take", table(**WET, viscous=1.0), r"key 'fault\[0\].viscous': unknown key"),
     ("two on one pulley at once", table(**WET, end=2.0) + table(kind="friction", pulley=1, start=2.0, value=0.2),
-     r"key 'fault\[1\]': acts on a pulley that fault\[0\] \(friction, pulley 1\) changes at the same time"),
+     r"key 'fault\[1\]': acts on what fault\[0\] \(friction, pulley 1\) changes at the same time"),
     ("every pulley and one pulley at once", table(kind="friction", start=1.0, value=0.4) +
      table(kind="friction", pulley=2, start=2.0, value=0.2),
-     r"key 'fault\[1\]': acts on a pulley that fault\[0\] \(friction, every pulley\) changes at the same time"),
+     r"key 'fault\[1\]': acts on what fault\[0\] \(friction, every pulley\) changes at the same time"),
+    ("a pulley's belt stiffness", table(kind="belt_stiffness", pulley=1, start=1.0, value=0.9),
+     r"key 'fault\[0\].pulley': belt_stiffness acts on the whole belt, not on a pulley"),
+    ("a stiffer belt", table(kind="belt_stiffness", start=1.0, value=1.1),
+     r"key 'fault\[0\].value': a fraction of the axial stiffness is above 0 and at most 1"),
+    ("two stiffness faults at once", table(kind="belt_stiffness", start=1.0, value=0.9) +
+     table(kind="belt_stiffness", start=2.0, value=0.8),
+     r"key 'fault\[1\]': acts on what fault\[0\] \(belt_stiffness, the belt\) changes at the same time"),
     ("nine tables", "".join(table(kind="friction", pulley=1, start=float(k), end=k + 0.5, value=0.3)
                             for k in range(9)), r"key 'fault\[8\]': at most 8 injected faults"),
 ]
-# Accepted: P1 wet from 1.0 s to 1.5 s (dry at 1.51 s), wet again from 1.51 s, P2 oily from 1.2 s.
+# Accepted: P1 wet from 1.0 s to 1.5 s (dry at 1.51 s), wet again from 1.51 s, P2 oily from 1.2 s,
+# the belt worn to 90 % of its stiffness from 1.1 s.
 VALID = (table(kind="friction", pulley=1, start=1.0, end=1.5, value=0.3) +
          table(kind="friction", pulley=1, start=1.51, ramp=0.05, value=0.35) +
-         table(kind="friction", pulley=2, start=1.2, value=0.25))
+         table(kind="friction", pulley=2, start=1.2, value=0.25) +
+         table(kind="belt_stiffness", start=1.1, value=0.9))
 
 
 def run_both(beltsim, source, work, label, text):
@@ -81,10 +92,11 @@ def main():
             failures.append(name)
     host, firmware, header = run_both(beltsim, source, work, "valid", base + VALID)
     generated = open(header).read() if os.path.exists(header) else ""
-    ok = (host.returncode == 0 and firmware.returncode == 0 and "c.faults.count = 3;" in generated and
+    ok = (host.returncode == 0 and firmware.returncode == 0 and "c.faults.count = 4;" in generated and
+          "c.faults.fault[3].kind = InjectedFaultKind::kBeltStiffness;" in generated and
           "c.faults.fault[1].start = 1.51;" in generated and "c.faults.fault[2].pulley = 1;" in generated and
           "c.faults.fault[0].end = 1.5;" in generated and "c.faults.fault[1].hasEnd" not in generated)
-    print(f"{'PASS' if ok else 'FAIL'} three valid tables: accepted by both and written into the plant configuration"
+    print(f"{'PASS' if ok else 'FAIL'} four valid tables: accepted by both and written into the plant configuration"
           + ("" if ok else f": beltsim {host.stderr.strip()!r}, generator {firmware.stderr.strip()!r}"))
     if not ok:
         failures.append("valid")

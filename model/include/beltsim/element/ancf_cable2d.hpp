@@ -131,6 +131,12 @@ class AncfCable2D {
 
   bool isSetUp() const { return ready_; }
   const Parameters& parameters() const { return params_; }
+  // EA alone (an injected belt_stiffness fault, docs/injected_faults.md): nothing cached uses it.
+  ParameterError setAxialStiffness(Scalar EA) {
+    if (!isFinite(EA) || !(EA > Scalar(0))) return ParameterError::invalid("EA");
+    params_.EA = EA;
+    return ParameterError::success();
+  }
 
   // Constant consistent mass matrix (docs/model.md §2.3): rho A L / 420 [156 22L 54 -13L; ...] (x) I2 [kg,
   // kg m, kg m^2 by block]. Valid after setUp.

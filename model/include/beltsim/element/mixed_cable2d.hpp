@@ -65,6 +65,12 @@ class MixedCable2D {
   }
 
   const Parameters& parameters() const { return params_; }
+  // EA alone (an injected belt_stiffness fault, docs/injected_faults.md): nothing cached uses it.
+  ParameterError setAxialStiffness(double EA) {
+    if (!isFinite(EA) || !(EA > 0.0)) return ParameterError::invalid("EA");
+    params_.EA = EA;
+    return ParameterError::success();
+  }
   double length() const { return params_.length; }
 
   // lambda of an element whose nodes carry the material coordinates pA, pB [m].

@@ -138,10 +138,9 @@ class BeltDrive {
   // Viscous damper of circle p (N m s/rad), from the next residual on.
   void setRotationalDamping(int p, double damping) { pulleys_.setRotationalDamping(p, damping); }
 
-  // Friction parameters of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal), or of
-  // circle `only`'s pairs (an injected friction fault, injected_faults.hpp), each keeping its
-  // history. Invalid ones change nothing: checked on one pair before any is touched (the pairs
-  // differ only in their circle's radius, which the friction does not meet).
+  // Friction of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal) or of circle
+  // `only`'s (an injected fault), each keeping its history. Invalid ones change nothing: checked
+  // on one pair first (the pairs differ only in their circle's radius, unused by the friction).
   ParameterError setFriction(const FrictionParameters& friction, int only = -1) {
     if (only < -1 || only >= pulleyCount()) return ParameterError::invalid("pulley");
     if (pulleyCount() > 0) {
@@ -151,12 +150,19 @@ class BeltDrive {
       if (!e.ok()) return e;
     }
     memo_.valid = false;
+    const int first = only < 0 ? 0 : only, last = only < 0 ? pulleyCount() - 1 : only;
     for (int k = 0; k < NE; ++k)
-      for (int p = 0; p < pulleyCount(); ++p) {
-        if (only >= 0 && p != only) continue;
-        const ParameterError e = pair_[k][p].setFriction(friction);
-        if (!e.ok()) return e;  // not reached: checked above
-      }
+      for (int p = first; p <= last; ++p)
+        if (!pair_[k][p].setFriction(friction).ok()) return ParameterError::invalid("friction");  // checked above
+    return ParameterError::success();
+  }
+
+  // The belt's EA (an injected belt_stiffness fault, docs/injected_faults.md) from the next
+  // residual on; the reference strain stays, so the pre-tension scales with EA.
+  ParameterError setAxialStiffness(double EA) {
+    if (!element_.setAxialStiffness(EA).ok()) return ParameterError::invalid("EA");
+    belt_.element.EA = EA;
+    memo_.valid = false;
     return ParameterError::success();
   }
 

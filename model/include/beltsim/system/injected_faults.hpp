@@ -8,7 +8,9 @@
 // starts and ends on the nominal value and never jumps.
 //
 // Kinds so far: kFriction, the friction coefficient mu of one pulley's contact pairs (a wet or
-// oily pulley), or of all pulleys. Fixed size: at most kMaxInjectedFaults tables, no heap.
+// oily pulley), or of all pulleys; kBeltStiffness, the belt's axial stiffness EA as a fraction of
+// its own (a worn belt; the reference strain stays, so the pre-tension falls with it). Fixed
+// size: at most kMaxInjectedFaults tables, no heap.
 #pragma once
 #include <cstdint>
 
@@ -20,16 +22,16 @@ namespace beltsim {
 
 constexpr int kMaxInjectedFaults = 8;
 
-enum class InjectedFaultKind : std::uint8_t { kFriction };
+enum class InjectedFaultKind : std::uint8_t { kFriction, kBeltStiffness };
 
 struct InjectedFault {
   InjectedFaultKind kind = InjectedFaultKind::kFriction;
-  int pulley = -1;         // the target circle, from 0; -1: every pulley (kFriction)
+  int pulley = -1;         // the target circle, from 0; -1: every pulley (kFriction), the belt
   double start = 0.0;      // s, the level starts to rise
   double end = 0.0;        // s, the level starts to fall (hasEnd only)
   bool hasEnd = false;     // false: the fault stays to the end of the run
   double ramp = 0.0;       // s, the time the level takes to rise or fall (> 0)
-  double value = 0.0;      // the faulted value (kFriction: mu)
+  double value = 0.0;      // the faulted value (kFriction: mu; kBeltStiffness: a fraction of EA)
 
   // The level in [0, 1] at time t.
   double level(double t) const {
@@ -67,9 +69,21 @@ struct InjectedFaultSchedule {
     return mu;
   }
 
+  // The factor on the belt's EA at time t (1 without a belt_stiffness fault acting).
+  double axialStiffnessFactor(double t) const {
+    double factor = 1.0;
+    for (int k = 0; k < count; ++k) {
+      const InjectedFault& f = fault[k];
+      if (f.kind != InjectedFaultKind::kBeltStiffness) continue;
+      const double level = f.level(t);
+      if (level > 0.0) factor = 1.0 + level * (f.value - 1.0);
+    }
+    return factor;
+  }
+
   // Checks what the model needs: every table's numbers finite, ramp > 0, end after start, a
-  // pulley the drive has, a friction coefficient >= 0, and no two tables of one kind acting on one
-  // pulley at the same time. The scenario reader checks the same with the key and the line.
+  // pulley the drive has (none for the belt's stiffness), a friction coefficient >= 0, a stiffness
+  // fraction in (0, 1], and no two tables of one kind acting on one target at the same time. The scenario reader checks the same with the key and the line.
   ParameterError validate(int pulleyCount) const {
     if (count < 0 || count > kMaxInjectedFaults) return ParameterError::invalid("injected_faults.count");
     for (int k = 0; k < count; ++k) {
@@ -77,8 +91,11 @@ struct InjectedFaultSchedule {
       if (!(isFinite(f.start) && f.start >= 0.0)) return ParameterError::invalid("injected_fault.start");
       if (!(isFinite(f.ramp) && f.ramp > 0.0)) return ParameterError::invalid("injected_fault.ramp");
       if (f.hasEnd && !(isFinite(f.end) && f.end >= f.start + f.ramp)) return ParameterError::invalid("injected_fault.end");
-      if (f.pulley < -1 || f.pulley >= pulleyCount) return ParameterError::invalid("injected_fault.pulley");
-      if (!(isFinite(f.value) && f.value >= 0.0)) return ParameterError::invalid("injected_fault.value");
+      const bool stiffness = f.kind == InjectedFaultKind::kBeltStiffness;
+      if (f.pulley < -1 || f.pulley >= pulleyCount || (stiffness && f.pulley != -1))
+        return ParameterError::invalid("injected_fault.pulley");
+      if (!(isFinite(f.value) && (stiffness ? f.value > 0.0 && f.value <= 1.0 : f.value >= 0.0)))
+        return ParameterError::invalid("injected_fault.value");
       for (int j = 0; j < k; ++j)
         if (overlap(fault[j], f)) return ParameterError::invalid("injected_fault.overlap");
     }
@@ -98,18 +115,22 @@ struct InjectedFaultSchedule {
 
 // What a schedule does to a drive as the run goes: before each step the caller hands it the
 // step's end time, and it sets the friction of each pulley whose coefficient there differs from the
-// one the pulley has (BeltDrive::setFriction, MixedBeltDrive::setFriction with the pulley). A
-// schedule without friction faults never touches the drive, so a run without [[fault]] tables
-// keeps its bits. NP: the pulleys compiled in.
+// one the pulley has (setFriction(friction, pulley)) and the belt's EA where it differs
+// (setAxialStiffness). A schedule without a kind never touches what that kind changes, so a run
+// without [[fault]] tables keeps its bits. NP: the pulleys compiled in.
 template <int NP>
 class InjectedFaultApplier {
  public:
-  ParameterError setUp(const InjectedFaultSchedule& schedule, const FrictionParameters& nominal, int pulleyCount) {
+  ParameterError setUp(const InjectedFaultSchedule& schedule, const FrictionParameters& nominal, double axialStiffness,
+                       int pulleyCount) {
     if (pulleyCount < 0 || pulleyCount > NP) return ParameterError::invalid("pulley_count");
     const ParameterError e = schedule.validate(pulleyCount);
     if (!e.ok()) return e;
+    if (!(isFinite(axialStiffness) && axialStiffness > 0.0)) return ParameterError::invalid("EA");
     schedule_ = schedule;
     pulleyCount_ = pulleyCount;
+    nominalEA_ = axialStiffness;
+    EA_ = axialStiffness;
     setNominal(nominal);
     return e;
   }
@@ -122,6 +143,14 @@ class InjectedFaultApplier {
 
   template <class Drive>
   ParameterError applyAt(Drive& drive, double t) {
+    if (schedule_.hasKind(InjectedFaultKind::kBeltStiffness)) {
+      const double EA = nominalEA_ * schedule_.axialStiffnessFactor(t);
+      if (EA != EA_) {
+        const ParameterError e = drive.setAxialStiffness(EA);
+        if (!e.ok()) return e;
+        EA_ = EA;
+      }
+    }
     if (!schedule_.hasKind(InjectedFaultKind::kFriction)) return ParameterError::success();
     for (int p = 0; p < pulleyCount_; ++p) {
       const double mu = schedule_.frictionCoefficient(p, t, nominal_.frictionCoefficient);
@@ -135,8 +164,9 @@ class InjectedFaultApplier {
     return ParameterError::success();
   }
 
-  // The friction coefficient pulley p has now.
+  // The friction coefficient pulley p has now, and the belt's EA (N).
   double frictionCoefficient(int p) const { return mu_[p]; }
+  double axialStiffness() const { return EA_; }
   // Bit k set: table k's level at t is above 0.
   std::uint8_t activeMask(double t) const {
     std::uint8_t mask = 0;
@@ -151,6 +181,7 @@ class InjectedFaultApplier {
   FrictionParameters nominal_;
   int pulleyCount_ = 0;
   double mu_[NP] = {};
+  double nominalEA_ = 0.0, EA_ = 0.0;
 };
 
 }  // namespace beltsim

@@ -224,6 +224,17 @@ class MixedBeltDrive {
     return ParameterError::success();
   }
 
+  // The belt's axial stiffness EA (an injected belt_stiffness fault), as BeltDrive's.
+  ParameterError setAxialStiffness(double EA) {
+    for (int e = 0; e < NE; ++e) {
+      ParameterError f = element_[e].setAxialStiffness(EA);
+      if (f.ok()) f = mixed_[e].setAxialStiffness(EA);
+      if (!f.ok()) return f;
+    }
+    belt_.element.EA = EA;
+    return ParameterError::success();
+  }
+
   void setStepSize(double h) { stepSize_ = h; }
 
   const BeltParameters& belt() const { return belt_; }
