@@ -22,13 +22,10 @@ Usage: injected_belt_stiffness.py BELTSIM SOURCE_DIR OUTDIR   (OUTDIR is removed
 """
 import math
 import os
-import shutil
 import sys
-import tomllib
-from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from injected_friction import SCENARIO, mean, report, riding_through, run_with  # noqa: E402
+from injected_friction import mean, report, riding_through, run_all, run_with  # noqa: E402
 
 START, RAMP, END_TIME = 1.8, 0.05, 2.8
 LOAD, DAMPER = 25.0, 2.0  # P2's load (N m) and damper (N m s/rad) in the main job's scenario
@@ -71,23 +68,15 @@ def check(fraction, elements, result, ea, mu, radius):
 
 
 def main():
-    beltsim, source, out = sys.argv[1:4]
-    shutil.rmtree(out, ignore_errors=True)
-    with open(os.path.join(source, SCENARIO), "rb") as f:
-        sc = tomllib.load(f)
-    ea, mu = sc["belt"]["axial_stiffness"], sc["friction"]["coefficient"]
-    radius = sc["pulley"][0]["radius"] + 0.5 * sc["belt"].get("thickness", 1e-4)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda c: run_with(beltsim, source, out, f"worn_{c[0]}_{c[1]}", table(c[0]), END_TIME,
-                                                   (f"belt.elements={c[1]}",)), CASES))
-    failed = 0
-    for (fraction, elements), (result, error) in zip(CASES, results):
-        if result is None:
-            print(f"FAIL EA to {fraction}, {elements} elements: {error}")
-            failed += 1
-            continue
-        failed += check(fraction, elements, result, ea, mu, radius)
-    return 1 if failed else 0
+    def runner(beltsim, source, out, case):
+        fraction, elements = case
+        return run_with(beltsim, source, out, f"worn_{fraction}_{elements}", table(fraction), END_TIME,
+                        (f"belt.elements={elements}",))
+
+    def checker(case, result, sc, radius):
+        return check(*case, result, sc["belt"]["axial_stiffness"], sc["friction"]["coefficient"], radius)
+
+    return run_all(CASES, runner, checker, lambda c: f"EA to {c[0]}, {c[1]} elements")
 
 
 if __name__ == "__main__":

@@ -143,22 +143,31 @@ def report(label, checks):
     return sum(not ok for ok, _ in checks)
 
 
-def main():
+def run_all(cases, runner, checker, label):
+    """The command line BELTSIM SOURCE_DIR OUTDIR (OUTDIR removed first): runner(beltsim, source, out,
+    case) for every case, two at a time, then checker(case, result, sc, radius) with the main job's
+    scenario and its centreline radius R = r + h / 2; a run that failed is a FAIL named
+    label(case). Returns the exit status."""
     beltsim, source, out = sys.argv[1:4]
     shutil.rmtree(out, ignore_errors=True)
     with open(os.path.join(source, SCENARIO), "rb") as f:
         sc = tomllib.load(f)
     radius = sc["pulley"][0]["radius"] + 0.5 * sc["belt"].get("thickness", 1e-4)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda c: run(beltsim, source, out, *c), CASES))
+        results = list(pool.map(lambda c: runner(beltsim, source, out, c), cases))
     failed = 0
-    for (name, mu, end, end_time), (result, error) in zip(CASES, results):
+    for case, (result, error) in zip(cases, results):
         if result is None:
-            print(f"FAIL {name}: {error}")
+            print(f"FAIL {label(case)}: {error}")
             failed += 1
             continue
-        failed += check(name, mu, end, end_time, result, radius)
+        failed += checker(case, result, sc, radius)
     return 1 if failed else 0
+
+
+def main():
+    return run_all(CASES, lambda beltsim, source, out, c: run(beltsim, source, out, *c),
+                   lambda c, result, sc, radius: check(*c, result, radius), lambda c: c[0])
 
 
 if __name__ == "__main__":

@@ -232,7 +232,7 @@ class BeltDrivePlant {
     const ParameterError e = drive_.setFriction(changed);  // nothing changed if it fails
     if (!e.ok()) return e;
     friction_ = changed;
-    faults_.setNominal(changed);  // a scheduled friction fault acts on the new coefficient
+    faults_.setNominal(changed);  // scheduled friction faults now start from this coefficient
     config_.contact.frictionCoefficient = mu;
     return ParameterError{};
   }
