@@ -41,9 +41,6 @@ struct LoopOptions {
   // Ticks the last valid command may be held without a fresh valid frame (controller silent or
   // late) before the safe state; 0 = hold for ever.
   std::uint32_t maxHeldTicks = 0;
-  // Emulated sensors.
-  double encoderCountsPerRevolution = 65536.0;  // incremental encoder on each pulley (16 bit)
-  double loadCellResolution = 0.5;             // N, span-force load cells
 };
 
 enum class Rejection : std::uint8_t { kNone, kNotFinite, kOutOfRange, kWrongMode, kStale };
@@ -93,11 +90,8 @@ class PlantLoop {
     options_ = options;
     safe_ = false;
     fault_ = FaultCode::kNone;
-    if (!(isFinite(options.encoderCountsPerRevolution) && options.encoderCountsPerRevolution >= 1.0))
-      return ParameterError::invalid("encoder_counts_per_revolution");
-    if (!(isFinite(options.loadCellResolution) && options.loadCellResolution > 0.0))
-      return ParameterError::invalid("load_cell_resolution");
-    const ParameterError e = plant_.setUp(config);
+    ParameterError e = plant_.setUp(config);
+    if (e.ok()) e = sensors_.setUp(config.sensors, config.faults, config.pulleyCount);
     if (!e.ok()) enterSafeState(FaultCode::kNotStarted);
     return e;
   }
@@ -231,15 +225,13 @@ class PlantLoop {
     o.pnsError = p.pnsError;
   }
 
-  // Sensors see the (possibly safe-state) ground truth: encoder counts floor(angle / 2 pi * N),
-  // load cells rounded to their resolution. Deterministic: floor and multiplications only.
-  void emulateSensors(OutputFrame& o) const {
-    const double countsPerRadian = options_.encoderCountsPerRevolution / (2.0 * detmath::kPi);
+  // Sensors see the (possibly safe-state) ground truth of the frame, with the scheduled sensor
+  // faults acting on the readings (beltsim/system/emulated_sensors.hpp). Once per tick.
+  void emulateSensors(OutputFrame& o) {
+    sensors_.read(o.time, o.angle, o.spanForce);
     for (int i = 0; i < plant_.config().pulleyCount; ++i) {
-      const double counts = std::floor(o.angle[i] * countsPerRadian);
-      o.encoderCount[i] = counts > 2147483647.0 ? 2147483647 : counts < -2147483648.0 ? (-2147483647 - 1)
-                                                                                    : static_cast<std::int32_t>(counts);
-      o.loadCell[i] = std::floor(o.spanForce[i] / options_.loadCellResolution + 0.5) * options_.loadCellResolution;
+      o.encoderCount[i] = sensors_.encoderCount(i);
+      o.loadCell[i] = sensors_.loadCell(i);
     }
   }
 
@@ -258,6 +250,7 @@ class PlantLoop {
   }
 
   Plant plant_;
+  EmulatedSensors<NP> sensors_;
   LoopOptions options_;
   PlantCommand command_;
   OutputFrame output_;

@@ -85,6 +85,7 @@ bool plantConfigFromScenario(const Scenario& s, PlantConfig& c, std::string& err
   c.stepSize = s.stepSize;
   c.statics = s.staticSettings;
   c.faults = s.faults;  // [[fault]]: applied by the plant at the step's end time, as beltsim run does
+  c.sensors = s.sensors;
   return true;
 }
 
@@ -494,8 +495,8 @@ bool buildPlant(const HilOptions& opt, const std::string& scenarioPath, Scenario
   if (!plantConfigFromScenario(scenario, config, error)) return false;
   loopOptions = fw::LoopOptions{};
   loopOptions.maxHeldTicks = opt.lockstep ? 0 : opt.hold;
-  loopOptions.encoderCountsPerRevolution = opt.encoderCountsPerRevolution;
-  loopOptions.loadCellResolution = opt.loadCellResolution;
+  if (opt.encoderCountsPerRevolution > 0.0) config.sensors.encoderCountsPerRevolution = opt.encoderCountsPerRevolution;
+  if (opt.loadCellResolution > 0.0) config.sensors.loadCellResolution = opt.loadCellResolution;
   return true;
 }
 

@@ -19,8 +19,9 @@ struct HilOptions {
   bool lockstep = false;       // one step per received frame (virtual time) instead of the clock
   double duration = 10.0;      // s of simulated time; the run ends there (real time: also wall time)
   unsigned hold = 50;          // real time: ticks a command is held without a valid frame, then safe state
-  double encoderCountsPerRevolution = 65536.0;
-  double loadCellResolution = 0.5;  // N
+  // The emulated sensors' resolution; 0: the scenario's [sensors] (host_sim/scenario_keys.toml).
+  double encoderCountsPerRevolution = 0.0;
+  double loadCellResolution = 0.0;  // N
   int idleTimeoutMs = 10000;   // lockstep: a controller silent this long ends the run
   int realtimePriority = 0;    // real time: SCHED_FIFO priority and locked memory (needs root); 0 = off
   std::string outputDirectory;

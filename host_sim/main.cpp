@@ -31,10 +31,12 @@ int main(int argc, char** argv) {
   hilCommand->add_option("--duration", hil.duration, "simulated seconds to run")->capture_default_str()->check(CLI::PositiveNumber);
   hilCommand->add_option("--hold", hil.hold, "real time: ticks a command is held without a valid frame before the safe state")
       ->capture_default_str();
-  hilCommand->add_option("--encoder-cpr", hil.encoderCountsPerRevolution, "emulated encoder counts per revolution")
-      ->capture_default_str()->check(CLI::Range(1.0, 1e9));
-  hilCommand->add_option("--load-cell-resolution", hil.loadCellResolution, "emulated load cell resolution, N")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+  hilCommand->add_option("--encoder-cpr", hil.encoderCountsPerRevolution,
+                         "emulated encoder counts per revolution (default: the scenario's sensors.encoder_counts_per_revolution)")
+      ->check(CLI::Range(1.0, 1e9));
+  hilCommand->add_option("--load-cell-resolution", hil.loadCellResolution,
+                         "emulated load cell resolution, N (default: the scenario's sensors.load_cell_resolution)")
+      ->check(CLI::Range(1e-12, 1e6));
   hilCommand->add_option("--idle-timeout-ms", hil.idleTimeoutMs, "lockstep: end the run after this much controller silence")
       ->capture_default_str();
   hilCommand->add_option("--rt-priority", hil.realtimePriority, "real time: SCHED_FIFO priority 1..99 and mlockall (root)")

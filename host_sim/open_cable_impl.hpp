@@ -105,7 +105,8 @@ int runOpenCableWith(const Scenario& sc, const RunOptions& options) {
   };
   std::vector<float> stepMicros;
   auto noFaults = [](double) { return ParameterError::success(); };  // the reader refuses [[fault]] on open belts
-  if (!runSteps(sc, *integrator, *drive, noFaults, sample, stepMicros, info.totals, options)) info.totals.faulted = true;
+  auto noSensors = [](double) {};  // nor [sensors]
+  if (!runSteps(sc, *integrator, *drive, noFaults, noSensors, sample, stepMicros, info.totals, options)) info.totals.faulted = true;
   info.wallTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
   // ---- end-of-run profile along the cable (s from the start node, reference length) -----------

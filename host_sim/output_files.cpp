@@ -72,6 +72,10 @@ bool writeTimeseries(const std::string& directory, const Scenario& sc, int n, co
     if (worn) f << ",axial_stiffness";
     f << ",injected_faults";
   }
+  // The emulated sensors (docs/injected_faults.md, "Sensors"): load_cell_k reads span_force_<k-1>.
+  const bool sensing = sensorsWanted(sc);
+  for (int p = 0; p < n && sensing; ++p) f << ",encoder_p" << p + 1;
+  for (int k = 0; k < n && sensing; ++k) f << ",load_cell_" << k + 1;
   f << kIntervalHealthColumns << '\n';
   for (const TimeRow& r : rows) {
     f << number(r.time);
@@ -92,6 +96,8 @@ bool writeTimeseries(const std::string& directory, const Scenario& sc, int n, co
       if (worn) f << ',' << number(r.axialStiffness);
       f << ',' << r.injectedFaults;
     }
+    for (int p = 0; p < n && sensing; ++p) f << ',' << r.encoderCount[p];
+    for (int k = 0; k < n && sensing; ++k) f << ',' << number(r.loadCell[k]);
     f << intervalHealthCsv(r.health) << '\n';
   }
   if (!f) {

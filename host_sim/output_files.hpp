@@ -3,6 +3,7 @@
 // byte-identical files (wall-time fields aside).
 #pragma once
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -60,6 +61,8 @@ struct TimeRow {
   double frictionCoefficient[kMaxPulleys] = {};  // mu of the pulley's contact now (injected faults)
   double axialStiffness = 0.0;         // N, the belt's EA now (injected faults)
   unsigned injectedFaults = 0;         // bit k: [[fault]] k acts (its level is above 0)
+  std::int32_t encoderCount[kMaxPulleys] = {};  // the emulated encoder's reading, counts ([sensors])
+  double loadCell[kMaxPulleys] = {};   // N, the emulated load cell of span k's reading ([sensors])
   IntervalHealth health;               // of the steps since the previous row
 };
 

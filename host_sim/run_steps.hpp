@@ -199,14 +199,15 @@ std::string implausibility(const Drive& drive, const typename Drive::Vector& q, 
 }
 
 // The fixed-step run to sc.endTime: beforeStep(t) before each step to t (the injected faults,
-// simulation_impl.hpp), sample(t, health) at t = 0, every output.sample_interval and
+// simulation_impl.hpp), afterStep(t) after each step the run keeps (the emulated sensors),
+// sample(t, health) at t = 0, every output.sample_interval and
 // at the end (health: what the steps since the previous sample accepted). Returns false if
 // the model faulted, the state left RunLimits or Newton failed RunLimits::newtonFailuresInARow
 // steps in a row: the run stops there (one line on stderr, totals.faultReason), the samples so
 // far kept.
-template <typename Stepper, typename Drive, typename BeforeStep, typename Sample>
-bool runSteps(const Scenario& sc, Stepper& integrator, Drive& drive, BeforeStep&& beforeStep, Sample&& sample,
-              std::vector<float>& stepMicros, RunTotals& totals, const RunOptions& options) {
+template <typename Stepper, typename Drive, typename BeforeStep, typename AfterStep, typename Sample>
+bool runSteps(const Scenario& sc, Stepper& integrator, Drive& drive, BeforeStep&& beforeStep, AfterStep&& afterStep,
+              Sample&& sample, std::vector<float>& stepMicros, RunTotals& totals, const RunOptions& options) {
   const auto wallStart = std::chrono::steady_clock::now();
   const long long steps = static_cast<long long>(std::llround(sc.endTime / sc.stepSize));
   const long long sampleEvery = std::max<long long>(1, std::llround(sc.sampleInterval / sc.stepSize));
@@ -251,6 +252,7 @@ bool runSteps(const Scenario& sc, Stepper& integrator, Drive& drive, BeforeStep&
       totals.faulted = true;
       break;
     }
+    afterStep(integrator.time());
     if ((i + 1) % sampleEvery == 0 || i + 1 == steps) {
       sample(integrator.time(), interval);
       interval = IntervalHealth{};

@@ -180,6 +180,24 @@ class TableReader {
     out = static_cast<int>(*i);
   }
 
+  void integer(const std::string& name, std::int64_t& out) {
+    int narrow = 0;
+    const toml::node* n = table_.get(name);
+    if (n == nullptr || !n->value_exact<int64_t>()) {
+      integer(name, narrow);  // absent: nothing; not an integer: the error
+      return;
+    }
+    const ScenarioKey& k = keyOf(keyTable_, name, KeyType::kInteger);
+    find(name);
+    const int64_t i = *n->value_exact<int64_t>();
+    if (k.ranged && (i < k.min || i > k.max)) {
+      std::ostringstream s;
+      s << "out of range: " << i << " not in [" << k.min << ", " << k.max << "]";
+      fail(file_, *n, key(name), s.str());
+    }
+    out = i;
+  }
+
   void boolean(const std::string& name, bool& out) {
     keyOf(keyTable_, name, KeyType::kBoolean);
     const toml::node* n = find(name);
@@ -805,9 +823,69 @@ void readPulleys(const std::string& file, const toml::node& n, Scenario& s) {
   }
 }
 
+// What each [[fault]] kind takes (docs/injected_faults.md, the table of kinds): its target key
+// ("pulley", "span" or none), whether the target must be named, the key of its amount ("value",
+// "std", "rate" or none) with what it means, and whether it takes `ramp` and `seed`.
+struct FaultKindKeys {
+  const char* name;
+  InjectedFaultKind kind;
+  const char* target;
+  bool targetRequired;
+  const char* amount;
+  const char* meaning;
+  bool ramp;
+  bool seed;
+};
+constexpr FaultKindKeys kFaultKinds[] = {
+    {"friction", InjectedFaultKind::kFriction, "pulley", false, "value", "the friction coefficient the fault goes to",
+     true, false},
+    {"belt_stiffness", InjectedFaultKind::kBeltStiffness, "", false, "value",
+     "the fraction of the belt's axial stiffness the fault goes to", true, false},
+    {"encoder_stuck", InjectedFaultKind::kEncoderStuck, "pulley", true, "", "", false, false},
+    {"encoder_offset", InjectedFaultKind::kEncoderOffset, "pulley", true, "value", "the counts added to the reading",
+     true, false},
+    {"encoder_noise", InjectedFaultKind::kEncoderNoise, "pulley", true, "std",
+     "the noise's standard deviation, counts", true, true},
+    {"encoder_dropout", InjectedFaultKind::kEncoderDropout, "pulley", true, "rate",
+     "the probability that a count is lost", true, true},
+    {"encoder_reverse", InjectedFaultKind::kEncoderReverse, "pulley", true, "", "", false, false},
+    {"load_cell_stuck", InjectedFaultKind::kLoadCellStuck, "span", true, "", "", false, false},
+    {"load_cell_offset", InjectedFaultKind::kLoadCellOffset, "span", true, "value", "the force added to the reading, N",
+     true, false},
+    {"load_cell_gain", InjectedFaultKind::kLoadCellGain, "span", true, "value", "the factor on the reading", true,
+     false},
+    {"load_cell_noise", InjectedFaultKind::kLoadCellNoise, "span", true, "std", "the noise's standard deviation, N",
+     true, true},
+};
+
+// The keys a kind takes, for the message on a key it does not.
+std::string faultKeysOf(const FaultKindKeys& k) {
+  std::string keys = "kind";
+  if (*k.target) keys += std::string(", ") + k.target;
+  keys += ", start, end";
+  if (k.ramp) keys += ", ramp";
+  if (*k.amount) keys += std::string(", ") + k.amount;
+  if (k.seed) keys += ", seed";
+  return keys;
+}
+
+// A value the key's range allows but the kind does not (empty: fits).
+std::string faultValueProblem(InjectedFaultKind kind, double v) {
+  switch (kind) {
+    case InjectedFaultKind::kFriction: return v >= 0.0 && v <= 10.0 ? "" : "a friction coefficient is from 0 to 10";
+    case InjectedFaultKind::kBeltStiffness:
+      return v > 0.0 && v <= 1.0 ? "" : "a fraction of the axial stiffness is above 0 and at most 1";
+    case InjectedFaultKind::kEncoderOffset:
+      return v == std::floor(v) ? "" : "an encoder offset is a whole number of counts";
+    case InjectedFaultKind::kEncoderNoise: return v <= 1e6 ? "" : "an encoder's noise is at most 1e6 counts";
+    case InjectedFaultKind::kLoadCellGain: return v >= 0.0 && v <= 1e3 ? "" : "a gain is from 0 to 1000";
+    default: return "";
+  }
+}
+
 // [[fault]]: injected faults (docs/injected_faults.md), at most kMaxInjectedFaults, after the
-// pulleys (a fault names one by its number in the outputs, from 1). The same checks, with the same
-// words, as scripts/scenario_to_plant_config.py.
+// pulleys (a fault names a pulley or a span by its number in the outputs, from 1). The same
+// checks, with the same words, as scripts/scenario_to_plant_config.py.
 void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
   const toml::array* a = n.as_array();
   if (a == nullptr || !a->is_array_of_tables()) fail(file, n, "fault", "expected [[fault]] tables");
@@ -825,21 +903,35 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
     };
     if (t.get("kind") == nullptr) missing("kind", "one of: " + listOf(keyOf("fault", "kind", KeyType::kString)));
     const std::string kind = r.text("kind");
-    const bool stiffness = kind == "belt_stiffness";
-    f.kind = stiffness ? InjectedFaultKind::kBeltStiffness : InjectedFaultKind::kFriction;
-    int pulley = 0;  // from 1; 0: every pulley
-    r.integer("pulley", pulley);
-    const toml::node* pulleyNode = t.get("pulley");
-    if (pulleyNode != nullptr && stiffness)
-      fail(file, *pulleyNode, r.key("pulley"), "belt_stiffness acts on the whole belt, not on a pulley");
-    if (pulleyNode != nullptr && pulley > pulleys)
-      fail(file, *pulleyNode, r.key("pulley"),
-           "the drive has " + std::to_string(pulleys) + " pulleys (1 to " + std::to_string(pulleys) + ")");
-    f.pulley = pulley - 1;
+    const FaultKindKeys* keys = &kFaultKinds[0];
+    for (const FaultKindKeys& k : kFaultKinds)
+      if (kind == k.name) keys = &k;
+    f.kind = keys->kind;
+    // Keys this kind does not take, before anything else is read.
+    for (const char* name : {"pulley", "span", "ramp", "value", "std", "rate", "seed"}) {
+      const toml::node* given = t.get(name);
+      const std::string key(name);
+      const bool takes = key == keys->target || key == keys->amount || (key == "ramp" && keys->ramp) ||
+                         (key == "seed" && keys->seed);
+      if (given != nullptr && !takes)
+        fail(file, *given, r.key(key), kind + " does not take it (its keys: " + faultKeysOf(*keys) + ")");
+    }
+    int target = 0;  // from 1; 0: every pulley (friction), or none
+    if (*keys->target) {
+      const std::string targetKey = keys->target;
+      if (keys->targetRequired && t.get(targetKey) == nullptr)
+        missing(targetKey, targetKey == "span" ? "the span, from 1: span k runs from pulley k to pulley k + 1"
+                                               : "the pulley, from 1");
+      r.integer(targetKey, target);
+      if (const toml::node* named = t.get(targetKey); named != nullptr && target > pulleys)
+        fail(file, *named, r.key(targetKey),
+             "the drive has " + std::to_string(pulleys) + " " + targetKey + "s (1 to " + std::to_string(pulleys) + ")");
+    }
+    f.pulley = target - 1;
     if (t.get("start") == nullptr) missing("start", "the time the fault begins, s");
     r.number("start", f.start);
-    f.ramp = keyOf("fault", "ramp", KeyType::kNumber).defaultValue;
-    r.number("ramp", f.ramp);
+    f.ramp = keys->ramp ? keyOf("fault", "ramp", KeyType::kNumber).defaultValue : 0.0;
+    if (keys->ramp) r.number("ramp", f.ramp);
     if (const toml::node* end = t.get("end")) {
       f.hasEnd = true;
       r.number("end", f.end);
@@ -849,29 +941,43 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
         fail(file, *end, r.key("end"), m.str());
       }
     }
-    if (t.get("value") == nullptr)
-      missing("value", stiffness ? "the fraction of the belt's axial stiffness the fault goes to"
-                                 : "the friction coefficient the fault goes to");
-    r.number("value", f.value);
-    if (!stiffness && !(f.value >= 0.0 && f.value <= 10.0))
-      fail(file, *t.get("value"), r.key("value"), "a friction coefficient is from 0 to 10");
-    if (stiffness && !(f.value > 0.0 && f.value <= 1.0))
-      fail(file, *t.get("value"), r.key("value"), "a fraction of the axial stiffness is above 0 and at most 1");
+    if (*keys->amount) {
+      const std::string amount = keys->amount;
+      if (t.get(amount) == nullptr) missing(amount, keys->meaning);
+      r.number(amount, f.value);
+      const std::string problem = faultValueProblem(f.kind, f.value);
+      if (!problem.empty()) fail(file, *t.get(amount), r.key(amount), problem);
+    }
+    if (keys->seed) {
+      std::int64_t seed = 1;
+      r.integer("seed", seed);
+      f.seed = static_cast<std::uint32_t>(seed);
+    }
     r.finish();
     for (int j = 0; j < index; ++j) {
       const InjectedFault& other = s.faults.fault[j];
       if (!InjectedFaultSchedule::overlap(other, f)) continue;
-      const std::string target = stiffness           ? "the belt"
-                                 : other.pulley < 0 ? "every pulley"
-                                                    : "pulley " + std::to_string(other.pulley + 1);
+      const std::string what = *keys->target ? keys->target : "";
+      const std::string targetName = !*keys->target ? "the belt"
+                                     : other.pulley < 0 ? "every pulley"
+                                                        : what + " " + std::to_string(other.pulley + 1);
       fail(file, item, prefix,
-           "acts on what fault[" + std::to_string(j) + "] (" + kind + ", " + target +
+           "acts on what fault[" + std::to_string(j) + "] (" + kind + ", " + targetName +
                ") changes at the same time; let one end (end + ramp) before the other starts");
     }
     s.faults.fault[index] = f;
     s.faultLine[index] = static_cast<int>(item.source().begin.line);
     s.faults.count = ++index;
   }
+}
+
+// [sensors]: the emulated encoders' and load cells' resolution.
+void readSensors(const std::string& file, const toml::table& t, Scenario& s) {
+  TableReader r(file, t, "sensors");
+  r.number("encoder_counts_per_revolution", s.sensors.encoderCountsPerRevolution);
+  r.number("load_cell_resolution", s.sensors.loadCellResolution);
+  r.finish();
+  s.hasSensors = true;
 }
 
 void readScenario(const std::string& file, const toml::table& root, Scenario& s) {
@@ -901,9 +1007,13 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
   if (const toml::table* t = top.subtable("solver")) readSolver(file, *t, s);
   if (const toml::table* t = top.subtable("static")) readStatic(file, *t, s);
   if (const toml::table* t = top.subtable("output")) readOutput(file, *t, s);
+  if (const toml::table* t = top.subtable("sensors")) readSensors(file, *t, s);
   if (const toml::node* n = top.find("fault")) readFaults(file, *n, s);
   if (!s.belt.closed && s.faults.count > 0)
     fail(file, *top.find("fault"), "fault", "injected faults act on closed belts only (belt.closed = true)");
+  if (!s.belt.closed && s.hasSensors)
+    fail(file, *top.find("sensors"), "sensors", "the emulated sensors sit on the pulleys and spans of closed belts only "
+                                                "(belt.closed = true)");
   top.finish();
   if (s.sampleInterval < s.stepSize) s.sampleInterval = s.stepSize;
 }

@@ -7,6 +7,7 @@
 
 #include "beltsim/system/belt_drive.hpp"
 #include "beltsim/system/belt_geometry.hpp"
+#include "beltsim/system/emulated_sensors.hpp"
 #include "beltsim/system/injected_faults.hpp"
 #include "beltsim/system/paper_parameters.hpp"
 #include "beltsim/system/standing_mesh_stations.hpp"
@@ -90,10 +91,21 @@ struct Scenario {
   bool plots = true;
   std::vector<int> outputNodes;  // belt nodes whose positions are written (node_x_k, node_y_k)
 
+  // [sensors]: the emulated encoders and load cells (given: their columns in timeseries.csv).
+  SensorSettings sensors;
+  bool hasSensors = false;
+
   // [[fault]] (docs/injected_faults.md): the injected faults in file order, and each table's line.
   InjectedFaultSchedule faults;
   int faultLine[kMaxInjectedFaults] = {};
 };
+
+// Whether a run emulates the encoders and load cells: [sensors] given or a sensor fault scheduled.
+inline bool sensorsWanted(const Scenario& s) {
+  for (int k = 0; k < s.faults.count; ++k)
+    if (isEncoderFault(s.faults.fault[k].kind) || isLoadCellFault(s.faults.fault[k].kind)) return true;
+  return s.hasSensors;
+}
 
 // Pulley p as the belt's path sees it (docs/model.md §8.1): centreline radius r + h/2 on the belt's side.
 PathCircle pathCircleOf(const Scenario& s, int p);

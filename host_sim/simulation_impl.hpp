@@ -169,6 +169,14 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
     std::fprintf(stderr, "%s: key 'fault': the injected faults do not fit this drive\n", sc.file.c_str());
     return 2;
   }
+  // The emulated encoders and load cells (docs/injected_faults.md, "Sensors"): read after every step,
+  // as the firmware's loop reads them every tick, when the scenario asks for them.
+  const bool sensing = sensorsWanted(sc);
+  EmulatedSensors<NP> sensors;
+  if (!sensors.setUp(sc.sensors, sc.faults, pulleys).ok()) {
+    std::fprintf(stderr, "%s: key 'sensors': the sensors do not fit this drive\n", sc.file.c_str());
+    return 2;
+  }
 
   // ---- dynamic run (the output folder is created only now, never mixed with old files) --------
   OutputFiles out;
@@ -233,12 +241,28 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
     row.materialTravelled = Mesh::travelled(qq, started);
     row.injectedFaults = faults.activeMask(t);
     row.axialStiffness = faults.axialStiffness();
+    for (int p = 0; p < pulleys && sensing; ++p) {
+      row.encoderCount[p] = sensors.encoderCount(p);
+      row.loadCell[p] = sensors.loadCell(p);
+    }
     row.health = health;
     rows.push_back(row);
     if (t >= tailStart) addWrapSamples(qq, vv);
   };
   auto applyFaults = [&](double t) { return faults.applyAt(*drive, t); };
-  runSteps(sc, *integrator, *drive, applyFaults, sample, stepMicros, totals, options);
+  auto readSensors = [&](double t) {
+    if (!sensing) return;
+    const Vector& qq = integrator->positions();
+    const Vector& vv = integrator->velocities();
+    double angle[NP] = {}, spanForce[NP] = {};
+    for (int p = 0; p < pulleys; ++p) {
+      angle[p] = qq(Drive::pulleyDof(p, 2));
+      spanForce[p] = measureSpan(*drive, qq, vv, path, p).force;
+    }
+    sensors.read(t, angle, spanForce);
+  };
+  readSensors(0.0);  // the first row's readings: the start (no fault acts at t = 0)
+  runSteps(sc, *integrator, *drive, applyFaults, readSensors, sample, stepMicros, totals, options);
   const double wallTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
   // ---- end-of-run profile along the belt (spatial arc coordinate s_l of docs/model.md §9.5) -----------

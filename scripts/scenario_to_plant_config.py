@@ -152,7 +152,7 @@ MAX_INJECTED_FAULTS = 8  # beltsim::kMaxInjectedFaults
 
 
 def overlap(a, b):
-    """Whether two fault tables act on one pulley at once (InjectedFaultSchedule::overlap)."""
+    """Whether two fault tables act on one target at once (InjectedFaultSchedule::overlap)."""
     if a["kind"] != b["kind"]:
         return False
     if a["pulley"] > 0 and b["pulley"] > 0 and a["pulley"] != b["pulley"]:
@@ -160,6 +160,47 @@ def overlap(a, b):
     a_first = a["end"] is not None and a["end"] + a["ramp"] <= b["start"]
     b_first = b["end"] is not None and b["end"] + b["ramp"] <= a["start"]
     return not (a_first or b_first)
+
+
+# What each [[fault]] kind takes (host_sim/scenario.cpp's kFaultKinds, docs/injected_faults.md):
+# C++ kind, target key, target required, amount key and its meaning, ramp, seed.
+FAULT_KINDS = {
+    "friction": ("kFriction", "pulley", False, "value", "the friction coefficient the fault goes to", True, False),
+    "belt_stiffness": ("kBeltStiffness", "", False, "value",
+                       "the fraction of the belt's axial stiffness the fault goes to", True, False),
+    "encoder_stuck": ("kEncoderStuck", "pulley", True, "", "", False, False),
+    "encoder_offset": ("kEncoderOffset", "pulley", True, "value", "the counts added to the reading", True, False),
+    "encoder_noise": ("kEncoderNoise", "pulley", True, "std", "the noise's standard deviation, counts", True, True),
+    "encoder_dropout": ("kEncoderDropout", "pulley", True, "rate", "the probability that a count is lost", True,
+                        True),
+    "encoder_reverse": ("kEncoderReverse", "pulley", True, "", "", False, False),
+    "load_cell_stuck": ("kLoadCellStuck", "span", True, "", "", False, False),
+    "load_cell_offset": ("kLoadCellOffset", "span", True, "value", "the force added to the reading, N", True, False),
+    "load_cell_gain": ("kLoadCellGain", "span", True, "value", "the factor on the reading", True, False),
+    "load_cell_noise": ("kLoadCellNoise", "span", True, "std", "the noise's standard deviation, N", True, True),
+}
+
+
+def fault_keys_of(kind):
+    _, target, _, amount, _, ramp, seed = FAULT_KINDS[kind]
+    keys = ["kind"] + ([target] if target else []) + ["start", "end"] + (["ramp"] if ramp else [])
+    keys += ([amount] if amount else []) + (["seed"] if seed else [])
+    return ", ".join(keys)
+
+
+def fault_value_problem(kind, v):
+    """A value the key's range allows but the kind does not (None: fits)."""
+    if kind == "friction" and not 0.0 <= v <= 10.0:
+        return "a friction coefficient is from 0 to 10"
+    if kind == "belt_stiffness" and not 0.0 < v <= 1.0:
+        return "a fraction of the axial stiffness is above 0 and at most 1"
+    if kind == "encoder_offset" and v != int(v):
+        return "an encoder offset is a whole number of counts"
+    if kind == "encoder_noise" and v > 1e6:
+        return "an encoder's noise is at most 1e6 counts"
+    if kind == "load_cell_gain" and not 0.0 <= v <= 1e3:
+        return "a gain is from 0 to 1000"
+    return None
 
 
 def read_faults(path, text, doc, top, pulleys, set_):
@@ -181,51 +222,80 @@ def read_faults(path, text, doc, top, pulleys, set_):
         if "kind" not in table:
             r.error("kind", "missing (one of: " + ", ".join(sorted(KEYS[("fault", "kind")]["choices"])) + ")", "")
         kind = r.get("kind")
-        stiffness = kind == "belt_stiffness"
-        pulley = r.get("pulley") or 0
-        if stiffness and r.get("pulley") is not None:
-            r.error("pulley", "belt_stiffness acts on the whole belt, not on a pulley")
-        if pulley > pulleys:
-            r.error("pulley", f"the drive has {pulleys} pulleys (1 to {pulleys})")
+        cpp_kind, target_key, target_required, amount, meaning, takes_ramp, takes_seed = FAULT_KINDS[kind]
+        for key in ("pulley", "span", "ramp", "value", "std", "rate", "seed"):
+            takes = key in (target_key, amount) or (key == "ramp" and takes_ramp) or (key == "seed" and takes_seed)
+            if key in table and not takes:
+                r.error(key, f"{kind} does not take it (its keys: {fault_keys_of(kind)})")
+        target = 0
+        if target_key:
+            if target_required and target_key not in table:
+                r.error(target_key, "missing (the span, from 1: span k runs from pulley k to pulley k + 1)"
+                        if target_key == "span" else "missing (the pulley, from 1)", "")
+            target = r.get(target_key) or 0
+            if target > pulleys:
+                r.error(target_key, f"the drive has {pulleys} {target_key}s (1 to {pulleys})")
         if "start" not in table:
             r.error("start", "missing (the time the fault begins, s)", "")
         start = r.get("start")
-        ramp = r.get("ramp")
-        if ramp is None:
-            ramp = r.default("ramp")
+        ramp = 0.0
+        if takes_ramp:
+            ramp = r.get("ramp")
+            if ramp is None:
+                ramp = r.default("ramp")
         end = r.get("end")
         if end is not None and end < start + ramp:
             r.error("end", f"must be at least start + ramp ({start + ramp:g} s)")
-        if "value" not in table:
-            r.error("value", "missing (the fraction of the belt's axial stiffness the fault goes to)" if stiffness
-                    else "missing (the friction coefficient the fault goes to)", "")
-        value = r.get("value")
-        if not stiffness and not 0.0 <= value <= 10.0:
-            r.error("value", "a friction coefficient is from 0 to 10")
-        if stiffness and not 0.0 < value <= 1.0:
-            r.error("value", "a fraction of the axial stiffness is above 0 and at most 1")
+        value = 0.0
+        if amount:
+            if amount not in table:
+                r.error(amount, f"missing ({meaning})", "")
+            value = r.get(amount)
+            problem = fault_value_problem(kind, value)
+            if problem:
+                r.error(amount, problem)
+        seed = None
+        if takes_seed:
+            seed = r.get("seed")
         r.finish()
-        this = {"kind": kind, "pulley": pulley, "start": start, "end": end, "ramp": ramp}
+        this = {"kind": kind, "pulley": target, "start": start, "end": end, "ramp": ramp}
         for j, other in enumerate(read):
             if overlap(other, this):
-                target = ("the belt" if stiffness else "every pulley" if other["pulley"] == 0
-                          else f"pulley {other['pulley']}")
+                where = ("the belt" if not target_key else "every pulley" if other["pulley"] == 0
+                         else f"{target_key} {other['pulley']}")
                 header = key_line(text, f"fault#{k}", "")
                 raise ConfigError(f"{path}:{header}: key 'fault[{k}]': acts on what fault[{j}] ({kind}, "
-                                  f"{target}) changes at the same time; let one end (end + ramp) before the other "
+                                  f"{where}) changes at the same time; let one end (end + ramp) before the other "
                                   f"starts")
         read.append(this)
         pre = f"faults.fault[{k}]"
-        set_(f"{pre}.kind", "InjectedFaultKind::kBeltStiffness" if stiffness else "InjectedFaultKind::kFriction")
-        set_(f"{pre}.pulley", str(pulley - 1))
+        set_(f"{pre}.kind", f"InjectedFaultKind::{cpp_kind}")
+        set_(f"{pre}.pulley", str(target - 1))
         set_(f"{pre}.start", number(start))
         set_(f"{pre}.ramp", number(ramp))
         if end is not None:
             set_(f"{pre}.hasEnd", "true")
             set_(f"{pre}.end", number(end))
         set_(f"{pre}.value", number(value))
+        if seed is not None:
+            set_(f"{pre}.seed", f"{seed}u")
     if read:
         set_("faults.count", str(len(read)))
+
+
+def read_sensors(path, text, doc, top, set_):
+    """[sensors]: the emulated encoders' and load cells' resolution, into c.sensors."""
+    sensors = doc.get("sensors")
+    top.used.add("sensors")
+    if sensors is None:
+        return
+    r = Reader(path, text, "sensors", sensors, "sensors.")
+    for key, field in [("encoder_counts_per_revolution", "encoderCountsPerRevolution"),
+                       ("load_cell_resolution", "loadCellResolution")]:
+        v = r.get(key)
+        if v is not None:
+            set_(f"sensors.{field}", number(v))
+    r.finish()
 
 
 def generate(path, name, info=None):
@@ -452,6 +522,7 @@ def generate(path, name, info=None):
             set_(f"statics.{field}", cpp_value(KEYS[("static", key)], v))
     r.unsupported("start", "equilibrium", "a start from rest")
     r.finish()
+    read_sensors(path, text, doc, top, set_)
     read_faults(path, text, doc, top, len(pulleys), set_)
     top.finish()
 

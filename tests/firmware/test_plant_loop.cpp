@@ -341,6 +341,39 @@ TEST(PlantLoop, EmulatedSensorsQuantizeTheGroundTruth) {
   EXPECT_GT(o.spanForce[0], 300.0);  // pre-tension 400 N: a real span force, not a zero
 }
 
+// Sensor faults scheduled in the configuration (docs/injected_faults.md, "Sensors") act on the
+// frame's readings only: an encoder offset on P2 and a load-cell gain on span 1 from tick 100
+// (t = 0.1 s) give offset and gain exactly, and every other byte of every frame, the truth among
+// them, is the unfaulted run's.
+TEST(PlantLoop, SensorFaultsChangeTheReadingsAndNotTheTruth) {
+  const PlantConfig plain = microcontrollerPlantConfig(MotorMode::kSpeed);
+  PlantConfig faulted = plain;
+  InjectedFault& offset = faulted.faults.fault[0];
+  offset.kind = InjectedFaultKind::kEncoderOffset;
+  offset.pulley = 1;
+  offset.start = 0.1005;  // between ticks 100 and 101 (time = tick * 1 ms)
+  offset.ramp = 1e-9;
+  offset.value = 4096.0;
+  InjectedFault& gain = faulted.faults.fault[1];
+  gain = offset;
+  gain.kind = InjectedFaultKind::kLoadCellGain;
+  gain.pulley = 0;
+  gain.value = 1.25;
+  faulted.faults.count = 2;
+  auto a = startedLoop(plain);
+  auto b = startedLoop(faulted);
+  for (std::uint32_t tick = 1; tick <= 200; ++tick) {
+    const OutputFrame x = scriptedTick(*a, tick, false);
+    OutputFrame y = scriptedTick(*b, tick, false);
+    const bool acting = tick > 100;
+    EXPECT_EQ(y.encoderCount[1], x.encoderCount[1] + (acting ? 4096 : 0)) << "tick " << tick;
+    EXPECT_EQ(y.loadCell[0], acting ? x.loadCell[0] * 1.25 : x.loadCell[0]) << "tick " << tick;
+    y.encoderCount[1] = x.encoderCount[1];
+    y.loadCell[0] = x.loadCell[0];
+    ASSERT_TRUE(samePhysics(x, y)) << "tick " << tick;
+  }
+}
+
 // A flood (several frames between two ticks): one step per tick, the newest valid command wins,
 // the superseded ones are counted.
 TEST(PlantLoop, FloodOfFramesTakesOneStepWithTheNewestCommand) {

@@ -59,8 +59,13 @@ if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "Re
   add_test(NAME scenario_injected_fault_tables
            COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/injected_fault_tables.py $<TARGET_FILE:beltsim>
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/scenario_injected_fault_tables)
+  # Sensor faults: the encoder and load-cell columns of the main job's scenario, each fault as
+  # its definition says, the truth columns the same text.
+  add_test(NAME beltsim_injected_sensors
+           COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/injected_sensors.py $<TARGET_FILE:beltsim>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_injected_sensors)
   set_tests_properties(beltsim_injected_friction beltsim_injected_belt_stiffness scenario_injected_fault_tables
-                       PROPERTIES TIMEOUT 300
+                       beltsim_injected_sensors PROPERTIES TIMEOUT 300
                        LABELS "cli;faults")
   # The mesh that stands still (issue 51) through beltsim run: the paper's drive without the
   # element-passing ripple, its tail means, creep and material flux.

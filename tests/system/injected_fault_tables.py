@@ -26,9 +26,9 @@ def table(**keys):
 WET = dict(kind="friction", pulley=1, start=1.8, value=0.3)
 CASES = [  # name, tables, expected message (after FILE:LINE: ), the line of that key or table
     ("no kind", table(pulley=1, start=1.8, value=0.3),
-     r"key 'fault\[0\].kind': missing \(one of: belt_stiffness, friction\)"),
+     r"key 'fault\[0\].kind': missing \(one of: belt_stiffness, encoder_dropout, .*, friction, load_cell_gain, .*load_cell_stuck\)"),
     ("an unknown kind", table(**{**WET, "kind": "rain"}),
-     r"key 'fault\[0\].kind': 'rain' is not one of: belt_stiffness, friction"),
+     r"key 'fault\[0\].kind': 'rain' is not one of: belt_stiffness, encoder_dropout, .*, load_cell_stuck$"),
     ("no start", table(kind="friction", value=0.3), r"key 'fault\[0\].start': missing"),
     ("no value", table(kind="friction", start=1.0), r"key 'fault\[0\].value': missing \(the friction coefficient"),
     ("a pulley the drive lacks", table(**{**WET, "pulley": 3}),
@@ -44,21 +44,41 @@ CASES = [  # name, tables, expected message (after FILE:LINE: ), the line of tha
      table(kind="friction", pulley=2, start=2.0, value=0.2),
      r"key 'fault\[1\]': acts on what fault\[0\] \(friction, every pulley\) changes at the same time"),
     ("a pulley's belt stiffness", table(kind="belt_stiffness", pulley=1, start=1.0, value=0.9),
-     r"key 'fault\[0\].pulley': belt_stiffness acts on the whole belt, not on a pulley"),
+     r"key 'fault\[0\].pulley': belt_stiffness does not take it \(its keys: kind, start, end, ramp, value\)"),
     ("a stiffer belt", table(kind="belt_stiffness", start=1.0, value=1.1),
      r"key 'fault\[0\].value': a fraction of the axial stiffness is above 0 and at most 1"),
     ("two stiffness faults at once", table(kind="belt_stiffness", start=1.0, value=0.9) +
      table(kind="belt_stiffness", start=2.0, value=0.8),
      r"key 'fault\[1\]': acts on what fault\[0\] \(belt_stiffness, the belt\) changes at the same time"),
+    ("a ramp on a stuck encoder", table(kind="encoder_stuck", pulley=1, start=1.0, ramp=0.1),
+     r"key 'fault\[0\].ramp': encoder_stuck does not take it \(its keys: kind, pulley, start, end\)"),
+    ("an encoder fault without a pulley", table(kind="encoder_offset", start=1.0, value=10),
+     r"key 'fault\[0\].pulley': missing \(the pulley, from 1\)"),
+    ("a load cell named by its pulley", table(kind="load_cell_gain", pulley=1, start=1.0, value=0.9),
+     r"key 'fault\[0\].pulley': load_cell_gain does not take it \(its keys: kind, span, start, end, ramp, value\)"),
+    ("a span the drive lacks", table(kind="load_cell_stuck", span=3, start=1.0),
+     r"key 'fault\[0\].span': the drive has 2 spans \(1 to 2\)"),
+    ("a fraction of a count", table(kind="encoder_offset", pulley=2, start=1.0, value=2.5),
+     r"key 'fault\[0\].value': an encoder offset is a whole number of counts"),
+    ("noise without its size", table(kind="load_cell_noise", span=1, start=1.0, seed=3),
+     r"key 'fault\[0\].std': missing \(the noise's standard deviation, N\)"),
+    ("a friction fault with a seed", table(**WET, seed=3),
+     r"key 'fault\[0\].seed': friction does not take it"),
+    ("two stuck load cells on one span at once", table(kind="load_cell_stuck", span=2, start=1.0) +
+     table(kind="load_cell_stuck", span=2, start=1.5, end=2.0),
+     r"key 'fault\[1\]': acts on what fault\[0\] \(load_cell_stuck, span 2\) changes at the same time"),
     ("nine tables", "".join(table(kind="friction", pulley=1, start=float(k), end=k + 0.5, value=0.3)
                             for k in range(9)), r"key 'fault\[8\]': at most 8 injected faults"),
 ]
 # Accepted: P1 wet from 1.0 s to 1.5 s (dry at 1.51 s), wet again from 1.51 s, P2 oily from 1.2 s,
-# the belt worn to 90 % of its stiffness from 1.1 s.
+# the belt worn to 90 % of its stiffness from 1.1 s, P1's encoder noisy and span 2's load cell
+# stuck from 1.3 s (both acting with P1's friction fault on P1: other kinds).
 VALID = (table(kind="friction", pulley=1, start=1.0, end=1.5, value=0.3) +
          table(kind="friction", pulley=1, start=1.51, ramp=0.05, value=0.35) +
          table(kind="friction", pulley=2, start=1.2, value=0.25) +
-         table(kind="belt_stiffness", start=1.1, value=0.9))
+         table(kind="belt_stiffness", start=1.1, value=0.9) +
+         table(kind="encoder_noise", pulley=1, start=1.3, std=2.0, seed=9) +
+         table(kind="load_cell_stuck", span=2, start=1.3))
 
 
 def run_both(beltsim, source, work, label, text):
@@ -92,11 +112,14 @@ def main():
             failures.append(name)
     host, firmware, header = run_both(beltsim, source, work, "valid", base + VALID)
     generated = open(header).read() if os.path.exists(header) else ""
-    ok = (host.returncode == 0 and firmware.returncode == 0 and "c.faults.count = 4;" in generated and
+    ok = (host.returncode == 0 and firmware.returncode == 0 and "c.faults.count = 6;" in generated and
+          "c.faults.fault[4].seed = 9u;" in generated and "c.faults.fault[4].value = 2.0;" in generated and
+          "c.faults.fault[5].kind = InjectedFaultKind::kLoadCellStuck;" in generated and
+          "c.faults.fault[5].ramp = 0.0;" in generated and "c.faults.fault[5].pulley = 1;" in generated and
           "c.faults.fault[3].kind = InjectedFaultKind::kBeltStiffness;" in generated and
           "c.faults.fault[1].start = 1.51;" in generated and "c.faults.fault[2].pulley = 1;" in generated and
           "c.faults.fault[0].end = 1.5;" in generated and "c.faults.fault[1].hasEnd" not in generated)
-    print(f"{'PASS' if ok else 'FAIL'} four valid tables: accepted by both and written into the plant configuration"
+    print(f"{'PASS' if ok else 'FAIL'} six valid tables: accepted by both and written into the plant configuration"
           + ("" if ok else f": beltsim {host.stderr.strip()!r}, generator {firmware.stderr.strip()!r}"))
     if not ok:
         failures.append("valid")

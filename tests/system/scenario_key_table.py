@@ -85,8 +85,12 @@ def place(doc, table, name, value):
         if name == "value":  # a constant profile's
             doc["pulley"][PROFILE]["speed"]["shape"] = "constant"
         return doc, f"pulley[{PROFILE}].speed.{name}"
-    if table == "fault":  # one friction fault on pulley 1 (docs/injected_faults.md)
+    if table == "fault":  # one fault of a kind that takes the key (docs/injected_faults.md)
         doc["fault"] = [{"kind": "friction", "pulley": 1, "start": 1.0, "value": 0.3}]
+        if name in ("span", "std", "seed"):
+            doc["fault"] = [{"kind": "load_cell_noise", "span": 1, "start": 1.0, "std": 2.0}]
+        if name == "rate":
+            doc["fault"] = [{"kind": "encoder_dropout", "pulley": 1, "start": 1.0, "rate": 0.1}]
         doc["fault"][0][name] = value
         return doc, f"fault[0].{name}"
     if table == "":

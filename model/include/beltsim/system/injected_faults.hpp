@@ -7,10 +7,13 @@
 // seconds. The quantity it changes is nominal + level * (value - nominal), so a run with a fault
 // starts and ends on the nominal value and never jumps.
 //
-// Kinds so far: kFriction, the friction coefficient mu of one pulley's contact pairs (a wet or
+// Plant kinds: kFriction, the friction coefficient mu of one pulley's contact pairs (a wet or
 // oily pulley), or of all pulleys; kBeltStiffness, the belt's axial stiffness EA as a fraction of
-// its own (a worn belt; the reference strain stays, so the pre-tension falls with it). Fixed
-// size: at most kMaxInjectedFaults tables, no heap.
+// its own (a worn belt; the reference strain stays, so the pre-tension falls with it).
+// Sensor kinds act on what the controller reads, never on the plant (emulated_sensors.hpp): an
+// encoder on a pulley, a load cell on a span. Stuck and reverse have no level in between: they act
+// from the first step after `start` to the last step at or before `end` (no ramp). Fixed size: at
+// most kMaxInjectedFaults tables, no heap.
 #pragma once
 #include <cstdint>
 
@@ -22,19 +25,51 @@ namespace beltsim {
 
 constexpr int kMaxInjectedFaults = 8;
 
-enum class InjectedFaultKind : std::uint8_t { kFriction, kBeltStiffness };
+enum class InjectedFaultKind : std::uint8_t {
+  kFriction,
+  kBeltStiffness,
+  kEncoderStuck,
+  kEncoderOffset,
+  kEncoderNoise,
+  kEncoderDropout,
+  kEncoderReverse,
+  kLoadCellStuck,
+  kLoadCellOffset,
+  kLoadCellGain,
+  kLoadCellNoise,
+};
+
+inline bool isEncoderFault(InjectedFaultKind k) {
+  return k >= InjectedFaultKind::kEncoderStuck && k <= InjectedFaultKind::kEncoderReverse;
+}
+inline bool isLoadCellFault(InjectedFaultKind k) {
+  return k >= InjectedFaultKind::kLoadCellStuck && k <= InjectedFaultKind::kLoadCellNoise;
+}
+// Kinds without a level in between (no ramp): on or off.
+inline bool isSteppedFault(InjectedFaultKind k) {
+  return k == InjectedFaultKind::kEncoderStuck || k == InjectedFaultKind::kEncoderReverse ||
+         k == InjectedFaultKind::kLoadCellStuck;
+}
 
 struct InjectedFault {
   InjectedFaultKind kind = InjectedFaultKind::kFriction;
-  int pulley = -1;         // the target circle, from 0; -1: every pulley (kFriction), the belt
+  bool hasEnd = false;     // false: the fault stays to the end of the run
+  // The target, from 0: a circle (kFriction, -1: every pulley; the encoder kinds), a span (the
+  // load-cell kinds: span k runs from pulley k to pulley k + 1), -1 for the belt (kBeltStiffness).
+  int pulley = -1;
+  std::uint32_t seed = 1;  // kEncoderNoise, kEncoderDropout, kLoadCellNoise: the random sequence
   double start = 0.0;      // s, the level starts to rise
   double end = 0.0;        // s, the level starts to fall (hasEnd only)
-  bool hasEnd = false;     // false: the fault stays to the end of the run
-  double ramp = 0.0;       // s, the time the level takes to rise or fall (> 0)
-  double value = 0.0;      // the faulted value (kFriction: mu; kBeltStiffness: a fraction of EA)
+  double ramp = 0.0;       // s, the time the level takes to rise or fall (> 0; 0 for stepped kinds)
+  // The faulted value: kFriction mu; kBeltStiffness a fraction of EA; kEncoderOffset counts;
+  // kEncoderNoise and kLoadCellNoise the standard deviation (counts, N); kEncoderDropout the
+  // probability that a count is lost; kLoadCellOffset N; kLoadCellGain a factor; stuck and
+  // reverse none (0).
+  double value = 0.0;
 
   // The level in [0, 1] at time t.
   double level(double t) const {
+    if (isSteppedFault(kind)) return t > start && (!hasEnd || t <= end) ? 1.0 : 0.0;
     const double rising = smoothStep(t, start, start + ramp, 0.0, 1.0);
     if (!hasEnd) return rising;
     return rising * smoothStep(t, end, end + ramp, 1.0, 0.0);
@@ -81,25 +116,45 @@ struct InjectedFaultSchedule {
     return factor;
   }
 
-  // Checks what the model needs: every table's numbers finite, ramp > 0, end after start, a
-  // pulley the drive has (none for the belt's stiffness), a friction coefficient >= 0, a stiffness
-  // fraction in (0, 1], and no two tables of one kind acting on one target at the same time. The scenario reader checks the same with the key and the line.
+  // Checks what the model needs: every table's numbers finite, ramp > 0 (0 for stepped kinds),
+  // end after start, a target the drive has (none for the belt's stiffness, one for the sensor
+  // kinds), a value in its kind's range (valueFits), and no two tables of one kind acting on one
+  // target at the same time. The scenario reader checks the same with the key and the line.
   ParameterError validate(int pulleyCount) const {
     if (count < 0 || count > kMaxInjectedFaults) return ParameterError::invalid("injected_faults.count");
     for (int k = 0; k < count; ++k) {
       const InjectedFault& f = fault[k];
       if (!(isFinite(f.start) && f.start >= 0.0)) return ParameterError::invalid("injected_fault.start");
-      if (!(isFinite(f.ramp) && f.ramp > 0.0)) return ParameterError::invalid("injected_fault.ramp");
+      const bool stepped = isSteppedFault(f.kind);
+      if (!(isFinite(f.ramp) && (stepped ? f.ramp == 0.0 : f.ramp > 0.0)))
+        return ParameterError::invalid("injected_fault.ramp");
       if (f.hasEnd && !(isFinite(f.end) && f.end >= f.start + f.ramp)) return ParameterError::invalid("injected_fault.end");
       const bool stiffness = f.kind == InjectedFaultKind::kBeltStiffness;
-      if (f.pulley < -1 || f.pulley >= pulleyCount || (stiffness && f.pulley != -1))
+      const bool sensor = isEncoderFault(f.kind) || isLoadCellFault(f.kind);
+      if (f.pulley < -1 || f.pulley >= pulleyCount || (stiffness && f.pulley != -1) || (sensor && f.pulley < 0))
         return ParameterError::invalid("injected_fault.pulley");
-      if (!(isFinite(f.value) && (stiffness ? f.value > 0.0 && f.value <= 1.0 : f.value >= 0.0)))
-        return ParameterError::invalid("injected_fault.value");
+      if (!valueFits(f.kind, f.value)) return ParameterError::invalid("injected_fault.value");
       for (int j = 0; j < k; ++j)
         if (overlap(fault[j], f)) return ParameterError::invalid("injected_fault.overlap");
     }
     return ParameterError::success();
+  }
+
+  // A kind's range of values (the scenario keys' ranges, docs/injected_faults.md).
+  static bool valueFits(InjectedFaultKind kind, double v) {
+    if (!isFinite(v)) return false;
+    switch (kind) {
+      case InjectedFaultKind::kFriction: return v >= 0.0 && v <= 10.0;
+      case InjectedFaultKind::kBeltStiffness: return v > 0.0 && v <= 1.0;
+      case InjectedFaultKind::kEncoderOffset:  // whole counts
+        return v >= -1e9 && v <= 1e9 && v == static_cast<double>(static_cast<std::int64_t>(v));
+      case InjectedFaultKind::kEncoderNoise: return v > 0.0 && v <= 1e6;
+      case InjectedFaultKind::kEncoderDropout: return v >= 0.0 && v <= 1.0;
+      case InjectedFaultKind::kLoadCellOffset: return v >= -1e9 && v <= 1e9;
+      case InjectedFaultKind::kLoadCellGain: return v >= 0.0 && v <= 1e3;
+      case InjectedFaultKind::kLoadCellNoise: return v > 0.0 && v <= 1e9;
+      default: return v == 0.0;  // stuck and reverse take no value
+    }
   }
 
   // Whether two tables act on one target at once: the same kind, a common pulley and active

@@ -14,6 +14,7 @@
 #include "beltsim/system/belt_geometry.hpp"
 #include "beltsim/system/belt_outputs.hpp"
 #include "beltsim/stepping/time_stepper.hpp"
+#include "beltsim/system/emulated_sensors.hpp"
 #include "beltsim/system/injected_faults.hpp"
 #include "beltsim/system/paper_parameters.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
@@ -90,6 +91,8 @@ struct PlantConfig {
   PlantLimits limits;
   // Injected faults scheduled over the run's time (docs/injected_faults.md); none by default.
   InjectedFaultSchedule faults;
+  // What the emulated encoders and load cells resolve (emulated_sensors.hpp; the loop reads them).
+  SensorSettings sensors;
 };
 
 enum class PlantFault : std::uint8_t {
