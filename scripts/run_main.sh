@@ -5,11 +5,23 @@
 #   scripts/run_main.sh --closed-loop [OUTPUT_DIR]   plant (beltsim hil, lockstep) + reference PI
 #       controller (beltctl): speed step 0 -> 12 rad/s, 25 N m load step; plots commanded vs actual
 #       speed, drive torque and span forces
+#   scripts/run_main.sh --closed-loop-faults [OUTPUT_DIR]   the same for 3 s against
+#       hil_injected_faults.toml: a wet motor pulley, then a stuck motor encoder
+#       (docs/injected_faults.md, "A controller against injected faults")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 closed_loop=0
+scenario=host_sim/scenarios/hil_belt_drive.toml
+duration=2
+name=closed_loop
 if [[ "${1:-}" == "--closed-loop" ]]; then
   closed_loop=1
+  shift
+elif [[ "${1:-}" == "--closed-loop-faults" ]]; then
+  closed_loop=1
+  scenario=host_sim/scenarios/hil_injected_faults.toml
+  duration=3
+  name=closed_loop_faults
   shift
 fi
 bash scripts/setup.sh --host-only  # cross toolchains and QEMU: the test command only
@@ -27,29 +39,30 @@ if [[ $closed_loop -eq 0 ]]; then
 fi
 
 cmake --build --preset host --target beltsim beltctl
-out=${1:-build/main_job/closed_loop}
+out=${1:-build/main_job/$name}
 rm -rf "$out"
 mkdir -p "$out"
 port=47890
-build/host/host_sim/beltsim hil host_sim/scenarios/hil_belt_drive.toml --udp 127.0.0.1:$port --lockstep \
-  --duration 2 --out "$out/plant" &
+build/host/host_sim/beltsim hil "$scenario" --udp 127.0.0.1:$port --lockstep \
+  --duration "$duration" --out "$out/plant" &
 plant=$!
 trap 'kill $plant 2>/dev/null || true' EXIT
 sleep 0.5
-build/host/host_sim/beltctl --udp 127.0.0.1:$port --lockstep --duration 2 --log "$out/controller.csv" \
+build/host/host_sim/beltctl --udp 127.0.0.1:$port --lockstep --duration "$duration" --log "$out/controller.csv" \
   --summary "$out/controller.json"
 wait $plant
 trap - EXIT
 if command -v gnuplot >/dev/null; then
   gnuplot <<GNUPLOT
 set datafile separator ','
-set terminal pngcairo size 1000,1200
-set output '$out/closed_loop.png'
-set multiplot layout 3,1 title 'Closed loop: beltctl PI speed controller and the belt-drive plant (24 elements, 1 ms)'
+set terminal pngcairo size 1000,1200 noenhanced
+set output '$out/$name.png'
+set multiplot layout 3,1 title 'Closed loop: beltctl PI speed controller and the belt-drive plant ($(basename "$scenario"), 24 elements, 1 ms)'
 set xlabel 't [s]'; set grid
 set ylabel 'speed [rad/s]'
 plot '$out/controller.csv' using 1:2 with lines lw 2 title 'commanded (reference)', \
-     '' using 1:3 with lines title 'motor pulley P1', '' using 1:4 with lines title 'load pulley P2'
+     '' using 1:3 with lines title 'motor pulley P1', '' using 1:4 with lines title 'load pulley P2', \
+     '' using 1:5 with lines dt 2 title 'P1 as the controller reads it (encoder)'
 set ylabel 'torque [N m]'
 plot '$out/controller.csv' using 1:6 with lines title 'motor torque command', '' using 1:8 with lines title 'load torque'
 set ylabel 'span force [N]'

@@ -13,6 +13,10 @@
                 counts the superseded frames and enters the safe state (fault 6) after the hold.
   interrupt     SIGINT during a lockstep run and SIGTERM while a real-time run waits for its
                 controller: the run ends between ticks with all outputs written and exit 128 + sig.
+  injected_faults  host plant + beltctl on hil_injected_faults.toml (docs/injected_faults.md, "A
+                controller against injected faults"): the wet motor pulley slows the load while the
+                controller holds the motor's speed; the stuck encoder saturates the controller's torque
+                and the motor runs away; the plant keeps running; the recording replays bit for bit.
   cortex_m7     the same closed loop against the Cortex-M7 firmware under qemu-system-arm over
                 the UART (TCP bridge): the output trace equals the host plant's byte for byte.
 Usage: hil_tests.py MODE BELTSIM BELTCTL SCENARIO WORKDIR [M7_IMAGE]
@@ -350,6 +354,56 @@ def cortex_m7(beltsim, beltctl, scenario, work, image):
     print('closed loop: Cortex-M7 firmware under QEMU == host plant, %d frames bit for bit' % (len(host_trace) // OUT_SIZE))
 
 
+def injected_faults(beltsim, beltctl, scenario, work):
+    """The pass criteria of docs/injected_faults.md, "A controller against injected faults"."""
+    faulted = os.path.join(os.path.dirname(scenario), 'hil_injected_faults.toml')
+    plant = start_plant(beltsim, faulted, 47823, os.path.join(work, 'plant'), ['--lockstep', '--duration', '3'])
+    s, trace = run_controller(beltctl, ['--udp', '127.0.0.1:47823'], work, 'ctl', duration=3.0)
+    finish(plant)
+    import csv
+    rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(open(os.path.join(work, 'ctl.csv')))]
+
+    def window(t0, t1):
+        return [r for r in rows if t0 < r['time'] <= t1 + 1e-9]
+
+    def mean(rs, key):
+        return sum(r[key] for r in rs) / len(rs)
+
+    if any(r['safe_state'] or r['fault'] for r in rows) or s['safe_state'] or s['fault']:
+        fail('the plant left normal operation (safe state or fault) during the faulted run')
+    before, wet, dry = window(1.3, 1.5), window(1.7, 2.0), window(2.3, 2.5)
+    ratio_before = mean(before, 'omega_load') / mean(before, 'omega_motor')
+    ratio_wet = max(r['omega_load'] / r['omega_motor'] for r in wet)
+    ratio_dry = mean(dry, 'omega_load') / mean(dry, 'omega_motor')
+    seen_error = max(abs(r['omega_motor_estimate'] - r['speed_reference']) for r in wet) / 12.0
+    print('wet motor pulley: load/motor speed %.3f before, at most %.3f wet (1.7-2.0 s), %.3f dry again (2.3-2.5 s); '
+          'the controller\'s speed error at most %.1f %% while wet' % (ratio_before, ratio_wet, ratio_dry, 100 * seen_error))
+    if not ratio_wet < 0.7 * ratio_before:
+        fail('the wet pulley did not slow the load below 70 % of its speed ratio before the fault')
+    if not seen_error < 0.07:
+        fail('the controller saw a speed error of %.1f %% while wet (expected below 7 %%: the motor holds)' % (100 * seen_error))
+    if not abs(ratio_dry / ratio_before - 1.0) < 0.01:
+        fail('the speed ratio 0.3 s after drying is %.4f, not within 1 %% of %.4f before' % (ratio_dry, ratio_before))
+    stuck = window(2.5, 3.0)
+    saturated_at = next((r['time'] for r in stuck if r['motor_torque_command'] >= 60.0), None)
+    held = all(r['motor_torque_command'] >= 60.0 for r in stuck if saturated_at is not None and r['time'] >= saturated_at)
+    frozen = all(r['omega_motor_estimate'] == 0.0 for r in window(2.51, 3.0))
+    print('stuck encoder: torque command at its 60 N m limit from %s s, the estimate 0 from 2.51 s: %s; motor %.2f rad/s '
+          'at 3 s (%.2f at 2.5 s)' % (saturated_at, frozen, stuck[-1]['omega_motor'], stuck[0]['omega_motor']))
+    if saturated_at is None or saturated_at > 2.52 or not held:
+        fail('the controller\'s torque did not saturate within 0.02 s of the stuck encoder and stay there')
+    if not frozen or not stuck[-1]['omega_motor'] > stuck[0]['omega_motor'] + 3.0:
+        fail('the stuck encoder did not freeze the estimate while the motor ran away')
+    replay_dir = os.path.join(work, 'replay')
+    shutil.rmtree(replay_dir, ignore_errors=True)
+    p = subprocess.run([beltsim, 'replay', os.path.join(work, 'plant', 'recording.bin'), '--out', replay_dir],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0 or open(os.path.join(replay_dir, 'trace.bin'), 'rb').read() != \
+            open(os.path.join(work, 'plant', 'trace.bin'), 'rb').read():
+        fail('the recording of the faulted run did not replay bit for bit: %s' % p.stderr.strip())
+    print('injected faults: the replay of the recording gives the same trace (%d frames)' % (len(trace) // OUT_SIZE))
+
+
 def main():
     mode, beltsim, beltctl, scenario, work = sys.argv[1:6]
     os.makedirs(work, exist_ok=True)
@@ -361,6 +415,8 @@ def main():
         realtime(beltsim, scenario, work)
     elif mode == 'interrupt':
         interrupt(beltsim, scenario, work)
+    elif mode == 'injected_faults':
+        injected_faults(beltsim, beltctl, scenario, work)
     elif mode == 'cortex_m7':
         return cortex_m7(beltsim, beltctl, scenario, work, sys.argv[6])
     else:
