@@ -24,7 +24,9 @@
 //   configuration and health:
 //  440 u8[8] input kind per pulley (the plant's)   448 u8 pulley count
 //  449 u8 converged  450 u8 Newton iterations  451 u8 PNS iterations  452 u8 model status
-//  453 u8 fault code (FaultCode)  454 u8 safe state (0/1)  455 u8 reserved
+//  453 u8 fault code (FaultCode)  454 u8 safe state (0/1)
+//  455 u8 injected faults acting (bit k: the scenario's [[fault]] k; for a test bench's log, never for
+//      the controller under test; 0 without [[fault]] tables, as the reserved byte it was)
 //  456 u32 overrun count  460 u32 rejected-frame count  464 u32 late-frame count
 //  why frames were rejected and ticks overran (the counts above split by cause):
 //  468 u32 corrupt (refused by the decoder)  472 u32 invalid (value, kind, count or flags)
@@ -87,6 +89,7 @@ struct OutputFrame {
   std::uint8_t modelStatus = 0;
   FaultCode fault = FaultCode::kNone;
   std::uint8_t safeState = 0;
+  std::uint8_t injectedFaults = 0;  // bit k: injected fault table k acts (docs/injected_faults.md)
   std::uint32_t overruns = 0;
   std::uint32_t rejectedFrames = 0;  // = corrupt + invalid + stale + superseded
   std::uint32_t lateFrames = 0;
@@ -227,7 +230,7 @@ inline void encodeOutput(const OutputFrame& f, std::uint8_t (&out)[kOutputFrameS
   out[452] = f.modelStatus;
   out[453] = static_cast<std::uint8_t>(f.fault);
   out[454] = f.safeState;
-  out[455] = 0;
+  out[455] = f.injectedFaults;
   le::putU32(out + 456, f.overruns);
   le::putU32(out + 460, f.rejectedFrames);
   le::putU32(out + 464, f.lateFrames);
@@ -244,7 +247,6 @@ inline void encodeOutput(const OutputFrame& f, std::uint8_t (&out)[kOutputFrameS
 inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, OutputFrame& f) {
   const DecodeError e = checkFrame(data, length, kOutputFrameSize, kFrameTypeOutput);
   if (e != DecodeError::kNone) return e;
-  if (data[455] != 0) return DecodeError::kReserved;
   f.sequence = le::getU32(data + 4);
   f.step = le::getU32(data + 8);
   f.commandSequence = le::getU32(data + 12);
@@ -266,6 +268,7 @@ inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, Ou
   f.modelStatus = data[452];
   f.fault = static_cast<FaultCode>(data[453]);
   f.safeState = data[454];
+  f.injectedFaults = data[455];
   f.overruns = le::getU32(data + 456);
   f.rejectedFrames = le::getU32(data + 460);
   f.lateFrames = le::getU32(data + 464);

@@ -180,6 +180,7 @@ class PlantLoop {
     }
     if (safe_) applySafeValues(o);
     emulateSensors(o);
+    o.injectedFaults = plant_.activeInjectedFaults(o.time);
     o.overruns = overruns_;
     o.rejectedFrames = rejected_;
     o.lateFrames = late_;

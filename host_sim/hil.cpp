@@ -245,6 +245,7 @@ struct RunReport {
   std::uint32_t steps = 0;
   bool controllerSilent = false;
   int stopSignal = 0;  // SIGINT/SIGTERM that ended the run early (0: none)
+  std::uint32_t foreignFrames = 0;  // datagrams from another address than the controller's
   fw::LoopTiming timing;
   fw::TimingHistogram stepCpuTime;  // the step thread's CPU time (ns), the compute alone
 };
@@ -258,7 +259,7 @@ void writeSummary(const std::string& dir, const Session<NE, NP>& s, const RunRep
   j << "{\n  \"mode\": \"" << r.mode << "\",\n  \"elements\": " << NE << ",\n  \"step_size\": " << s.stepSize()
     << ",\n  \"steps\": " << r.steps << ",\n  \"simulated_time\": " << o.time
     << ",\n  \"controller_went_silent\": " << (r.controllerSilent ? "true" : "false")
-    << ",\n  \"stopped_by_signal\": " << r.stopSignal
+    << ",\n  \"stopped_by_signal\": " << r.stopSignal << ",\n  \"foreign_frames\": " << r.foreignFrames
     << ",\n  \"safe_state\": " << static_cast<int>(o.safeState) << ",\n  \"fault\": " << static_cast<int>(o.fault)
     << ",\n  \"rejected_frames\": " << o.rejectedFrames << ",\n  \"rejected_by_cause\": {\"corrupt\": "
     << o.corruptFrames << ", \"invalid\": " << o.invalidFrames << ", \"stale\": " << o.staleFrames
@@ -323,7 +324,7 @@ void requestRealtimePriority(int priority) {
 }
 
 // The socket bound and handed to the HAL's plant I/O: from now on the firmware's tick loop reads
-// it one datagram a frame and answers the last sender (hal/linux_plant.hpp).
+// it one datagram a frame and answers its controller only (hal/linux_plant.hpp).
 bool openPlantSocket(const HilOptions& opt, UdpSocket& socket) {
   std::string error;
   sockaddr_in bind{};
@@ -333,6 +334,14 @@ bool openPlantSocket(const HilOptions& opt, UdpSocket& socket) {
   }
   hal::init();
   hal::attachPlantDescriptors(socket.fd(), socket.fd());
+  if (!opt.controllerAddress.empty()) {
+    sockaddr_in controller{};
+    if (!parseAddress(opt.controllerAddress, controller, error)) {
+      std::fprintf(stderr, "error: --controller: %s\n", error.c_str());
+      return false;
+    }
+    hal::lockPlantPeer(reinterpret_cast<const sockaddr*>(&controller), sizeof controller);
+  }
   return true;
 }
 
@@ -403,6 +412,10 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
   report.steps = session.steps();
   report.timing = tickLoop.timing();
   report.stepCpuTime = session.stepCpuTime();
+  report.foreignFrames = hal::plantForeignDatagrams();
+  if (report.foreignFrames > 0)
+    std::fprintf(stderr, "hil: %u datagrams from other addresses than the controller's were dropped unanswered\n",
+                 report.foreignFrames);
   if (!session.finish()) {
     std::fprintf(stderr, "error: writing the outputs in %s failed\n", opt.outputDirectory.c_str());
     return 2;

@@ -16,6 +16,9 @@ struct HilOptions {
   std::string scenarioPath;
   std::vector<std::string> overrides;
   std::string address = "127.0.0.1:47800";  // where the plant listens
+  // The controller's address (HOST:PORT): the only peer obeyed and answered; empty: the first
+  // sender of a command frame. Datagrams from other addresses are counted as foreign.
+  std::string controllerAddress;
   bool lockstep = false;       // one step per received frame (virtual time) instead of the clock
   double duration = 10.0;      // s of simulated time; the run ends there (real time: also wall time)
   unsigned hold = 50;          // real time: ticks a command is held without a valid frame, then safe state

@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   hilCommand->add_option("scenario", hil.scenarioPath, "scenario file (TOML); pulley 1 = motor, pulley 2 = load")->required();
   hilCommand->add_option("--set", hil.overrides, "override a scenario key");
   hilCommand->add_option("--udp", hil.address, "address the plant listens on (HOST:PORT)")->capture_default_str();
+  hilCommand->add_option("--controller", hil.controllerAddress,
+                         "the controller's address HOST:PORT, the only peer obeyed and answered (default: the first "
+                         "sender of a command frame)");
   hilCommand->add_flag("--lockstep", hil.lockstep, "one step per received frame (virtual time, reproducible)");
   hilCommand->add_option("--duration", hil.duration, "simulated seconds to run")->capture_default_str()->check(CLI::PositiveNumber);
   hilCommand->add_option("--hold", hil.hold, "real time: ticks a command is held without a valid frame before the safe state")

@@ -4,7 +4,8 @@
 //   plant I/O        file descriptors given by BELTSIM_PLANT_IN_FD / BELTSIM_PLANT_OUT_FD (none by
 //                    default: reads return nothing, writes are dropped) or by
 //                    attachPlantDescriptors (hal/linux_plant.hpp); a datagram socket is read one
-//                    datagram a frame and answered to its last sender
+//                    datagram a frame and answered to its controller, the one peer it locks to
+//                    (datagrams from other addresses are dropped and counted)
 //   CPU time         CLOCK_THREAD_CPUTIME_ID
 //   trace            a POSIX file
 //   watchdog         none (a supervisor process is the Linux way); feeding is a no-op
@@ -38,8 +39,11 @@ std::uint64_t g_period = 0;    // ns; 0 = free-running
 std::uint64_t g_deadline = 0;  // absolute, CLOCK_MONOTONIC ns
 int g_plantIn = -1, g_plantOut = -1;
 PlantFraming g_framing = PlantFraming::kByteStream;
-sockaddr_storage g_peer{};  // datagram framing: the last sender, where answers go
+sockaddr_storage g_peer{};  // datagram framing: the controller (or the last sender before the lock)
 socklen_t g_peerLength = 0;
+bool g_peerLocked = false;
+std::uint32_t g_foreign = 0;  // datagrams from another address than the locked peer
+constexpr int kMaxForeignPerRead = 64;  // a read drops at most this many before it returns
 int g_trace = -1;
 FaultRecord g_record;
 
@@ -70,13 +74,34 @@ PlantFraming framingOf(int fd) {
   return datagram ? PlantFraming::kDatagram : PlantFraming::kByteStream;
 }
 
+bool samePeer(const sockaddr_storage& a, socklen_t aLength, const sockaddr_storage& b, socklen_t bLength) {
+  return aLength == bLength && std::memcmp(&a, &b, aLength) == 0;
+}
+
+// The start of a command frame (firmware/frames.hpp): the datagram a controller sends.
+bool looksLikeCommand(const std::uint8_t* data, std::size_t length) {
+  return length >= 4 && data[0] == 'B' && data[1] == 'D' && data[3] == 1;
+}
+
 }  // namespace
+
+void lockPlantPeer(const sockaddr* address, socklen_t length) {
+  if (address == nullptr || length == 0 || length > static_cast<socklen_t>(sizeof g_peer)) return;
+  g_peer = sockaddr_storage{};
+  std::memcpy(&g_peer, address, length);
+  g_peerLength = length;
+  g_peerLocked = true;
+}
+
+std::uint32_t plantForeignDatagrams() { return g_foreign; }
 
 void attachPlantDescriptors(int inFd, int outFd) {
   g_plantIn = inFd;
   g_plantOut = outFd;
   g_framing = framingOf(inFd);
   g_peerLength = 0;
+  g_peerLocked = false;
+  g_foreign = 0;
   if (g_plantIn >= 0) ::fcntl(g_plantIn, F_SETFL, ::fcntl(g_plantIn, F_GETFL) | O_NONBLOCK);
 }
 
@@ -165,13 +190,22 @@ std::size_t plantRead(std::uint8_t* buffer, std::size_t capacity) {
     return n > 0 ? static_cast<std::size_t>(n) : 0;
   }
   // MSG_TRUNC: the datagram's real length, so that an oversized one stays oversized when cut.
-  sockaddr_storage from{};
-  socklen_t fromLength = sizeof from;
-  const ssize_t n = ::recvfrom(g_plantIn, buffer, capacity, MSG_TRUNC, reinterpret_cast<sockaddr*>(&from), &fromLength);
-  if (n <= 0) return 0;
-  g_peer = from;
-  g_peerLength = fromLength;
-  return static_cast<std::size_t>(n) < capacity ? static_cast<std::size_t>(n) : capacity;
+  for (int dropped = 0; dropped < kMaxForeignPerRead; ++dropped) {
+    sockaddr_storage from{};
+    socklen_t fromLength = sizeof from;
+    const ssize_t n = ::recvfrom(g_plantIn, buffer, capacity, MSG_TRUNC, reinterpret_cast<sockaddr*>(&from), &fromLength);
+    if (n <= 0) return 0;
+    const std::size_t length = static_cast<std::size_t>(n) < capacity ? static_cast<std::size_t>(n) : capacity;
+    if (g_peerLocked && !samePeer(from, fromLength, g_peer, g_peerLength)) {
+      ++g_foreign;  // another party: neither obeyed nor answered
+      continue;
+    }
+    g_peer = from;
+    g_peerLength = fromLength;
+    if (!g_peerLocked && looksLikeCommand(buffer, length)) g_peerLocked = true;
+    return length;
+  }
+  return 0;
 }
 
 bool plantWait(std::uint32_t timeoutMicroseconds) {

@@ -343,8 +343,8 @@ TEST(PlantLoop, EmulatedSensorsQuantizeTheGroundTruth) {
 
 // Sensor faults scheduled in the configuration (docs/injected_faults.md, "Sensors") act on the
 // frame's readings only: an encoder offset on P2 and a load-cell gain on span 1 from tick 100
-// (t = 0.1 s) give offset and gain exactly, and every other byte of every frame, the truth among
-// them, is the unfaulted run's.
+// (t = 0.1 s) give offset and gain exactly, byte 455 shows both tables acting, and every other
+// byte of every frame, the truth among them, is the unfaulted run's.
 TEST(PlantLoop, SensorFaultsChangeTheReadingsAndNotTheTruth) {
   const PlantConfig plain = microcontrollerPlantConfig(MotorMode::kSpeed);
   PlantConfig faulted = plain;
@@ -368,8 +368,11 @@ TEST(PlantLoop, SensorFaultsChangeTheReadingsAndNotTheTruth) {
     const bool acting = tick > 100;
     EXPECT_EQ(y.encoderCount[1], x.encoderCount[1] + (acting ? 4096 : 0)) << "tick " << tick;
     EXPECT_EQ(y.loadCell[0], acting ? x.loadCell[0] * 1.25 : x.loadCell[0]) << "tick " << tick;
+    EXPECT_EQ(y.injectedFaults, acting ? 3 : 0) << "tick " << tick;  // byte 455: both tables act
+    EXPECT_EQ(x.injectedFaults, 0);
     y.encoderCount[1] = x.encoderCount[1];
     y.loadCell[0] = x.loadCell[0];
+    y.injectedFaults = 0;
     ASSERT_TRUE(samePhysics(x, y)) << "tick " << tick;
   }
 }

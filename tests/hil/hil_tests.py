@@ -17,6 +17,11 @@
                 controller against injected faults"): the wet motor pulley slows the load while the
                 controller holds the motor's speed; the stuck encoder saturates the controller's torque
                 and the motor runs away; the plant keeps running; the recording replays bit for bit.
+  foreign_sender  a second process sends valid command frames (higher sequence numbers) from
+                another port while beltctl runs the plant in lockstep: the plant obeys and answers
+                only its controller, the run's trace is byte for byte the clean run's, the datagrams
+                are counted as foreign; with --controller naming another address, beltctl itself is
+                foreign and the plant takes no step.
   cortex_m7     the same closed loop against the Cortex-M7 firmware under qemu-system-arm over
                 the UART (TCP bridge): the output trace equals the host plant's byte for byte.
 Usage: hil_tests.py MODE BELTSIM BELTCTL SCENARIO WORKDIR [M7_IMAGE]
@@ -404,6 +409,70 @@ def injected_faults(beltsim, beltctl, scenario, work):
     print('injected faults: the replay of the recording gives the same trace (%d frames)' % (len(trace) // OUT_SIZE))
 
 
+def foreign_sender(beltsim, beltctl, scenario, work):
+    import threading
+    traces, summaries, answered = [], [], []
+    for run, intruder in ((1, False), (2, True)):
+        out = os.path.join(work, 'plant%d' % run)
+        plant = start_plant(beltsim, scenario, 47825, out, ['--lockstep', '--duration', '3'])
+        stop = threading.Event()
+        replies = [0]
+
+        def intrude():
+            # Another test bench on the same network: valid frames, newer sequence numbers, a
+            # different speed command, from its own port.
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.settimeout(0.001)
+            seq = 1000000
+            while not stop.is_set():
+                s.sendto(command_frame(seq, 30.0, 0.0), ('127.0.0.1', 47825))
+                seq += 1
+                try:
+                    s.recvfrom(4096)
+                    replies[0] += 1
+                except socket.timeout:
+                    pass
+            s.close()
+
+        # beltctl first (its first frame locks the plant), the intruder 50 ms later, while it runs.
+        log = os.path.join(work, 'ctl%d' % run)
+        ctl = subprocess.Popen([beltctl, '--udp', '127.0.0.1:47825', '--lockstep', '--duration', '3',
+                                '--trace', log + '.bin'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        thread = threading.Thread(target=intrude)
+        if intruder:
+            time.sleep(0.05)
+            thread.start()
+        finish(ctl, timeout=300)
+        stop.set()
+        if intruder:
+            thread.join()
+        finish(plant)
+        traces.append(open(os.path.join(out, 'trace.bin'), 'rb').read())
+        summaries.append(json.load(open(os.path.join(out, 'summary.json'))))
+        answered.append(replies[0])
+    print('foreign sender: %d datagrams dropped (clean run: %d), %d answered; traces %d and %d bytes' %
+          (summaries[1]['foreign_frames'], summaries[0]['foreign_frames'], answered[1], len(traces[0]), len(traces[1])))
+    if summaries[0]['foreign_frames'] != 0 or summaries[1]['foreign_frames'] < 10:
+        fail('the foreign datagrams were not counted (clean %d, with the intruder %d)' %
+             (summaries[0]['foreign_frames'], summaries[1]['foreign_frames']))
+    if answered[1] != 0:
+        fail('the plant answered the foreign sender %d times' % answered[1])
+    if traces[0] != traces[1] or summaries[0]['trace_hash'] != summaries[1]['trace_hash']:
+        fail('the controller\'s run with a foreign sender differs from the clean run')
+    # --controller names someone else: beltctl's own frames are foreign, the plant steps never.
+    out = os.path.join(work, 'locked')
+    plant = start_plant(beltsim, scenario, 47826, out, ['--lockstep', '--duration', '1', '--idle-timeout-ms', '800',
+                                                        '--controller', '127.0.0.1:9'])
+    p = subprocess.run([beltctl, '--udp', '127.0.0.1:47826', '--lockstep', '--duration', '0.05', '--timeout-ms', '300'],
+                       capture_output=True, text=True, timeout=60)
+    plant.communicate(timeout=60)
+    s = json.load(open(os.path.join(out, 'summary.json')))
+    print('--controller 127.0.0.1:9: beltctl exit %d, plant steps %d, foreign %d' % (p.returncode, s['steps'],
+                                                                                     s['foreign_frames']))
+    if p.returncode == 0 or s['steps'] != 0 or s['foreign_frames'] < 1:
+        fail('with --controller naming another address the plant obeyed or answered beltctl')
+
+
 def main():
     mode, beltsim, beltctl, scenario, work = sys.argv[1:6]
     os.makedirs(work, exist_ok=True)
@@ -417,6 +486,8 @@ def main():
         interrupt(beltsim, scenario, work)
     elif mode == 'injected_faults':
         injected_faults(beltsim, beltctl, scenario, work)
+    elif mode == 'foreign_sender':
+        foreign_sender(beltsim, beltctl, scenario, work)
     elif mode == 'cortex_m7':
         return cortex_m7(beltsim, beltctl, scenario, work, sys.argv[6])
     else:

@@ -2,6 +2,8 @@
 // opened itself. `beltsim hil` hands its bound UDP socket over, so that the firmware's tick loop
 // (firmware/tick_loop.hpp) reads and answers datagrams through the HAL like a board its UART.
 #pragma once
+#include <cstdint>
+#include <sys/socket.h>
 
 namespace hal {
 
@@ -9,5 +11,12 @@ namespace hal {
 // non-blocking; a datagram socket as input gives PlantFraming::kDatagram, answers then go to the
 // last sender. Replaces the descriptors of BELTSIM_PLANT_IN_FD / BELTSIM_PLANT_OUT_FD.
 void attachPlantDescriptors(int inFd, int outFd);
+
+// Who may talk to the plant over datagrams: one peer, the controller. lockPlantPeer fixes it
+// (beltsim hil --controller ADDR); without it the plant locks to the first sender of a datagram
+// that starts like a command frame (magic "BD", type 1). From then on datagrams from any other
+// address are dropped unread by the tick loop, never answered and only counted here.
+void lockPlantPeer(const sockaddr* address, socklen_t length);
+std::uint32_t plantForeignDatagrams();
 
 }  // namespace hal

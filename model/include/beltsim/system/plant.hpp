@@ -264,6 +264,8 @@ class BeltDrivePlant {
   }
 
   const PlantConfig& config() const { return config_; }
+  // Bit k: the configuration's injected fault table k acts at time t (its level is above 0).
+  std::uint8_t activeInjectedFaults(double t) const { return faults_.activeMask(t); }
   bool started() const { return started_; }
   const Drive& drive() const { return drive_; }
   const TimeStepper<Drive>& integrator() const { return integrator_; }
