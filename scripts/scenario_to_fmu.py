@@ -16,8 +16,8 @@ place in belt order, from 1). Each quantity follows after a dot: water_pump.spee
 whose names become the same are refused (one line naming both and their lines).
 
 Value references (fmu_variables.hpp, fmu_scenario_model.hpp): pulley k has 1000 k + slot (1 its
-command, 2 inertia, 3 damper; 10 angle, 11 speed, 12 torque, 13/14 hub force x/y; tensioners 20
-arm angle, 21 arm torque, 22 hub load), span k has 900 + k; the common variables keep the product
+command, 2 inertia, 3 damper; 10 angle, 11 speed, 12 torque, 13/14 hub force x/y, 15 encoder count;
+tensioners 20 arm angle, 21 arm torque, 22 hub load), span k has 900 + k and its load cell 920 + k; the common variables keep the product
 FMUs' numbers. They depend only on the pulleys' order and kinds, so they are stable for a scenario.
 
 Exit status 0 with both headers written, or 1 and one line on stderr, nothing written.
@@ -109,6 +109,9 @@ def generate(path):
                 (14, "hub_force_y", "N", "y component of the belt's force on the pulley")]:
             rows.append(entry(base + slot, f"{name}.{quantity}", "Float64", "Output", "Continuous", unit, 0.0, 0.0, 0.0,
                               f"{label}: {text}"))
+        rows.append(entry(base + 15, f"{name}.encoder_count", "Int32", "Output", "Discrete", "", 0.0, 0.0, 0.0,
+                          f"{label}: the emulated incremental encoder's count (floor(angle / 2 pi * counts per "
+                          "revolution), the scenario's sensor faults acting on it)"))
         if kind == "tensioner":
             for slot, quantity, unit, text in [
                     (20, "arm_angle", "rad", "tensioner arm's angle from its drawn position, counter-clockwise"),
@@ -120,6 +123,10 @@ def generate(path):
         a, b = pulleys[k - 1]["name"] or f"pulley {k}", pulleys[k % count]["name"] or f"pulley {k % count + 1}"
         rows.append(entry(900 + k, f"span{k}.force", "Float64", "Output", "Continuous", "N", 0.0, 0.0, 0.0,
                           f"Axial force in the middle of span {k}, from {a} to {b}"))
+    for k in range(1, count + 1):
+        rows.append(entry(920 + k, f"span{k}.load_cell", "Float64", "Output", "Discrete", "N", 0.0, 0.0, 0.0,
+                          f"The emulated load cell of span {k}: its force rounded to the resolution, the scenario's "
+                          "sensor faults acting on it"))
     rows += ["    kConvergedVariable,", "    kNewtonIterationsVariable,", "    kPnsIterationsVariable,",
              "    kFaultCodeVariable,", "    kResidualNormVariable,", "    kPnsErrorVariable,",
              "    kRejectedInputsVariable,", "    kNonConvergedStepsVariable,"]

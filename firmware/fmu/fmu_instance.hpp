@@ -56,6 +56,9 @@ struct Simulation {
   bool tunablesChanged = false;  // applied before the next model step
   bool plantReady = false;       // set up and in static equilibrium with the current parameters
   PlantOutput last;
+  // The emulated encoders and load cells (scenario FMUs read them): once per model step, from the
+  // step's truth, with the configuration's sensor faults (beltsim/system/emulated_sensors.hpp).
+  EmulatedSensors<Model::Plant::kPulleys> sensors;
   bool lastConverged = true;     // every step of the last communication step
   std::uint8_t fault = 0;        // fw::FaultCode
   std::uint32_t rejectedInputs = 0;
@@ -224,9 +227,16 @@ class Instance {
                    static_cast<int>(statics.status), statics.residualNorm);
         return false;
       }
+      if (!sim_.sensors.setUp(config.sensors, config.faults, config.pulleyCount).ok()) {
+        log.report(LogCategory::kStatusError, "%s: the emulated sensors do not fit the plant", call);
+        return false;
+      }
       sim_.plantReady = true;
     }
     sim_.last = sim_.plant.currentOutput(Model::command(sim_.values));
+    // The readings of the start (read again, unchanged, if asked again before the first step; no
+    // fault acts at the start time); from then on one per model step, as the firmware's loop reads them.
+    sim_.sensors.read(sim_.last.time, sim_.last.angle, sim_.last.spanForce);
     return true;
   }
 
@@ -242,6 +252,7 @@ class Instance {
     const PlantOutput out = sim_.plant.step(Model::command(sim_.values));
     ++sim_.steps;
     sim_.last = out;
+    sim_.sensors.read(out.time, out.angle, out.spanForce);
     if (out.fault == PlantFault::kModelStatus) return faultAt(fw::FaultCode::kModelFault, "model fault", log);
     if (out.fault != PlantFault::kNone) return faultAt(fw::FaultCode::kImplausibleState, "implausible state", log);
     if (out.converged) {

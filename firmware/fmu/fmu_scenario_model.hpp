@@ -7,7 +7,7 @@
 // Value references (stable for a given scenario; scenario_to_fmu.py writes the same numbers):
 //   the common variables of fmu_variables.hpp (time 0, friction_coefficient 13, ...);
 //   pulley k (1-based, belt order): 1000 k + the PulleySlot below;
-//   span k (from pulley k to pulley k+1, the last back to pulley 1): 900 + k.
+//   span k (from pulley k to pulley k+1, the last back to pulley 1): 900 + k, its load cell 920 + k.
 // Every pulley's input means what its kind fixes (PulleyInput): a speed or torque command, or a
 // braking load torque; a fixed pulley has none. The kinds are the file's; there is no mode switch.
 #pragma once
@@ -95,6 +95,7 @@ struct ScenarioModel {
   static double value(const Sim& s, const BuildConfiguration&, std::uint32_t ref) {
     const PlantOutput& o = s.last;
     if (ref > kSpanRefBase && ref <= kSpanRefBase + NP) return o.spanForce[ref - kSpanRefBase - 1];
+    if (ref > kLoadCellRefBase && ref <= kLoadCellRefBase + NP) return s.sensors.loadCell(static_cast<int>(ref - kLoadCellRefBase - 1));
     int p = 0;
     std::uint32_t slot = 0;
     if (!decode(ref, p, slot)) return 0.0;
@@ -112,6 +113,7 @@ struct ScenarioModel {
       case kSlotArmTorque:
         return live ? s.plant.drive().armState(p, s.plant.positions(), s.plant.velocities()).torque : 0.0;
       case kSlotHubLoad: return live ? s.plant.drive().hubForce(p).norm() : 0.0;
+      case kSlotEncoder: return s.sensors.encoderCount(p);
       default: return 0.0;
     }
   }

@@ -55,9 +55,10 @@ enum Ref : std::uint32_t {
 };
 
 // References of an FMU built from a scenario (fmu_scenario_model.hpp): pulley k (1-based) has
-// pulleyRef(k, slot), span k has kSpanRefBase + k.
+// pulleyRef(k, slot), span k has kSpanRefBase + k and its load cell kLoadCellRefBase + k.
 constexpr std::uint32_t kPulleyRefBase = 1000;
 constexpr std::uint32_t kSpanRefBase = 900;
+constexpr std::uint32_t kLoadCellRefBase = 920;  // span k's load cell: kLoadCellRefBase + k
 enum PulleySlot : std::uint32_t {
   kSlotCommand = 1,    // input: speed or torque command, or braking load torque (by the pulley's kind)
   kSlotInertia = 2,    // fixed parameter, kg m^2
@@ -67,6 +68,7 @@ enum PulleySlot : std::uint32_t {
   kSlotTorque = 12,
   kSlotHubForceX = 13,
   kSlotHubForceY = 14,
+  kSlotEncoder = 15,   // the emulated encoder's count (Int32)
   kSlotArmAngle = 20,  // tensioner pulleys only
   kSlotArmTorque = 21,
   kSlotHubLoad = 22,

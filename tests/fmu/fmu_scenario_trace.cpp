@@ -86,7 +86,9 @@ int main() {
     if (v.causality == fmu::Causality::kInput) {
       inputs[nInputs] = v.ref;
       inputPulley[nInputs++] = static_cast<int>(v.ref / fmu::kPulleyRefBase) - 1;
-    } else if (v.causality == fmu::Causality::kOutput && v.type == fmu::VarType::kFloat64 && v.ref >= fmu::kSpanRefBase) {
+    } else if (v.causality == fmu::Causality::kOutput && v.type == fmu::VarType::kFloat64 && v.ref >= fmu::kSpanRefBase &&
+               !(v.ref > fmu::kLoadCellRefBase && v.ref < fmu::kPulleyRefBase)) {
+      // The plant's quantities; the emulated sensors' readings are test_fmu.py's (ScenarioFmu).
       outputs[nOutputs++] = v.ref;
     }
   }

@@ -400,8 +400,10 @@ class ScenarioFmu(unittest.TestCase):
             self.assertEqual(f"{name}.damping" in v, command == "load_torque", name)
         for quantity, slot in [("arm_angle", 20), ("arm_torque", 21), ("hub_load", 22)]:
             self.assertEqual(int(v[f"tensioner.{quantity}"].get("valueReference")), 6000 + slot)
+            self.assertEqual(int(v[f"{name}.encoder_count"].get("valueReference")), 1000 * k + 15, name)
         for k in range(1, 7):
             self.assertEqual(int(v[f"span{k}.force"].get("valueReference")), 900 + k)
+            self.assertEqual(int(v[f"span{k}.load_cell"].get("valueReference")), 920 + k)
         # FMI 3.0 structured names: identifiers joined by dots.
         for name in v:
             self.assertRegex(name, r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -457,6 +459,30 @@ class ScenarioFmu(unittest.TestCase):
             inst.free()
             traces.append(rows)
         self.assertEqual(traces[0], traces[1])
+
+    def test_encoders_and_load_cells_read_the_quantised_truth(self):
+        # docs/injected_faults.md, "Sensors": without sensor faults an encoder reads
+        # floor(angle / 2 pi * 65536) and a load cell round(force / 0.5) * 0.5 (the defaults), exactly.
+        f = fmu("scenario")
+        v = self.variables()
+        ref = lambda name: int(v[name].get("valueReference"))
+        inst = Instance(f.lib, f.token, "sensors", logging=False)
+        self.assertEqual(inst.init(), fmi3OK)
+        self.assertEqual(inst.set_f([ref("crankshaft.speed_command")], [5.0]), fmi3OK)
+        names = [name for name, _ in self.PULLEYS]
+        counts_per_radian = 65536.0 / (2.0 * 3.14159265358979323846)
+        turned = 0
+        for _ in range(10):
+            self.assertEqual(inst.step(10 * f.step_size), fmi3OK)
+            angles = inst.get_f([ref(f"{n}.angle") for n in names])
+            counts = inst.get_i([ref(f"{n}.encoder_count") for n in names])
+            self.assertEqual(list(counts), [math.floor(a * counts_per_radian) for a in angles])
+            forces = inst.get_f([ref(f"span{k}.force") for k in range(1, 7)])
+            cells = inst.get_f([ref(f"span{k}.load_cell") for k in range(1, 7)])
+            self.assertEqual(list(cells), [math.floor(x / 0.5 + 0.5) * 0.5 for x in forces])
+            turned = max(turned, abs(counts[0]))
+        inst.free()
+        self.assertGreater(turned, 100, "the crankshaft turned: the counts are not all zero")
 
     def test_a_pulley_damper_is_tunable_and_applies_from_the_next_step(self):
         plain = self.run_compressor()
