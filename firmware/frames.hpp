@@ -19,7 +19,7 @@
 //   24 f64[8] angles, rad   88 f64[8] speeds, rad/s   152 f64[8] torques on the pulleys, N m
 //  216 f64[8] span forces, N   280 f64[8] tensioner arm angles, rad
 //   emulated sensors (what a controller on real hardware would see):
-//  344 i32[8] incremental encoder counts (floor(angle / 2 pi * counts per revolution))
+//  344 i32[8] incremental encoder counts (floor(angle * (counts per revolution / 2 pi)))
 //  376 f64[8] load cells on the spans: span force rounded to the load-cell resolution, N
 //   configuration and health:
 //  440 u8[8] input kind per pulley (the plant's)   448 u8 pulley count

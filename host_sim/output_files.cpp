@@ -149,12 +149,14 @@ bool writeSummary(const std::string& directory, const RunInfo& info, const RunAn
     f << "  \"injected_faults\": [";
     for (int k = 0; k < sc.faults.count; ++k) {
       const InjectedFault& x = sc.faults.fault[k];
-      const bool belt = x.kind == InjectedFaultKind::kBeltStiffness;
-      f << (k > 0 ? ", " : "") << "{\"kind\": \"" << (belt ? "belt_stiffness" : "friction") << "\", \"pulley\": "
+      // The target as the table names it: a span for the load cells, a pulley otherwise (null: all, the belt).
+      f << (k > 0 ? ", " : "") << "{\"kind\": \"" << injectedFaultKindName(x.kind) << "\", \""
+        << (isLoadCellFault(x.kind) ? "span" : "pulley") << "\": "
         << (x.pulley < 0 ? std::string("null") : std::to_string(x.pulley + 1))
         << ", \"start\": " << number(x.start) << ", \"end\": " << (x.hasEnd ? number(x.end) : std::string("null"))
-        << ", \"ramp\": " << number(x.ramp) << ", \"value\": " << number(x.value) << ", \"line\": " << sc.faultLine[k]
-        << "}";
+        << ", \"ramp\": " << number(x.ramp) << ", \"value\": " << number(x.value);
+      if (isSeededFault(x.kind)) f << ", \"seed\": " << x.seed;
+      f << ", \"line\": " << sc.faultLine[k] << "}";
     }
     f << "],\n";
   }

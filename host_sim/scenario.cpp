@@ -935,6 +935,11 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
     if (const toml::node* end = t.get("end")) {
       f.hasEnd = true;
       r.number("end", f.end);
+      if (!keys->ramp && f.end <= f.start) {  // on from the first step after start to the last at or before end
+        std::ostringstream m;
+        m << "must be after start (" << f.start << " s)";
+        fail(file, *end, r.key("end"), m.str());
+      }
       if (f.end < f.start + f.ramp) {
         std::ostringstream m;
         m << "must be at least start + ramp (" << f.start + f.ramp << " s)";

@@ -244,6 +244,8 @@ def read_faults(path, text, doc, top, pulleys, set_):
             if ramp is None:
                 ramp = r.default("ramp")
         end = r.get("end")
+        if end is not None and not takes_ramp and end <= start:
+            r.error("end", f"must be after start ({start:g} s)")
         if end is not None and end < start + ramp:
             r.error("end", f"must be at least start + ramp ({start + ramp:g} s)")
         value = 0.0
@@ -285,8 +287,7 @@ def read_faults(path, text, doc, top, pulleys, set_):
 
 def read_sensors(path, text, doc, top, set_):
     """[sensors]: the emulated encoders' and load cells' resolution, into c.sensors."""
-    sensors = doc.get("sensors")
-    top.used.add("sensors")
+    sensors = top.get("sensors")
     if sensors is None:
         return
     r = Reader(path, text, "sensors", sensors, "sensors.")

@@ -43,7 +43,9 @@ sockaddr_storage g_peer{};  // datagram framing: the controller (or the last sen
 socklen_t g_peerLength = 0;
 bool g_peerLocked = false;
 std::uint32_t g_foreign = 0;  // datagrams from another address than the locked peer
-constexpr int kMaxForeignPerRead = 64;  // a read drops at most this many before it returns
+// A read drops at most this many before it returns (the socket's receive buffer holds fewer
+// frames): a flood from another address cannot hide the controller's frame behind it.
+constexpr int kMaxForeignPerRead = 4096;
 int g_trace = -1;
 FaultRecord g_record;
 

@@ -398,9 +398,9 @@ class ScenarioFmu(unittest.TestCase):
             for slot, quantity in [(10, "angle"), (11, "speed"), (12, "torque"), (13, "hub_force_x"), (14, "hub_force_y")]:
                 self.assertEqual(int(v[f"{name}.{quantity}"].get("valueReference")), 1000 * k + slot, name)
             self.assertEqual(f"{name}.damping" in v, command == "load_torque", name)
+            self.assertEqual(int(v[f"{name}.encoder_count"].get("valueReference")), 1000 * k + 15, name)
         for quantity, slot in [("arm_angle", 20), ("arm_torque", 21), ("hub_load", 22)]:
             self.assertEqual(int(v[f"tensioner.{quantity}"].get("valueReference")), 6000 + slot)
-            self.assertEqual(int(v[f"{name}.encoder_count"].get("valueReference")), 1000 * k + 15, name)
         for k in range(1, 7):
             self.assertEqual(int(v[f"span{k}.force"].get("valueReference")), 900 + k)
             self.assertEqual(int(v[f"span{k}.load_cell"].get("valueReference")), 920 + k)

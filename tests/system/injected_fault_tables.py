@@ -52,6 +52,8 @@ CASES = [  # name, tables, expected message (after FILE:LINE: ), the line of tha
      r"key 'fault\[1\]': acts on what fault\[0\] \(belt_stiffness, the belt\) changes at the same time"),
     ("a ramp on a stuck encoder", table(kind="encoder_stuck", pulley=1, start=1.0, ramp=0.1),
      r"key 'fault\[0\].ramp': encoder_stuck does not take it \(its keys: kind, pulley, start, end\)"),
+    ("a stuck encoder that ends as it starts", table(kind="encoder_stuck", pulley=1, start=1.0, end=1.0),
+     r"key 'fault\[0\].end': must be after start \(1 s\)"),
     ("an encoder fault without a pulley", table(kind="encoder_offset", start=1.0, value=10),
      r"key 'fault\[0\].pulley': missing \(the pulley, from 1\)"),
     ("a load cell named by its pulley", table(kind="load_cell_gain", pulley=1, start=1.0, value=0.9),

@@ -11,6 +11,8 @@ The main job's scenario (host_sim/scenarios/realtime_belt_drive.toml) to 0.6 s, 
   load_cell_gain (0.9) and load_cell_offset (+15 N) on span 1 and load_cell_noise (std 4 N,
   seed 5) on span 2 from 0.2001 s (ramps 1e-6 s: at level 1 from the next step).
 References (each from the readings' definition, system/emulated_sensors.hpp):
+- summary.json of faulted lists the five tables by kind and target (span for the load cells, the
+  noise's seed);
 - every truth column of plain, read and faulted equal, character for character (the sensors
   never reach the model);
 - read: encoder_pk within one count of floor(angle_pk / 2 pi * 8192) (the CSV's 10 digits of the
@@ -92,6 +94,13 @@ def main():
     if failed:
         return 1 + report("sensors", failed)
     checks = []
+    # summary.json lists the tables as read: kind, target key (a span for load cells), seed where drawn.
+    listed = results[2][0][0].get("injected_faults", [])
+    want = [("encoder_stuck", "pulley", 1), ("encoder_offset", "pulley", 2), ("load_cell_gain", "span", 1),
+            ("load_cell_offset", "span", 1), ("load_cell_noise", "span", 2)]
+    got = [(t.get("kind"), "span" if "span" in t else "pulley", t.get("span", t.get("pulley"))) for t in listed]
+    checks.append(("summary.json lists the five tables by kind and target", got == want and listed[4].get("seed") == 5,
+                   f"{got}"))
     text = {name: read_csv(os.path.join(outdir, name)) for name, _, _ in cases}
     (hp, plain), (hr, read), (hf, faulted) = text["plain"], text["read"], text["faulted"]
     checks.append(("plain has no sensor columns", not any(c.startswith(SENSOR_COLUMNS[:2]) for c in hp), ""))

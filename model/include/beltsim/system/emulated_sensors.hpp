@@ -72,8 +72,9 @@ template <int NP>
 class EmulatedSensors {
  public:
   // Counts a dropout draws one by one in a step; beyond (a pulley turning faster than
-  // kMaxDropoutDraws counts per step), the rest lose round(level * rate * rest) counts.
-  static constexpr std::int64_t kMaxDropoutDraws = 4096;
+  // kMaxDropoutDraws counts per step: 16-bit encoder, 1 ms, above 24 rad/s), the rest lose
+  // round(level * rate * rest) counts. Bounds the tick's work: 256 draws per pulley.
+  static constexpr std::int64_t kMaxDropoutDraws = 256;
 
   ParameterError setUp(const SensorSettings& settings, const InjectedFaultSchedule& schedule, int pulleyCount) {
     if (pulleyCount < 0 || pulleyCount > NP) return ParameterError::invalid("pulley_count");
@@ -124,11 +125,13 @@ class EmulatedSensors {
 
  private:
   static std::int32_t saturated(double counts) {
+    if (!(counts == counts)) return 0;  // NaN (a faulted step's truth): no conversion of it
     return counts > 2147483647.0 ? 2147483647 : counts < -2147483648.0 ? (-2147483647 - 1) : static_cast<std::int32_t>(counts);
   }
   // A count as an integer, clamped to +-2^53 (where doubles stop counting every integer).
   static std::int64_t wholeCounts(double counts) {
     const double limit = 9007199254740992.0;
+    if (!(counts == counts)) return 0;  // NaN
     return static_cast<std::int64_t>(counts > limit ? limit : counts < -limit ? -limit : counts);
   }
   static double rounded(double x) { return std::floor(x + 0.5); }

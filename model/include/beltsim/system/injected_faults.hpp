@@ -51,6 +51,29 @@ inline bool isSteppedFault(InjectedFaultKind k) {
          k == InjectedFaultKind::kLoadCellStuck;
 }
 
+// The kind's name in a scenario's [[fault]] tables (`kind = "..."`).
+inline const char* injectedFaultKindName(InjectedFaultKind k) {
+  switch (k) {
+    case InjectedFaultKind::kFriction: return "friction";
+    case InjectedFaultKind::kBeltStiffness: return "belt_stiffness";
+    case InjectedFaultKind::kEncoderStuck: return "encoder_stuck";
+    case InjectedFaultKind::kEncoderOffset: return "encoder_offset";
+    case InjectedFaultKind::kEncoderNoise: return "encoder_noise";
+    case InjectedFaultKind::kEncoderDropout: return "encoder_dropout";
+    case InjectedFaultKind::kEncoderReverse: return "encoder_reverse";
+    case InjectedFaultKind::kLoadCellStuck: return "load_cell_stuck";
+    case InjectedFaultKind::kLoadCellOffset: return "load_cell_offset";
+    case InjectedFaultKind::kLoadCellGain: return "load_cell_gain";
+    case InjectedFaultKind::kLoadCellNoise: return "load_cell_noise";
+  }
+  return "unknown";
+}
+// Kinds that draw random numbers (their table's `seed`).
+inline bool isSeededFault(InjectedFaultKind k) {
+  return k == InjectedFaultKind::kEncoderNoise || k == InjectedFaultKind::kEncoderDropout ||
+         k == InjectedFaultKind::kLoadCellNoise;
+}
+
 struct InjectedFault {
   InjectedFaultKind kind = InjectedFaultKind::kFriction;
   bool hasEnd = false;     // false: the fault stays to the end of the run
@@ -128,7 +151,8 @@ struct InjectedFaultSchedule {
       const bool stepped = isSteppedFault(f.kind);
       if (!(isFinite(f.ramp) && (stepped ? f.ramp == 0.0 : f.ramp > 0.0)))
         return ParameterError::invalid("injected_fault.ramp");
-      if (f.hasEnd && !(isFinite(f.end) && f.end >= f.start + f.ramp)) return ParameterError::invalid("injected_fault.end");
+      if (f.hasEnd && !(isFinite(f.end) && (stepped ? f.end > f.start : f.end >= f.start + f.ramp)))
+        return ParameterError::invalid("injected_fault.end");
       const bool stiffness = f.kind == InjectedFaultKind::kBeltStiffness;
       const bool sensor = isEncoderFault(f.kind) || isLoadCellFault(f.kind);
       if (f.pulley < -1 || f.pulley >= pulleyCount || (stiffness && f.pulley != -1) || (sensor && f.pulley < 0))
