@@ -147,13 +147,30 @@ int main() {
     config.integrator.fixedResidualTolerance = 1e-7;
   }
   if (opt.frictionFaultStart >= 0.0 && config.faults.count < kMaxInjectedFaults) {
-    // A wet motor pulley (test hook): P1's friction coefficient ramps to the hook's value.
+    // A wet motor pulley (test hook): P1's friction coefficient ramps to the hook's value,
     InjectedFault& wet = config.faults.fault[config.faults.count++];
     wet.kind = InjectedFaultKind::kFriction;
     wet.pulley = 0;
     wet.start = opt.frictionFaultStart;
     wet.ramp = 0.05;
     wet.value = opt.frictionFaultValue;
+    // and from the same time the sensors' random kinds, whose draws every target must repeat:
+    // noise on span 1's load cell (std 2 N), dropouts of P2's encoder counts (rate 0.05).
+    if (config.faults.count + 2 <= kMaxInjectedFaults) {
+      InjectedFault& noise = config.faults.fault[config.faults.count++];
+      noise.kind = InjectedFaultKind::kLoadCellNoise;
+      noise.pulley = 0;
+      noise.start = opt.frictionFaultStart;
+      noise.ramp = 0.05;
+      noise.value = 2.0;
+      noise.seed = 3;
+      InjectedFault& dropout = config.faults.fault[config.faults.count++];
+      dropout = noise;
+      dropout.kind = InjectedFaultKind::kEncoderDropout;
+      dropout.pulley = 1;
+      dropout.value = 0.05;
+      dropout.seed = 4;
+    }
   }
   LoopOptions options;
   options.overrunPolicy = opt.overrunEntersSafeState ? OverrunPolicy::kSafeState : OverrunPolicy::kCountAndContinue;
