@@ -824,38 +824,31 @@ void readPulleys(const std::string& file, const toml::node& n, Scenario& s) {
 }
 
 // What each [[fault]] kind takes (docs/injected_faults.md, the table of kinds): its target key
-// ("pulley", "span" or none), whether the target must be named, the key of its amount ("value",
-// "std", "rate" or none) with what it means, and whether it takes `ramp` and `seed`.
+// ("pulley", "span" or none), whether the target must be named, and the key of its amount ("value",
+// "std", "rate" or none) with what it means. Its name, whether it ramps (not isSteppedFault) and
+// whether it takes a seed (isSeededFault) come from the model (injected_faults.hpp).
 struct FaultKindKeys {
-  const char* name;
   InjectedFaultKind kind;
   const char* target;
   bool targetRequired;
   const char* amount;
   const char* meaning;
-  bool ramp;
-  bool seed;
+  const char* name() const { return injectedFaultKindName(kind); }
+  bool ramp() const { return !isSteppedFault(kind); }
+  bool seed() const { return isSeededFault(kind); }
 };
 constexpr FaultKindKeys kFaultKinds[] = {
-    {"friction", InjectedFaultKind::kFriction, "pulley", false, "value", "the friction coefficient the fault goes to",
-     true, false},
-    {"belt_stiffness", InjectedFaultKind::kBeltStiffness, "", false, "value",
-     "the fraction of the belt's axial stiffness the fault goes to", true, false},
-    {"encoder_stuck", InjectedFaultKind::kEncoderStuck, "pulley", true, "", "", false, false},
-    {"encoder_offset", InjectedFaultKind::kEncoderOffset, "pulley", true, "value", "the counts added to the reading",
-     true, false},
-    {"encoder_noise", InjectedFaultKind::kEncoderNoise, "pulley", true, "std",
-     "the noise's standard deviation, counts", true, true},
-    {"encoder_dropout", InjectedFaultKind::kEncoderDropout, "pulley", true, "rate",
-     "the probability that a count is lost", true, true},
-    {"encoder_reverse", InjectedFaultKind::kEncoderReverse, "pulley", true, "", "", false, false},
-    {"load_cell_stuck", InjectedFaultKind::kLoadCellStuck, "span", true, "", "", false, false},
-    {"load_cell_offset", InjectedFaultKind::kLoadCellOffset, "span", true, "value", "the force added to the reading, N",
-     true, false},
-    {"load_cell_gain", InjectedFaultKind::kLoadCellGain, "span", true, "value", "the factor on the reading", true,
-     false},
-    {"load_cell_noise", InjectedFaultKind::kLoadCellNoise, "span", true, "std", "the noise's standard deviation, N",
-     true, true},
+    {InjectedFaultKind::kFriction, "pulley", false, "value", "the friction coefficient the fault goes to"},
+    {InjectedFaultKind::kBeltStiffness, "", false, "value", "the fraction of the belt's axial stiffness the fault goes to"},
+    {InjectedFaultKind::kEncoderStuck, "pulley", true, "", ""},
+    {InjectedFaultKind::kEncoderOffset, "pulley", true, "value", "the counts added to the reading"},
+    {InjectedFaultKind::kEncoderNoise, "pulley", true, "std", "the noise's standard deviation, counts"},
+    {InjectedFaultKind::kEncoderDropout, "pulley", true, "rate", "the probability that a count is lost"},
+    {InjectedFaultKind::kEncoderReverse, "pulley", true, "", ""},
+    {InjectedFaultKind::kLoadCellStuck, "span", true, "", ""},
+    {InjectedFaultKind::kLoadCellOffset, "span", true, "value", "the force added to the reading, N"},
+    {InjectedFaultKind::kLoadCellGain, "span", true, "value", "the factor on the reading"},
+    {InjectedFaultKind::kLoadCellNoise, "span", true, "std", "the noise's standard deviation, N"},
 };
 
 // The keys a kind takes, for the message on a key it does not.
@@ -863,9 +856,9 @@ std::string faultKeysOf(const FaultKindKeys& k) {
   std::string keys = "kind";
   if (*k.target) keys += std::string(", ") + k.target;
   keys += ", start, end";
-  if (k.ramp) keys += ", ramp";
+  if (k.ramp()) keys += ", ramp";
   if (*k.amount) keys += std::string(", ") + k.amount;
-  if (k.seed) keys += ", seed";
+  if (k.seed()) keys += ", seed";
   return keys;
 }
 
@@ -905,14 +898,14 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
     const std::string kind = r.text("kind");
     const FaultKindKeys* keys = &kFaultKinds[0];
     for (const FaultKindKeys& k : kFaultKinds)
-      if (kind == k.name) keys = &k;
+      if (kind == k.name()) keys = &k;
     f.kind = keys->kind;
     // Keys this kind does not take, before anything else is read.
     for (const char* name : {"pulley", "span", "ramp", "value", "std", "rate", "seed"}) {
       const toml::node* given = t.get(name);
       const std::string key(name);
-      const bool takes = key == keys->target || key == keys->amount || (key == "ramp" && keys->ramp) ||
-                         (key == "seed" && keys->seed);
+      const bool takes = key == keys->target || key == keys->amount || (key == "ramp" && keys->ramp()) ||
+                         (key == "seed" && keys->seed());
       if (given != nullptr && !takes)
         fail(file, *given, r.key(key), kind + " does not take it (its keys: " + faultKeysOf(*keys) + ")");
     }
@@ -930,12 +923,12 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
     f.pulley = target - 1;
     if (t.get("start") == nullptr) missing("start", "the time the fault begins, s");
     r.number("start", f.start);
-    f.ramp = keys->ramp ? keyOf("fault", "ramp", KeyType::kNumber).defaultValue : 0.0;
-    if (keys->ramp) r.number("ramp", f.ramp);
+    f.ramp = keys->ramp() ? keyOf("fault", "ramp", KeyType::kNumber).defaultValue : 0.0;
+    if (keys->ramp()) r.number("ramp", f.ramp);
     if (const toml::node* end = t.get("end")) {
       f.hasEnd = true;
       r.number("end", f.end);
-      if (!keys->ramp && f.end <= f.start) {  // on from the first step after start to the last at or before end
+      if (!keys->ramp() && f.end <= f.start) {  // on from the first step after start to the last at or before end
         std::ostringstream m;
         m << "must be after start (" << f.start << " s)";
         fail(file, *end, r.key("end"), m.str());
@@ -953,7 +946,7 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
       const std::string problem = faultValueProblem(f.kind, f.value);
       if (!problem.empty()) fail(file, *t.get(amount), r.key(amount), problem);
     }
-    if (keys->seed) {
+    if (keys->seed()) {
       std::int64_t seed = 1;
       r.integer("seed", seed);
       f.seed = static_cast<std::uint32_t>(seed);

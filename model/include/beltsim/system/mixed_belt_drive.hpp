@@ -441,8 +441,10 @@ class MixedBeltDrive {
       const Status s = pairBlock(kinematics(*point.q, *point.v, e), e, p, pulleys_.state(qL, vL, p),
                                  *point.coefficients, block, in);
       if (s != Status::kOk) return s;
-      const typename NewtonMatrix::PairBlock* held = matrix_.solvingBlock(e);
-      addPairBlock(held != nullptr ? (block - *held).eval() : block, e, p);  // the new block less the one held
+      // The new block less the one the solving matrix holds (fixed size, on the stack).
+      typename NewtonMatrix::PairBlock change = block;
+      if (const typename NewtonMatrix::PairBlock* held = matrix_.solvingBlock(e)) change -= *held;
+      addPairBlock(change, e, p);
       matrix_.recordPair(e, in ? &block : nullptr, signature);
       if (updated++ == 0) firstBlock = e == 0 ? 0 : e - 1;  // the lowest element comes first
     }
