@@ -67,9 +67,19 @@ bool writeTimeseries(const std::string& directory, const Scenario& sc, int n, co
   const bool faulted = sc.faults.count > 0;
   const bool wet = sc.faults.hasKind(InjectedFaultKind::kFriction);
   const bool worn = sc.faults.hasKind(InjectedFaultKind::kBeltStiffness);
+  // A tensioner's spring rate and a pulley's bearing drag: the pulleys a table names.
+  auto named = [&](InjectedFaultKind kind, int p) {
+    for (int k = 0; k < sc.faults.count; ++k)
+      if (sc.faults.fault[k].kind == kind && sc.faults.fault[k].pulley == p) return true;
+    return false;
+  };
   if (faulted) {
     for (int p = 0; p < n && wet; ++p) f << ",friction_p" << p + 1;
     if (worn) f << ",axial_stiffness";
+    for (int p = 0; p < n; ++p)
+      if (named(InjectedFaultKind::kTensionerSpring, p)) f << ",spring_rate_p" << p + 1;
+    for (int p = 0; p < n; ++p)
+      if (named(InjectedFaultKind::kBearingDrag, p)) f << ",bearing_drag_p" << p + 1;
     f << ",injected_faults";
   }
   // The emulated sensors (docs/injected_faults.md, "Sensors"): load_cell_k reads span_force_<k-1>.
@@ -94,6 +104,10 @@ bool writeTimeseries(const std::string& directory, const Scenario& sc, int n, co
     if (faulted) {
       for (int p = 0; p < n && wet; ++p) f << ',' << number(r.frictionCoefficient[p]);
       if (worn) f << ',' << number(r.axialStiffness);
+      for (int p = 0; p < n; ++p)
+        if (named(InjectedFaultKind::kTensionerSpring, p)) f << ',' << number(r.springRate[p]);
+      for (int p = 0; p < n; ++p)
+        if (named(InjectedFaultKind::kBearingDrag, p)) f << ',' << number(r.bearingDrag[p]);
       f << ',' << r.injectedFaults;
     }
     for (int p = 0; p < n && sensing; ++p) f << ',' << r.encoderCount[p];
@@ -155,6 +169,7 @@ bool writeSummary(const std::string& directory, const RunInfo& info, const RunAn
         << (x.pulley < 0 ? std::string("null") : std::to_string(x.pulley + 1))
         << ", \"start\": " << number(x.start) << ", \"end\": " << (x.hasEnd ? number(x.end) : std::string("null"))
         << ", \"ramp\": " << number(x.ramp) << ", \"value\": " << number(x.value);
+      if (x.kind == InjectedFaultKind::kBearingDrag) f << ", \"viscous\": " << number(x.viscous);
       if (isSeededFault(x.kind)) f << ", \"seed\": " << x.seed;
       f << ", \"line\": " << sc.faultLine[k] << "}";
     }

@@ -60,6 +60,8 @@ struct TimeRow {
   double materialTravelled = 0.0;      // m of belt past node 0 since the start (eulerian mesh only)
   double frictionCoefficient[kMaxPulleys] = {};  // mu of the pulley's contact now (injected faults)
   double axialStiffness = 0.0;         // N, the belt's EA now (injected faults)
+  double springRate[kMaxPulleys] = {};   // N m/rad, a tensioner's spring rate now (injected faults)
+  double bearingDrag[kMaxPulleys] = {};  // N m, the Coulomb torque of a pulley's bearing drag now
   unsigned injectedFaults = 0;         // bit k: [[fault]] k acts (its level is above 0)
   std::int32_t encoderCount[kMaxPulleys] = {};  // the emulated encoder's reading, counts ([sensors])
   double loadCell[kMaxPulleys] = {};   // N, the emulated load cell of span k's reading ([sensors])

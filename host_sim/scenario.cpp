@@ -825,7 +825,8 @@ void readPulleys(const std::string& file, const toml::node& n, Scenario& s) {
 
 // What each [[fault]] kind takes (docs/injected_faults.md, the table of kinds): its target key
 // ("pulley", "span" or none), whether the target must be named, and the key of its amount ("value",
-// "std", "rate" or none) with what it means. Its name, whether it ramps (not isSteppedFault) and
+// "std", "rate" or none) with what it means (bearing_drag also takes `viscous`, optional, 0 by
+// default). Its name, whether it ramps (not isSteppedFault) and
 // whether it takes a seed (isSeededFault) come from the model (injected_faults.hpp).
 struct FaultKindKeys {
   InjectedFaultKind kind;
@@ -849,6 +850,8 @@ constexpr FaultKindKeys kFaultKinds[] = {
     {InjectedFaultKind::kLoadCellOffset, "span", true, "value", "the force added to the reading, N"},
     {InjectedFaultKind::kLoadCellGain, "span", true, "value", "the factor on the reading"},
     {InjectedFaultKind::kLoadCellNoise, "span", true, "std", "the noise's standard deviation, N"},
+    {InjectedFaultKind::kTensionerSpring, "pulley", true, "value", "the fraction of the arm's spring rate the fault goes to"},
+    {InjectedFaultKind::kBearingDrag, "pulley", true, "value", "the Coulomb torque of the drag, N m"},
 };
 
 // The keys a kind takes, for the message on a key it does not.
@@ -858,6 +861,7 @@ std::string faultKeysOf(const FaultKindKeys& k) {
   keys += ", start, end";
   if (k.ramp()) keys += ", ramp";
   if (*k.amount) keys += std::string(", ") + k.amount;
+  if (k.kind == InjectedFaultKind::kBearingDrag) keys += ", viscous";
   if (k.seed()) keys += ", seed";
   return keys;
 }
@@ -872,6 +876,9 @@ std::string faultValueProblem(InjectedFaultKind kind, double v) {
       return v == std::floor(v) ? "" : "an encoder offset is a whole number of counts";
     case InjectedFaultKind::kEncoderNoise: return v <= 1e6 ? "" : "an encoder's noise is at most 1e6 counts";
     case InjectedFaultKind::kLoadCellGain: return v >= 0.0 && v <= 1e3 ? "" : "a gain is from 0 to 1000";
+    case InjectedFaultKind::kTensionerSpring:
+      return v > 0.0 && v <= 1.0 ? "" : "a fraction of the spring rate is above 0 and at most 1";
+    case InjectedFaultKind::kBearingDrag: return v >= 0.0 && v <= 1e4 ? "" : "a drag torque is from 0 to 10000 N m";
     default: return "";
   }
 }
@@ -901,11 +908,12 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
       if (kind == k.name()) keys = &k;
     f.kind = keys->kind;
     // Keys this kind does not take, before anything else is read.
-    for (const char* name : {"pulley", "span", "ramp", "value", "std", "rate", "seed"}) {
+    for (const char* name : {"pulley", "span", "ramp", "value", "std", "rate", "seed", "viscous"}) {
       const toml::node* given = t.get(name);
       const std::string key(name);
       const bool takes = key == keys->target || key == keys->amount || (key == "ramp" && keys->ramp()) ||
-                         (key == "seed" && keys->seed());
+                         (key == "seed" && keys->seed()) ||
+                         (key == "viscous" && f.kind == InjectedFaultKind::kBearingDrag);
       if (given != nullptr && !takes)
         fail(file, *given, r.key(key), kind + " does not take it (its keys: " + faultKeysOf(*keys) + ")");
     }
@@ -919,6 +927,18 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
       if (const toml::node* named = t.get(targetKey); named != nullptr && target > pulleys)
         fail(file, *named, r.key(targetKey),
              "the drive has " + std::to_string(pulleys) + " " + targetKey + "s (1 to " + std::to_string(pulleys) + ")");
+      // A target the drive has but that lacks what the kind changes.
+      if (target >= 1 && (f.kind == InjectedFaultKind::kTensionerSpring || f.kind == InjectedFaultKind::kBearingDrag)) {
+        const PulleySpec& named = s.pulleys[target - 1];
+        const PulleyKind pk = named.circle.kind;
+        const std::string what = "pulley " + std::to_string(target) + (named.name.empty() ? "" : " (" + named.name + ")") +
+                                 " is a " + named.kind + " pulley";
+        if (f.kind == InjectedFaultKind::kTensionerSpring && pk != PulleyKind::kTensionerArm)
+          fail(file, *t.get(targetKey), r.key(targetKey), what + "; tensioner_spring acts on a tensioner's arm");
+        if (f.kind == InjectedFaultKind::kBearingDrag && (pk == PulleyKind::kSpeedDriven || pk == PulleyKind::kFixed))
+          fail(file, *t.get(targetKey), r.key(targetKey),
+               what + " (its rotation is prescribed); bearing_drag acts on a pulley that turns freely or under a torque");
+      }
     }
     f.pulley = target - 1;
     if (t.get("start") == nullptr) missing("start", "the time the fault begins, s");
@@ -946,6 +966,7 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
       const std::string problem = faultValueProblem(f.kind, f.value);
       if (!problem.empty()) fail(file, *t.get(amount), r.key(amount), problem);
     }
+    if (f.kind == InjectedFaultKind::kBearingDrag) r.number("viscous", f.viscous);
     if (keys->seed()) {
       std::int64_t seed = 1;
       r.integer("seed", seed);

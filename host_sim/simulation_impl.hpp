@@ -165,7 +165,7 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
   const Vector started = q;
   // Injected faults (docs/injected_faults.md): none touch the drive unless the scenario has them.
   InjectedFaultApplier<NP> faults;
-  if (!faults.setUp(sc.faults, contact.friction, sc.belt.element.EA, pulleys).ok()) {
+  if (!faults.setUp(sc.faults, contact.friction, sc.belt.element.EA, circleParameters, pulleys).ok()) {
     std::fprintf(stderr, "%s: key 'fault': the injected faults do not fit this drive\n", sc.file.c_str());
     return 2;
   }
@@ -223,6 +223,8 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
       row.torque[p] = pulleyTorque(*drive, p, t);
       row.beltTorque[p] = drive->beltTorque(p);
       row.frictionCoefficient[p] = faults.frictionCoefficient(p);
+      row.springRate[p] = circleParameters[p].arm.stiffness * faults.armStiffnessFactor(p);
+      row.bearingDrag[p] = faults.bearingDragTorque(p);
       row.hubForce[p][0] = drive->hubForce(p)(0);
       row.hubForce[p][1] = drive->hubForce(p)(1);
       row.centre[p][0] = qq(Drive::pulleyDof(p, 0));

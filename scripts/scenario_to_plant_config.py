@@ -178,13 +178,16 @@ FAULT_KINDS = {
     "load_cell_offset": ("kLoadCellOffset", "span", True, "value", "the force added to the reading, N", True, False),
     "load_cell_gain": ("kLoadCellGain", "span", True, "value", "the factor on the reading", True, False),
     "load_cell_noise": ("kLoadCellNoise", "span", True, "std", "the noise's standard deviation, N", True, True),
+    "tensioner_spring": ("kTensionerSpring", "pulley", True, "value",
+                         "the fraction of the arm's spring rate the fault goes to", True, False),
+    "bearing_drag": ("kBearingDrag", "pulley", True, "value", "the Coulomb torque of the drag, N m", True, False),
 }
 
 
 def fault_keys_of(kind):
     _, target, _, amount, _, ramp, seed = FAULT_KINDS[kind]
     keys = ["kind"] + ([target] if target else []) + ["start", "end"] + (["ramp"] if ramp else [])
-    keys += ([amount] if amount else []) + (["seed"] if seed else [])
+    keys += ([amount] if amount else []) + (["viscous"] if kind == "bearing_drag" else []) + (["seed"] if seed else [])
     return ", ".join(keys)
 
 
@@ -200,12 +203,18 @@ def fault_value_problem(kind, v):
         return "an encoder's noise is at most 1e6 counts"
     if kind == "load_cell_gain" and not 0.0 <= v <= 1e3:
         return "a gain is from 0 to 1000"
+    if kind == "tensioner_spring" and not 0.0 < v <= 1.0:
+        return "a fraction of the spring rate is above 0 and at most 1"
+    if kind == "bearing_drag" and not 0.0 <= v <= 1e4:
+        return "a drag torque is from 0 to 10000 N m"
     return None
 
 
-def read_faults(path, text, doc, top, pulleys, set_):
+def read_faults(path, text, doc, top, pulley_tables, set_):
     """[[fault]]: injected faults (docs/injected_faults.md), checked as host_sim/scenario.cpp's
-    readFaults checks them, in the same order and words, into c.faults."""
+    readFaults checks them, in the same order and words, into c.faults. `pulley_tables`: the
+    scenario's [[pulley]] tables."""
+    pulleys = len(pulley_tables)
     faults = doc.get("fault")
     top.used.add("fault")
     if faults is None:
@@ -223,8 +232,9 @@ def read_faults(path, text, doc, top, pulleys, set_):
             r.error("kind", "missing (one of: " + ", ".join(sorted(KEYS[("fault", "kind")]["choices"])) + ")", "")
         kind = r.get("kind")
         cpp_kind, target_key, target_required, amount, meaning, takes_ramp, takes_seed = FAULT_KINDS[kind]
-        for key in ("pulley", "span", "ramp", "value", "std", "rate", "seed"):
-            takes = key in (target_key, amount) or (key == "ramp" and takes_ramp) or (key == "seed" and takes_seed)
+        for key in ("pulley", "span", "ramp", "value", "std", "rate", "seed", "viscous"):
+            takes = (key in (target_key, amount) or (key == "ramp" and takes_ramp) or (key == "seed" and takes_seed)
+                     or (key == "viscous" and kind == "bearing_drag"))
             if key in table and not takes:
                 r.error(key, f"{kind} does not take it (its keys: {fault_keys_of(kind)})")
         target = 0
@@ -235,6 +245,15 @@ def read_faults(path, text, doc, top, pulleys, set_):
             target = r.get(target_key) or 0
             if target > pulleys:
                 r.error(target_key, f"the drive has {pulleys} {target_key}s (1 to {pulleys})")
+            if target >= 1 and kind in ("tensioner_spring", "bearing_drag"):
+                named = pulley_tables[target - 1]
+                pk = named.get("kind", KEYS[("pulley", "kind")]["default"])
+                what = f"pulley {target}" + (f" ({named['name']})" if named.get("name") else "") + f" is a {pk} pulley"
+                if kind == "tensioner_spring" and pk != "tensioner":
+                    r.error(target_key, f"{what}; tensioner_spring acts on a tensioner's arm")
+                if kind == "bearing_drag" and pk in ("speed", "fixed"):
+                    r.error(target_key, f"{what} (its rotation is prescribed); bearing_drag acts on a pulley that "
+                                        f"turns freely or under a torque")
         if "start" not in table:
             r.error("start", "missing (the time the fault begins, s)", "")
         start = r.get("start")
@@ -256,6 +275,7 @@ def read_faults(path, text, doc, top, pulleys, set_):
             problem = fault_value_problem(kind, value)
             if problem:
                 r.error(amount, problem)
+        viscous = r.get("viscous") if kind == "bearing_drag" else None
         seed = None
         if takes_seed:
             seed = r.get("seed")
@@ -279,6 +299,8 @@ def read_faults(path, text, doc, top, pulleys, set_):
             set_(f"{pre}.hasEnd", "true")
             set_(f"{pre}.end", number(end))
         set_(f"{pre}.value", number(value))
+        if viscous is not None:
+            set_(f"{pre}.viscous", number(viscous))
         if seed is not None:
             set_(f"{pre}.seed", f"{seed}u")
     if read:
@@ -524,7 +546,7 @@ def generate(path, name, info=None):
     r.unsupported("start", "equilibrium", "a start from rest")
     r.finish()
     read_sensors(path, text, doc, top, set_)
-    read_faults(path, text, doc, top, len(pulleys), set_)
+    read_faults(path, text, doc, top, pulleys, set_)
     top.finish()
 
     upper = name[0].upper() + name[1:]

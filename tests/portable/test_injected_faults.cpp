@@ -36,7 +36,44 @@ struct RecordingDrive {
     mu[pulley] = friction.frictionCoefficient;
     return ParameterError::success();
   }
+  int armCalls = 0, dragCalls = 0;
+  double armFactor[3] = {1.0, 1.0, 1.0};
+  double dragTorque[3] = {}, dragViscous[3] = {};
+  ParameterError setArmStiffnessFactor(int pulley, double factor) {
+    ++armCalls;
+    armFactor[pulley] = factor;
+    return ParameterError::success();
+  }
+  ParameterError setBearingDrag(int pulley, double torque, double viscous) {
+    ++dragCalls;
+    dragTorque[pulley] = torque;
+    dragViscous[pulley] = viscous;
+    return ParameterError::success();
+  }
 };
+
+// Three pulleys: a speed-driven crank, a free idler, a tensioner arm.
+struct ThreePulleys {
+  PulleyParameters circle[3];
+  ThreePulleys() {
+    circle[0].kind = PulleyKind::kSpeedDriven;
+    circle[1].kind = PulleyKind::kFixedAxis;
+    circle[2].kind = PulleyKind::kTensionerArm;
+  }
+};
+
+// Pulley 2's spring to half from 1.0 s, pulley 1's bearing dragging 2 N m and 0.01 N m s/rad from
+// 1.0 s (ramps 0.1 s).
+InjectedFaultSchedule tiredSpringAndDraggingIdler() {
+  InjectedFaultSchedule s;
+  s.fault[0] = wetPulley(2, 1.0, 0.1, 0.5);
+  s.fault[0].kind = InjectedFaultKind::kTensionerSpring;
+  s.fault[1] = wetPulley(1, 1.0, 0.1, 2.0);
+  s.fault[1].kind = InjectedFaultKind::kBearingDrag;
+  s.fault[1].viscous = 0.01;
+  s.count = 2;
+  return s;
+}
 
 }  // namespace
 
@@ -117,15 +154,15 @@ MT_TEST(applier_touches_the_drive_only_where_and_when_a_coefficient_changes) {
   nominal.frictionCoefficient = 0.5;
   RecordingDrive drive;
   InjectedFaultApplier<3> none;
-  MT_EXPECT(none.setUp(InjectedFaultSchedule{}, nominal, 8000.0, 3).ok());
+  MT_EXPECT(none.setUp(InjectedFaultSchedule{}, nominal, 8000.0, ThreePulleys().circle, 3).ok());
   for (int i = 0; i < 100; ++i) MT_EXPECT(none.applyAt(drive, 0.1 * i).ok());
-  MT_EXPECT(drive.calls == 0 && drive.stiffnessCalls == 0);  // no faults: the drive keeps its bits
+  MT_EXPECT(drive.calls == 0 && drive.stiffnessCalls == 0 && drive.armCalls == 0 && drive.dragCalls == 0);  // no faults: the drive keeps its bits
 
   InjectedFaultSchedule s;
   s.fault[0] = wetPulley(1, 1.0, 0.1, 0.3);
   s.count = 1;
   InjectedFaultApplier<3> applier;
-  MT_EXPECT(applier.setUp(s, nominal, 8000.0, 3).ok());
+  MT_EXPECT(applier.setUp(s, nominal, 8000.0, ThreePulleys().circle, 3).ok());
   MT_EXPECT(applier.applyAt(drive, 0.5).ok());
   MT_EXPECT(drive.calls == 0);             // before the fault
   MT_EXPECT(applier.applyAt(drive, 1.05).ok());
@@ -167,7 +204,7 @@ MT_TEST(belt_stiffness_fault_scales_the_belts_axial_stiffness_alone) {
   nominal.frictionCoefficient = 0.5;
   RecordingDrive drive;
   InjectedFaultApplier<2> applier;
-  MT_EXPECT(applier.setUp(s, nominal, 8000.0, 2).ok());
+  MT_EXPECT(applier.setUp(s, nominal, 8000.0, ThreePulleys().circle, 2).ok());
   MT_EXPECT(applier.applyAt(drive, 0.5).ok());
   MT_EXPECT(drive.stiffnessCalls == 0);
   MT_EXPECT(applier.applyAt(drive, 2.0).ok());
@@ -182,4 +219,57 @@ MT_TEST(belt_stiffness_fault_scales_the_belts_axial_stiffness_alone) {
   MT_EXPECT(!s.validate(2).ok());
   s.fault[0].value = 0.0;
   MT_EXPECT(!s.validate(2).ok());
+}
+
+MT_TEST(tensioner_and_bearing_faults_name_a_pulley_that_has_what_they_change) {
+  // docs/injected_faults.md: tensioner_spring on a tensioner arm only; bearing_drag on a pulley
+  // whose rotation is free (not speed-driven, not fixed); both name their pulley.
+  const ThreePulleys drive;
+  InjectedFaultSchedule s = tiredSpringAndDraggingIdler();
+  MT_EXPECT(s.validate(3).ok() && s.validateTargets(drive.circle, 3).ok());
+  s.fault[0].pulley = 1;  // a spring fault on a pulley without an arm
+  MT_EXPECT(s.validate(3).ok() && !s.validateTargets(drive.circle, 3).ok());
+  s.fault[0].pulley = -1;  // every pulley: not for these kinds
+  MT_EXPECT(!s.validate(3).ok());
+  s.fault[0].pulley = 2;
+  s.fault[1].pulley = 0;  // a drag on the speed-driven crank
+  MT_EXPECT(!s.validateTargets(drive.circle, 3).ok());
+  s.fault[1].pulley = 1;
+  s.fault[0].value = 0.0;  // a spring lost entirely: the arm would have no rest
+  MT_EXPECT(!s.validate(3).ok());
+  s.fault[0].value = 1.5;  // a stiffer spring is no fault
+  MT_EXPECT(!s.validate(3).ok());
+  s.fault[0].value = 0.5;
+  s.fault[1].viscous = -0.01;
+  MT_EXPECT(!s.validate(3).ok());
+  s.fault[1].viscous = 0.0;
+  s.fault[0].viscous = 0.01;  // only a drag has a viscous part
+  MT_EXPECT(!s.validate(3).ok());
+}
+
+MT_TEST(applier_ramps_a_spring_factor_and_a_bearing_drag_with_the_level) {
+  // factor = 1 + level (value - 1); drag torque = level value, viscous = level viscous.
+  InjectedFaultSchedule s = tiredSpringAndDraggingIdler();
+  s.fault[1].hasEnd = true;
+  s.fault[1].end = 2.0;
+  FrictionParameters nominal;
+  RecordingDrive drive;
+  InjectedFaultApplier<3> applier;
+  MT_EXPECT(applier.setUp(s, nominal, 8000.0, ThreePulleys().circle, 3).ok());
+  MT_EXPECT(applier.applyAt(drive, 0.9).ok());
+  MT_EXPECT(drive.armCalls == 0 && drive.dragCalls == 0);
+  MT_EXPECT(applier.applyAt(drive, 1.05).ok());  // mid-ramp: level 0.5
+  MT_EXPECT_NEAR(drive.armFactor[2], 0.75, 1e-15);
+  MT_EXPECT_NEAR(drive.dragTorque[1], 1.0, 1e-14);
+  MT_EXPECT_NEAR(drive.dragViscous[1], 0.005, 1e-17);
+  MT_EXPECT(applier.applyAt(drive, 1.5).ok());
+  MT_EXPECT(applier.applyAt(drive, 1.6).ok());  // unchanged: not set again
+  MT_EXPECT(drive.armCalls == 2 && drive.dragCalls == 2);
+  MT_EXPECT_NEAR(drive.armFactor[2], 0.5, 0.0);
+  MT_EXPECT_NEAR(drive.dragTorque[1], 2.0, 0.0);
+  MT_EXPECT(applier.applyAt(drive, 2.5).ok());  // the drag ended, the spring stays tired
+  MT_EXPECT_NEAR(drive.dragTorque[1], 0.0, 0.0);
+  MT_EXPECT_NEAR(drive.dragViscous[1], 0.0, 0.0);
+  MT_EXPECT_NEAR(drive.armFactor[2], 0.5, 0.0);
+  MT_EXPECT(drive.armFactor[0] == 1.0 && drive.armFactor[1] == 1.0 && drive.dragTorque[0] == 0.0);
 }

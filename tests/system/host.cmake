@@ -11,6 +11,8 @@ beltsim_add_study(host_fixed_cost_stepper host/test_fixed_cost_stepper.cpp)
 beltsim_add_study(host_energy host/test_energy.cpp)
 beltsim_add_study(host_tensioner_arm_drive host/test_tensioner_arm_drive.cpp)
 beltsim_add_gtest(host_tensioner_arm host/test_tensioner_arm.cpp)
+beltsim_add_gtest(host_bearing_drag host/test_bearing_drag.cpp)
+set_tests_properties(host_bearing_drag PROPERTIES LABELS "gtest;faults")
 foreach(_arm_test host_tensioner_arm host_tensioner_arm_drive host_energy)
   if(TARGET ${_arm_test})
     target_include_directories(${_arm_test} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)  # sample_tensioner_arm.hpp
@@ -64,8 +66,13 @@ if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "Re
   add_test(NAME beltsim_injected_sensors
            COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/injected_sensors.py $<TARGET_FILE:beltsim>
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_injected_sensors)
+  # Plant faults on the accessory drive: a tired tensioner spring against the string on its path,
+  # a dragging idler bearing against the crankshaft's torque and the capstan law.
+  add_test(NAME beltsim_injected_plant_faults
+           COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/injected_plant_faults.py $<TARGET_FILE:beltsim>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_injected_plant_faults)
   set_tests_properties(beltsim_injected_friction beltsim_injected_belt_stiffness scenario_injected_fault_tables
-                       beltsim_injected_sensors PROPERTIES TIMEOUT 300
+                       beltsim_injected_sensors beltsim_injected_plant_faults PROPERTIES TIMEOUT 300
                        LABELS "cli;faults")
   # The mesh that stands still (issue 51) through beltsim run: the paper's drive without the
   # element-passing ripple, its tail means, creep and material flux.

@@ -26,9 +26,11 @@ def table(**keys):
 WET = dict(kind="friction", pulley=1, start=1.8, value=0.3)
 CASES = [  # name, tables, expected message (after FILE:LINE: ), the line of that key or table
     ("no kind", table(pulley=1, start=1.8, value=0.3),
-     r"key 'fault\[0\].kind': missing \(one of: belt_stiffness, encoder_dropout, .*, friction, load_cell_gain, .*load_cell_stuck\)"),
+     r"key 'fault\[0\].kind': missing \(one of: bearing_drag, belt_stiffness, encoder_dropout, .*, friction, "
+     r"load_cell_gain, .*load_cell_stuck, tensioner_spring\)"),
     ("an unknown kind", table(**{**WET, "kind": "rain"}),
-     r"key 'fault\[0\].kind': 'rain' is not one of: belt_stiffness, encoder_dropout, .*, load_cell_stuck$"),
+     r"key 'fault\[0\].kind': 'rain' is not one of: bearing_drag, belt_stiffness, encoder_dropout, .*, load_cell_stuck, "
+     r"tensioner_spring$"),
     ("no start", table(kind="friction", value=0.3), r"key 'fault\[0\].start': missing"),
     ("no value", table(kind="friction", start=1.0), r"key 'fault\[0\].value': missing \(the friction coefficient"),
     ("a pulley the drive lacks", table(**{**WET, "pulley": 3}),
@@ -37,7 +39,20 @@ CASES = [  # name, tables, expected message (after FILE:LINE: ), the line of tha
      r"key 'fault\[0\].end': must be at least start \+ ramp \(1.9 s\)"),
     ("a negative friction coefficient", table(**{**WET, "value": -0.1}),
      r"key 'fault\[0\].value': a friction coefficient is from 0 to 10"),
-    ("a key friction does not take", table(**WET, viscous=1.0), r"key 'fault\[0\].viscous': unknown key"),
+    ("a key friction does not take", table(**WET, viscous=1.0),
+     r"key 'fault\[0\].viscous': friction does not take it \(its keys: kind, pulley, start, end, ramp, value\)"),
+    ("a bearing drag on the speed-driven pulley", table(kind="bearing_drag", pulley=1, start=1.0, value=1.0),
+     r"key 'fault\[0\].pulley': pulley 1 \(P1\) is a speed pulley \(its rotation is prescribed\); bearing_drag "
+     r"acts on a pulley that turns freely or under a torque$"),
+    ("a tired spring where there is no arm", table(kind="tensioner_spring", pulley=2, start=1.0, value=0.5),
+     r"key 'fault\[0\].pulley': pulley 2 \(P2\) is a fixed_axis pulley; tensioner_spring acts on a tensioner's arm$"),
+    ("a negative drag", table(kind="bearing_drag", pulley=2, start=1.0, value=-1.0),
+     r"key 'fault\[0\].value': a drag torque is from 0 to 10000 N m$"),
+    ("a negative viscous drag", table(kind="bearing_drag", pulley=2, start=1.0, value=1.0, viscous=-0.1),
+     r"key 'fault\[0\].viscous': "),
+    ("a viscous part on a spring fault", table(kind="tensioner_spring", pulley=2, start=1.0, value=0.5, viscous=0.1),
+     r"key 'fault\[0\].viscous': tensioner_spring does not take it \(its keys: kind, pulley, start, end, ramp, "
+     r"value\)$"),
     ("two on one pulley at once", table(**WET, end=2.0) + table(kind="friction", pulley=1, start=2.0, value=0.2),
      r"key 'fault\[1\]': acts on what fault\[0\] \(friction, pulley 1\) changes at the same time"),
     ("every pulley and one pulley at once", table(kind="friction", start=1.0, value=0.4) +
@@ -74,13 +89,15 @@ CASES = [  # name, tables, expected message (after FILE:LINE: ), the line of tha
 ]
 # Accepted: P1 wet from 1.0 s to 1.5 s (dry at 1.51 s), wet again from 1.51 s, P2 oily from 1.2 s,
 # the belt worn to 90 % of its stiffness from 1.1 s, P1's encoder noisy and span 2's load cell
-# stuck from 1.3 s (both acting with P1's friction fault on P1: other kinds).
+# stuck from 1.3 s (both acting with P1's friction fault on P1: other kinds), P2's bearing dragging
+# from 1.4 s.
 VALID = (table(kind="friction", pulley=1, start=1.0, end=1.5, value=0.3) +
          table(kind="friction", pulley=1, start=1.51, ramp=0.05, value=0.35) +
          table(kind="friction", pulley=2, start=1.2, value=0.25) +
          table(kind="belt_stiffness", start=1.1, value=0.9) +
          table(kind="encoder_noise", pulley=1, start=1.3, std=2.0, seed=9) +
-         table(kind="load_cell_stuck", span=2, start=1.3))
+         table(kind="load_cell_stuck", span=2, start=1.3) +
+         table(kind="bearing_drag", pulley=2, start=1.4, value=2.5, viscous=0.02))
 
 
 def run_both(beltsim, source, work, label, text):
@@ -114,14 +131,16 @@ def main():
             failures.append(name)
     host, firmware, header = run_both(beltsim, source, work, "valid", base + VALID)
     generated = open(header).read() if os.path.exists(header) else ""
-    ok = (host.returncode == 0 and firmware.returncode == 0 and "c.faults.count = 6;" in generated and
+    ok = (host.returncode == 0 and firmware.returncode == 0 and "c.faults.count = 7;" in generated and
+          "c.faults.fault[6].kind = InjectedFaultKind::kBearingDrag;" in generated and
+          "c.faults.fault[6].viscous = 0.02;" in generated and "c.faults.fault[6].value = 2.5;" in generated and
           "c.faults.fault[4].seed = 9u;" in generated and "c.faults.fault[4].value = 2.0;" in generated and
           "c.faults.fault[5].kind = InjectedFaultKind::kLoadCellStuck;" in generated and
           "c.faults.fault[5].ramp = 0.0;" in generated and "c.faults.fault[5].pulley = 1;" in generated and
           "c.faults.fault[3].kind = InjectedFaultKind::kBeltStiffness;" in generated and
           "c.faults.fault[1].start = 1.51;" in generated and "c.faults.fault[2].pulley = 1;" in generated and
           "c.faults.fault[0].end = 1.5;" in generated and "c.faults.fault[1].hasEnd" not in generated)
-    print(f"{'PASS' if ok else 'FAIL'} six valid tables: accepted by both and written into the plant configuration"
+    print(f"{'PASS' if ok else 'FAIL'} seven valid tables: accepted by both and written into the plant configuration"
           + ("" if ok else f": beltsim {host.stderr.strip()!r}, generator {firmware.stderr.strip()!r}"))
     if not ok:
         failures.append("valid")

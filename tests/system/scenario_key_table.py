@@ -91,6 +91,8 @@ def place(doc, table, name, value):
             doc["fault"] = [{"kind": "load_cell_noise", "span": 1, "start": 1.0, "std": 2.0}]
         if name == "rate":
             doc["fault"] = [{"kind": "encoder_dropout", "pulley": 1, "start": 1.0, "rate": 0.1}]
+        if name == "viscous":  # the accessory drive's idler
+            doc["fault"] = [{"kind": "bearing_drag", "pulley": 4, "start": 1.0, "value": 1.0}]
         doc["fault"][0][name] = value
         return doc, f"fault[0].{name}"
     if table == "":

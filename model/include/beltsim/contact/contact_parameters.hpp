@@ -8,6 +8,7 @@
 #include "beltsim/contact/bristle_friction.hpp"
 #include "beltsim/core/detmath.hpp"
 #include "beltsim/core/status.hpp"
+#include "beltsim/element/segment_marker.hpp"  // Vector2
 
 namespace beltsim {
 

@@ -165,6 +165,15 @@ class BeltDrive {
     memo_.valid = false;
     return ParameterError::success();
   }
+  // A tensioner's spring rate and a pulley's bearing drag (injected faults, pulley_bodies.hpp).
+  ParameterError setArmStiffnessFactor(int p, double factor) {
+    memo_.valid = false;
+    return pulleys_.setArmStiffnessFactor(p, factor);
+  }
+  ParameterError setBearingDrag(int p, double torque, double viscous) {
+    memo_.valid = false;
+    return pulleys_.setBearingDrag(p, torque, viscous);
+  }
 
   // ---- stepping options --------------------------------------------------------------------------
   // false (the reference, docs/model.md §4.6): the residual keeps every segment's contact flag and

@@ -9,7 +9,11 @@
 //
 // Plant kinds: kFriction, the friction coefficient mu of one pulley's contact pairs (a wet or
 // oily pulley), or of all pulleys; kBeltStiffness, the belt's axial stiffness EA as a fraction of
-// its own (a worn belt; the reference strain stays, so the pre-tension falls with it).
+// its own (a worn belt; the reference strain stays, so the pre-tension falls with it);
+// kTensionerSpring, a tensioner arm's spring rate as a fraction of its own (the torque at the drawn
+// position, k * preloadAngle, falls with it: a tired spring); kBearingDrag, an extra bearing torque on
+// a pulley with a torque input: a Coulomb torque `value` (elasto-plastic, pulley_bodies.hpp, so a
+// pulley can come to rest and stay there) and a viscous part `viscous`, both ramped in with the level.
 // Sensor kinds act on what the controller reads, never on the plant (emulated_sensors.hpp): an
 // encoder on a pulley, a load cell on a span. Stuck and reverse have no level in between: they act
 // from the first step after `start` to the last step at or before `end` (no ramp). Fixed size: at
@@ -19,6 +23,7 @@
 
 #include "beltsim/contact/bristle_friction.hpp"
 #include "beltsim/core/status.hpp"
+#include "beltsim/system/drive_parameters.hpp"
 #include "beltsim/system/profiles.hpp"
 
 namespace beltsim {
@@ -37,6 +42,8 @@ enum class InjectedFaultKind : std::uint8_t {
   kLoadCellOffset,
   kLoadCellGain,
   kLoadCellNoise,
+  kTensionerSpring,
+  kBearingDrag,
 };
 
 inline bool isEncoderFault(InjectedFaultKind k) {
@@ -65,6 +72,8 @@ inline const char* injectedFaultKindName(InjectedFaultKind k) {
     case InjectedFaultKind::kLoadCellOffset: return "load_cell_offset";
     case InjectedFaultKind::kLoadCellGain: return "load_cell_gain";
     case InjectedFaultKind::kLoadCellNoise: return "load_cell_noise";
+    case InjectedFaultKind::kTensionerSpring: return "tensioner_spring";
+    case InjectedFaultKind::kBearingDrag: return "bearing_drag";
   }
   return "unknown";
 }
@@ -77,7 +86,8 @@ inline bool isSeededFault(InjectedFaultKind k) {
 struct InjectedFault {
   InjectedFaultKind kind = InjectedFaultKind::kFriction;
   bool hasEnd = false;     // false: the fault stays to the end of the run
-  // The target, from 0: a circle (kFriction, -1: every pulley; the encoder kinds), a span (the
+  // The target, from 0: a circle (kFriction, -1: every pulley; the encoder kinds, kTensionerSpring,
+  // kBearingDrag), a span (the
   // load-cell kinds: span k runs from pulley k to pulley k + 1), -1 for the belt (kBeltStiffness).
   int pulley = -1;
   std::uint32_t seed = 1;  // kEncoderNoise, kEncoderDropout, kLoadCellNoise: the random sequence
@@ -86,9 +96,11 @@ struct InjectedFault {
   double ramp = 0.0;       // s, the time the level takes to rise or fall (> 0; 0 for stepped kinds)
   // The faulted value: kFriction mu; kBeltStiffness a fraction of EA; kEncoderOffset counts;
   // kEncoderNoise and kLoadCellNoise the standard deviation (counts, N); kEncoderDropout the
-  // probability that a count is lost; kLoadCellOffset N; kLoadCellGain a factor; stuck and
-  // reverse none (0).
+  // probability that a count is lost; kLoadCellOffset N; kLoadCellGain a factor; kTensionerSpring
+  // a fraction of the arm's spring rate; kBearingDrag the Coulomb torque, N m; stuck and reverse
+  // none (0).
   double value = 0.0;
+  double viscous = 0.0;  // kBearingDrag: the viscous torque per angular velocity, N m s/rad
 
   // The level in [0, 1] at time t.
   double level(double t) const {
@@ -139,6 +151,33 @@ struct InjectedFaultSchedule {
     return factor;
   }
 
+  // The factor on tensioner p's spring rate at time t (1 without a tensioner_spring fault acting).
+  double armStiffnessFactor(int p, double t) const {
+    double factor = 1.0;
+    for (int k = 0; k < count; ++k) {
+      const InjectedFault& f = fault[k];
+      if (f.kind != InjectedFaultKind::kTensionerSpring || f.pulley != p) continue;
+      const double level = f.level(t);
+      if (level > 0.0) factor = 1.0 + level * (f.value - 1.0);
+    }
+    return factor;
+  }
+
+  // Pulley p's extra bearing torque at time t: the Coulomb torque (N m) and the viscous
+  // coefficient (N m s/rad), both 0 without a bearing_drag fault acting.
+  void bearingDrag(int p, double t, double& torque, double& viscous) const {
+    torque = viscous = 0.0;
+    for (int k = 0; k < count; ++k) {
+      const InjectedFault& f = fault[k];
+      if (f.kind != InjectedFaultKind::kBearingDrag || f.pulley != p) continue;
+      const double level = f.level(t);
+      if (level > 0.0) {
+        torque = level * f.value;
+        viscous = level * f.viscous;
+      }
+    }
+  }
+
   // Checks what the model needs: every table's numbers finite, ramp > 0 (0 for stepped kinds),
   // end after start, a target the drive has (none for the belt's stiffness, one for the sensor
   // kinds), a value in its kind's range (valueFits), and no two tables of one kind acting on one
@@ -154,12 +193,31 @@ struct InjectedFaultSchedule {
       if (f.hasEnd && !(isFinite(f.end) && (stepped ? f.end > f.start : f.end >= f.start + f.ramp)))
         return ParameterError::invalid("injected_fault.end");
       const bool stiffness = f.kind == InjectedFaultKind::kBeltStiffness;
-      const bool sensor = isEncoderFault(f.kind) || isLoadCellFault(f.kind);
-      if (f.pulley < -1 || f.pulley >= pulleyCount || (stiffness && f.pulley != -1) || (sensor && f.pulley < 0))
+      const bool named = f.kind != InjectedFaultKind::kFriction && !stiffness;  // every other kind names its target
+      if (f.pulley < -1 || f.pulley >= pulleyCount || (stiffness && f.pulley != -1) || (named && f.pulley < 0))
         return ParameterError::invalid("injected_fault.pulley");
       if (!valueFits(f.kind, f.value)) return ParameterError::invalid("injected_fault.value");
+      const bool drag = f.kind == InjectedFaultKind::kBearingDrag;
+      if (!(isFinite(f.viscous) && f.viscous >= 0.0 && f.viscous <= 1e4) || (!drag && f.viscous != 0.0))
+        return ParameterError::invalid("injected_fault.viscous");
       for (int j = 0; j < k; ++j)
         if (overlap(fault[j], f)) return ParameterError::invalid("injected_fault.overlap");
+    }
+    return ParameterError::success();
+  }
+
+  // Checks each table's target against the drive's pulleys (validate first): a tensioner_spring
+  // on a tensioner arm, a bearing_drag on a pulley with a torque input (not speed-driven, not fixed).
+  ParameterError validateTargets(const PulleyParameters circles[], int pulleyCount) const {
+    for (int k = 0; k < count; ++k) {
+      const InjectedFault& f = fault[k];
+      if (f.kind != InjectedFaultKind::kTensionerSpring && f.kind != InjectedFaultKind::kBearingDrag) continue;
+      if (f.pulley < 0 || f.pulley >= pulleyCount) return ParameterError::invalid("injected_fault.pulley");
+      const PulleyKind kind = circles[f.pulley].kind;
+      if (f.kind == InjectedFaultKind::kTensionerSpring && kind != PulleyKind::kTensionerArm)
+        return ParameterError::invalid("injected_fault.pulley");
+      if (f.kind == InjectedFaultKind::kBearingDrag && (kind == PulleyKind::kSpeedDriven || kind == PulleyKind::kFixed))
+        return ParameterError::invalid("injected_fault.pulley");
     }
     return ParameterError::success();
   }
@@ -170,6 +228,8 @@ struct InjectedFaultSchedule {
     switch (kind) {
       case InjectedFaultKind::kFriction: return v >= 0.0 && v <= 10.0;
       case InjectedFaultKind::kBeltStiffness: return v > 0.0 && v <= 1.0;
+      case InjectedFaultKind::kTensionerSpring: return v > 0.0 && v <= 1.0;
+      case InjectedFaultKind::kBearingDrag: return v >= 0.0 && v <= 1e4;
       case InjectedFaultKind::kEncoderOffset:  // whole counts
         return v >= -1e9 && v <= 1e9 && v == static_cast<double>(static_cast<std::int64_t>(v));
       case InjectedFaultKind::kEncoderNoise: return v > 0.0 && v <= 1e6;
@@ -193,23 +253,30 @@ struct InjectedFaultSchedule {
 };
 
 // What a schedule does to a drive as the run goes: before each step the caller hands it the
-// step's end time, and it sets the friction of each pulley whose coefficient there differs from the
-// one the pulley has (setFriction(friction, pulley)) and the belt's EA where it differs
-// (setAxialStiffness). A schedule without a kind never touches what that kind changes, so a run
+// step's end time, and it sets what differs from what the drive has: each pulley's friction
+// (setFriction(friction, pulley)), the belt's EA (setAxialStiffness), a tensioner's spring rate
+// (setArmStiffnessFactor(pulley, factor)) and a pulley's bearing drag (setBearingDrag(pulley,
+// torque, viscous)). A schedule without a kind never touches what that kind changes, so a run
 // without [[fault]] tables keeps its bits. NP: the pulleys compiled in.
 template <int NP>
 class InjectedFaultApplier {
  public:
+  // `circles`: the drive's pulleys (their kinds decide which targets a table may name).
   ParameterError setUp(const InjectedFaultSchedule& schedule, const FrictionParameters& nominal, double axialStiffness,
-                       int pulleyCount) {
+                       const PulleyParameters circles[], int pulleyCount) {
     if (pulleyCount < 0 || pulleyCount > NP) return ParameterError::invalid("pulley_count");
-    const ParameterError e = schedule.validate(pulleyCount);
+    ParameterError e = schedule.validate(pulleyCount);
+    if (e.ok()) e = schedule.validateTargets(circles, pulleyCount);
     if (!e.ok()) return e;
     if (!(isFinite(axialStiffness) && axialStiffness > 0.0)) return ParameterError::invalid("EA");
     schedule_ = schedule;
     pulleyCount_ = pulleyCount;
     nominalEA_ = axialStiffness;
     EA_ = axialStiffness;
+    for (int p = 0; p < NP; ++p) {
+      armFactor_[p] = 1.0;
+      dragTorque_[p] = dragViscous_[p] = 0.0;
+    }
     setNominal(nominal);
     return e;
   }
@@ -230,6 +297,26 @@ class InjectedFaultApplier {
         EA_ = EA;
       }
     }
+    if (schedule_.hasKind(InjectedFaultKind::kTensionerSpring)) {
+      for (int p = 0; p < pulleyCount_; ++p) {
+        const double factor = schedule_.armStiffnessFactor(p, t);
+        if (factor == armFactor_[p]) continue;
+        const ParameterError e = drive.setArmStiffnessFactor(p, factor);
+        if (!e.ok()) return e;
+        armFactor_[p] = factor;
+      }
+    }
+    if (schedule_.hasKind(InjectedFaultKind::kBearingDrag)) {
+      for (int p = 0; p < pulleyCount_; ++p) {
+        double torque = 0.0, viscous = 0.0;
+        schedule_.bearingDrag(p, t, torque, viscous);
+        if (torque == dragTorque_[p] && viscous == dragViscous_[p]) continue;
+        const ParameterError e = drive.setBearingDrag(p, torque, viscous);
+        if (!e.ok()) return e;
+        dragTorque_[p] = torque;
+        dragViscous_[p] = viscous;
+      }
+    }
     if (!schedule_.hasKind(InjectedFaultKind::kFriction)) return ParameterError::success();
     for (int p = 0; p < pulleyCount_; ++p) {
       const double mu = schedule_.frictionCoefficient(p, t, nominal_.frictionCoefficient);
@@ -246,6 +333,10 @@ class InjectedFaultApplier {
   // The friction coefficient pulley p has now, and the belt's EA (N).
   double frictionCoefficient(int p) const { return mu_[p]; }
   double axialStiffness() const { return EA_; }
+  // Pulley p's spring-rate factor (a tensioner) and bearing drag now: N m and N m s/rad.
+  double armStiffnessFactor(int p) const { return armFactor_[p]; }
+  double bearingDragTorque(int p) const { return dragTorque_[p]; }
+  double bearingDragViscous(int p) const { return dragViscous_[p]; }
   // Bit k set: table k's level at t is above 0.
   std::uint8_t activeMask(double t) const {
     std::uint8_t mask = 0;
@@ -261,6 +352,8 @@ class InjectedFaultApplier {
   int pulleyCount_ = 0;
   double mu_[NP] = {};
   double nominalEA_ = 0.0, EA_ = 0.0;
+  double armFactor_[NP] = {};
+  double dragTorque_[NP] = {}, dragViscous_[NP] = {};
 };
 
 }  // namespace beltsim

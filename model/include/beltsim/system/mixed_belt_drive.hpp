@@ -234,6 +234,13 @@ class MixedBeltDrive {
     belt_.element.EA = EA;
     return ParameterError::success();
   }
+  // A tensioner's spring rate and a pulley's bearing drag (injected faults, pulley_bodies.hpp).
+  ParameterError setArmStiffnessFactor(int p, double factor) {
+    return pulleys_.setArmStiffnessFactor(p, factor);
+  }
+  ParameterError setBearingDrag(int p, double torque, double viscous) {
+    return pulleys_.setBearingDrag(p, torque, viscous);
+  }
 
   void setStepSize(double h) { stepSize_ = h; }
 

@@ -159,7 +159,7 @@ class BeltDrivePlant {
     friction_ = contact.friction;
     e = drive_.setUp(config.belt, length, circle_, config.pulleyCount, contact);
     if (!e.ok()) return e;
-    e = faults_.setUp(config.faults, friction_, config.belt.element.EA, config.pulleyCount);
+    e = faults_.setUp(config.faults, friction_, config.belt.element.EA, circle_, config.pulleyCount);
     if (!e.ok()) return e;
     return integrator_.setUp(config.integrator, config.stepSize);
   }

@@ -2,6 +2,15 @@
 // drive them, the tensioner arms' friction anchors, and each body's own rows of the residual and
 // the Newton matrix (inertia, damper, applied torque, a floating centre's supports, a tensioner
 // arm's spring). The belt's contact forces on them are added by the contact pairs (belt_drive.hpp).
+//
+// Injected faults (docs/injected_faults.md) change two of them during a run: a tensioner's spring
+// rate (setArmStiffnessFactor) and a bearing drag on a pulley's rotation (setBearingDrag):
+//   M_b = clamp(-k_b (phi - b) - c_b phi', -T, +T) - c_v phi'
+// an elasto-plastic Coulomb torque T like the arm's friction (tensioner_arm.hpp), with one anchor
+// angle b per pulley moved in the post-Newton step, plus a viscous part c_v. k_b is
+// kBearingStickStiffness, c_b = 2 * 0.7071 * sqrt(k_b J): a pulley held by the drag stays within
+// T / k_b of its anchor, so it can come to rest and stay there, which a regularized sign function
+// cannot give.
 #pragma once
 #include <cmath>
 
@@ -12,6 +21,8 @@
 #include "beltsim/system/static_phase.hpp"
 
 namespace beltsim {
+
+constexpr double kBearingStickStiffness = 1e4;  // k_b, N m/rad: the bearing drag's stick stiffness
 
 // What the belt and the drive do to each pulley at the last residual (physical signs).
 template <int NP>
@@ -48,6 +59,10 @@ class PulleyBodies {
       if (!(armGeometry_[p].equivalentMass > 0.0)) return ParameterError::invalid("arm.inertia");
     }
     circle_[p] = c;
+    nominalArmStiffness_[p] = c.arm.stiffness;
+    dragTorque_[p] = dragViscous_[p] = 0.0;
+    dragAnchor_[p] = dragAnchorStart_[p] = 0.0;
+    dragDamping_[p] = 2.0 * 0.7071067811865476 * std::sqrt(kBearingStickStiffness * c.inertia);
     return ParameterError::success();
   }
   int count() const { return count_; }
@@ -93,16 +108,87 @@ class PulleyBodies {
     return circle_[p].kind == PulleyKind::kTensionerArm ? armGeometry_[p].equivalentMass : circle_[p].mass;
   }
 
-  // ---- tensioner friction anchors (docs/model.md §6) ----
+  // ---- injected faults (docs/injected_faults.md) ----
+  // Tensioner p's spring rate as `factor` (0 < factor <= 1) of its scenario's: the torque at the
+  // drawn position, k * preloadAngle, falls with it.
+  ParameterError setArmStiffnessFactor(int p, double factor) {
+    if (p < 0 || p >= count_ || circle_[p].kind != PulleyKind::kTensionerArm)
+      return ParameterError::invalid("injected_fault.pulley");
+    if (!(isFinite(factor) && factor > 0.0 && factor <= 1.0)) return ParameterError::invalid("injected_fault.value");
+    circle_[p].arm.stiffness = nominalArmStiffness_[p] * factor;
+    return ParameterError::success();
+  }
+  // Pulley p's bearing drag: Coulomb torque T (N m) and viscous coefficient c_v (N m s/rad), both
+  // >= 0; a pulley whose rotation is prescribed (speed-driven, fixed) takes none.
+  ParameterError setBearingDrag(int p, double torque, double viscous) {
+    if (p < 0 || p >= count_ || !takesBearingDrag(circle_[p].kind)) return ParameterError::invalid("injected_fault.pulley");
+    if (!(isFinite(torque) && torque >= 0.0 && isFinite(viscous) && viscous >= 0.0))
+      return ParameterError::invalid("injected_fault.value");
+    dragTorque_[p] = torque;
+    dragViscous_[p] = viscous;
+    return ParameterError::success();
+  }
+  static bool takesBearingDrag(PulleyKind kind) {
+    return kind != PulleyKind::kSpeedDriven && kind != PulleyKind::kFixed;
+  }
+  // The bearing drag's torque on pulley p (counter-clockwise, N m) at angle phi and rate omega, and
+  // its slopes -dM/dphi and -dM/domega; 0 without a drag.
+  double bearingTorque(int p, double phi, double omega, double& stiffness, double& damping) const {
+    stiffness = 0.0;
+    damping = dragViscous_[p];
+    double torque = -dragViscous_[p] * omega;
+    const double T = dragTorque_[p];
+    if (T > 0.0) {
+      const double elastic = -kBearingStickStiffness * (phi - dragAnchor_[p]) - dragDamping_[p] * omega;
+      if (elastic < -T) {
+        torque -= T;
+      } else if (elastic > T) {
+        torque += T;
+      } else {
+        torque += elastic;
+        stiffness = kBearingStickStiffness;
+        damping += dragDamping_[p];
+      }
+    }
+    return torque;
+  }
+  bool hasBearingDrag(int p) const { return dragTorque_[p] > 0.0 || dragViscous_[p] > 0.0; }
+  double bearingAnchor(int p) const { return dragAnchor_[p]; }
+
+  // ---- tensioner friction and bearing drag anchors (docs/model.md §6) ----
   void beginStep() {
-    for (int p = 0; p < count_; ++p) armAnchorStart_[p] = armAnchor_[p];
+    for (int p = 0; p < count_; ++p) {
+      armAnchorStart_[p] = armAnchor_[p];
+      dragAnchorStart_[p] = dragAnchor_[p];
+    }
   }
   void rejectStep() {
-    for (int p = 0; p < count_; ++p) armAnchor_[p] = armAnchorStart_[p];
+    for (int p = 0; p < count_; ++p) {
+      armAnchor_[p] = armAnchorStart_[p];
+      dragAnchor_[p] = dragAnchorStart_[p];
+    }
   }
   // The arms' share of the post-Newton step: each friction anchor from its start-of-step anchor,
   // as the belt's segments; the change, as a force at the pulley (N), raises `error`.
+  // A bearing's anchor moves the same way from its start-of-step anchor; without a Coulomb drag it
+  // follows the pulley's angle (so a drag that sets in starts from where the pulley is) and raises
+  // no error.
   void postNewtonStep(const Vector& q, const Vector& v, DriveMode mode, double& error) {
+    for (int p = 0; p < count_ && mode == DriveMode::kDynamic; ++p) {
+      if (!takesBearingDrag(circle_[p].kind)) continue;
+      const double phi = q(Layout::pulleyDof(p, 2));
+      const double T = dragTorque_[p];
+      double anchor = phi;
+      if (T > 0.0) {
+        const double elastic = -kBearingStickStiffness * (phi - dragAnchorStart_[p]);
+        anchor = elastic < -T  ? phi - T / kBearingStickStiffness
+                 : elastic > T ? phi + T / kBearingStickStiffness
+                               : dragAnchorStart_[p];
+        const double change = std::fabs(anchor - dragAnchor_[p]) * kBearingStickStiffness / circle_[p].radius;
+        if (change > error) error = change;
+      }
+      dragAnchor_[p] = anchor;
+    }
     for (int p = 0; p < count_; ++p) {
       const PulleyParameters& c = circle_[p];
       if (c.kind != PulleyKind::kTensionerArm || !hasArmFriction(c.arm) || mode != DriveMode::kDynamic) continue;
@@ -112,11 +198,14 @@ class PulleyBodies {
       armAnchor_[p] = anchor;
     }
   }
-  // Tensioner friction anchored where the arm is: no friction torque at the start.
+  // Tensioner friction anchored where the arm is, bearing anchors where the pulleys are: no
+  // friction torque at the start.
   void anchorArms(const Vector& q, const Vector& v, DriveMode mode) {
-    for (int p = 0; p < count_; ++p)
+    for (int p = 0; p < count_; ++p) {
       if (circle_[p].kind == PulleyKind::kTensionerArm) armAnchor_[p] = armAnchorStart_[p] = armState(p, q, v,
           mode).angle;
+      dragAnchor_[p] = dragAnchorStart_[p] = q(Layout::pulleyDof(p, 2));
+    }
   }
 
   // ---- the body's rows ----
@@ -144,6 +233,10 @@ class PulleyBodies {
       return;
     }
     r(ip) += c.inertia * a(ip) + c.rotationalDamping * v(ip) - appliedTorque(p, t);
+    if (hasBearingDrag(p)) {
+      double stiffness = 0.0, damping = 0.0;
+      r(ip) -= bearingTorque(p, q(ip), v(ip), stiffness, damping);
+    }
     if (c.kind == PulleyKind::kFloating) {
       r(ix) += c.mass * a(ix) + c.supportStiffness * (q(ix) - c.centre(0)) + c.supportDamping * v(ix) - c.force(0);
       r(iy) += c.mass * a(iy) + c.supportStiffness * (q(iy) - c.centre(1)) + c.supportDamping * v(iy) - c.force(1);
@@ -177,7 +270,14 @@ class PulleyBodies {
       }
       return;
     }
-    matrix.addEntry(ip, ip, massFactor * c.inertia + dampingFactor * c.rotationalDamping);
+    if (hasBearingDrag(p)) {
+      double stiffness = 0.0, damping = 0.0;
+      bearingTorque(p, q(ip), v(ip), stiffness, damping);
+      matrix.addEntry(ip, ip, massFactor * c.inertia + dampingFactor * (c.rotationalDamping + damping) +
+                                  stiffnessFactor * stiffness);
+    } else {
+      matrix.addEntry(ip, ip, massFactor * c.inertia + dampingFactor * c.rotationalDamping);
+    }
     if (c.kind == PulleyKind::kFloating) {
       for (int l = 0; l < 2; ++l)
         matrix.addEntry(Layout::pulleyDof(p, l), Layout::pulleyDof(p, l),
@@ -191,6 +291,12 @@ class PulleyBodies {
   ArmGeometry armGeometry_[NP];
   double armAnchor_[NP] = {};       // tensioner friction anchor, rad from the drawn position
   double armAnchorStart_[NP] = {};  // the same at the start of the step
+  double nominalArmStiffness_[NP] = {};  // a tensioner's spring rate without a fault, N m/rad
+  double dragTorque_[NP] = {};      // bearing drag: Coulomb torque T, N m
+  double dragViscous_[NP] = {};     // bearing drag: c_v, N m s/rad
+  double dragDamping_[NP] = {};     // bearing drag: c_b of the stick, N m s/rad
+  double dragAnchor_[NP] = {};      // bearing drag anchor b, rad
+  double dragAnchorStart_[NP] = {};  // the same at the start of the step
   BeltDriveInput<NP> input_;
   BeltDriveInput<NP> previousInput_;
 };
