@@ -28,6 +28,15 @@ dragging bearing: the example as it runs (loads, gravity), with the motor-genera
     of exp(mu theta) (theta the idler's wrap on the drawn path), the crankshaft's torque rises as
     above, and the idler comes to rest: its speed below 1 % of its speed before the fault at every
     sample of 1.3-1.8 s.
+load drag and seized load: the main job's scenario (host_sim/scenarios/realtime_belt_drive.toml:
+  24 elements, 1 ms, the microcontroller configuration's fixed-cost stepping; P1 speed-driven at
+  12 rad/s, P2 with 25 N m and a 2 N m s/rad damper) with a bearing_drag on P2 from 1.8 s (ramp
+  0.05 s), means over 2.3-2.8 s:
+  - 10 N m and 0.5 N m s/rad: more than the belt's grip leaves: the belt slides over the whole
+    wrap, F1 / F2 within 3 % of exp(mu pi) and omega_P2 within 5 % of P2's balance with the
+    sliding belt (R (F1 + F2) tanh(mu pi / 2) - 25 - 10) / (2 + 0.5) (as tests/system/gross_slip.py);
+  - 100 N m (a seized bearing): P2 at rest, below 1 % of its speed before the fault at every sample
+    of 2.3-2.8 s, and F1 / F2 within 3 % of exp(mu pi).
 In every run from the fault on: no model fault and never 10 flagged steps in a row (the issue's
 riding through).
 
@@ -47,6 +56,7 @@ from belt_path import belt_path, bisect  # noqa: E402
 from injected_friction import mean, report, riding_through  # noqa: E402
 
 SCENARIO = "host_sim/scenarios/accessory_drive.toml"
+MAIN_JOB = "host_sim/scenarios/realtime_belt_drive.toml"
 SPRING_START, SPRING_END = 0.5, 1.5
 DRAG_START, DRAG_END = 1.0, 1.8
 IDLER, TENSIONER = 4, 6  # pulleys, from 1
@@ -77,7 +87,14 @@ def drag_scenario(text, torque):
 
 
 DRAG_SETS = ["pulley[2].torque.t0=5.0", "pulley[2].torque.t1=5.2"]
-CASES = [("tired spring", None), ("drag 1 N m", 1.0), ("drag 3 N m", 3.0)]
+LOAD_START, LOAD_END, LOAD, DAMPER = 1.8, 2.8, 25.0, 2.0  # the main job's P2: N m, N m s/rad
+CASES = [("tired spring", None), ("drag 1 N m", 1.0), ("drag 3 N m", 3.0), ("load drag", 10.0), ("seized load", 100.0)]
+LOAD_VISCOUS = {"load drag": 0.5, "seized load": 0.0}
+
+
+def load_drag_scenario(text, torque, viscous):
+    return text + (f'\n[[fault]]\nkind = "bearing_drag"\npulley = 2\nstart = {LOAD_START}\nramp = 0.05\n'
+                   f'value = {torque}\nviscous = {viscous}\n')
 
 
 def circles_of(sc, arm_angle=0.0):
@@ -175,6 +192,32 @@ def check_drag(sc, torque, summary, rows):
     return report(label, checks + riding_through(summary, rows, DRAG_START))
 
 
+def check_load_drag(main, name, torque, summary, rows):
+    viscous = LOAD_VISCOUS[name]
+    before, after = (1.6, LOAD_START), (LOAD_END - 0.5, LOAD_END)
+    mu = main["friction"]["coefficient"]
+    radius = main["pulley"][0]["radius"] + 0.5 * main["belt"].get("thickness", 1e-4)
+    f0, f1 = mean(rows, "span_force_0", *after), mean(rows, "span_force_1", *after)
+    tight, slack = max(f0, f1), min(f0, f1)
+    law = math.exp(mu * math.pi)
+    checks = [(abs(tight / slack / law - 1) <= 0.03,
+               f"F1/F2 {tight / slack:.4f} ({tight:.1f} / {slack:.1f} N) against exp(mu pi) {law:.4f}: "
+               f"{100 * (tight / slack / law - 1):+.2f} % (limit 3 %)")]
+    omega0 = mean(rows, "omega_p2", *before)
+    if torque < 50.0:
+        omega = mean(rows, "omega_p2", *after)
+        balance = (radius * (tight + slack) * math.tanh(0.5 * mu * math.pi) - LOAD - torque) / (DAMPER + viscous)
+        checks.append((abs(omega / balance - 1) <= 0.05,
+                       f"omega_P2 {omega:.3f} rad/s (before {omega0:.3f}) against P2's balance with the sliding belt "
+                       f"{balance:.3f}: {100 * (omega / balance - 1):+.2f} % (limit 5 %)"))
+    else:
+        slowest = max(abs(r["omega_p2"]) for r in rows if after[0] < r["time"] <= after[1])
+        checks.append((slowest < 0.01 * abs(omega0), f"P2 at rest: at most {slowest:.4f} rad/s over 2.3-2.8 s "
+                                                     f"(limit 1 % of {omega0:.3f} rad/s)"))
+    return report(f"{name} ({torque:g} N m, {viscous:g} N m s/rad on P2)",
+                  checks + riding_through(summary, rows, LOAD_START))
+
+
 def main():
     beltsim, source, out = sys.argv[1:4]
     shutil.rmtree(out, ignore_errors=True)
@@ -182,12 +225,18 @@ def main():
         text = f.read()
     with open(os.path.join(source, SCENARIO), "rb") as f:
         sc = tomllib.load(f)
+    with open(os.path.join(source, MAIN_JOB)) as f:
+        main_text = f.read()
+    with open(os.path.join(source, MAIN_JOB), "rb") as f:
+        main = tomllib.load(f)
 
     def run(case):
         name, torque = case
         work = os.path.join(out, name.replace(" ", "_"))
         if torque is None:
             scenario, sets, end = tired_spring_scenario(text), TIRED_SETS, SPRING_END
+        elif name in LOAD_VISCOUS:
+            scenario, sets, end = load_drag_scenario(main_text, torque, LOAD_VISCOUS[name]), [], LOAD_END
         else:
             scenario, sets, end = drag_scenario(text, torque), DRAG_SETS, DRAG_END
         return run_scenario(beltsim, work, scenario, end, sets)
@@ -201,6 +250,8 @@ def main():
             failed += 1
         elif torque is None:
             failed += check_tired_spring(sc, *result)
+        elif name in LOAD_VISCOUS:
+            failed += check_load_drag(main, name, torque, *result)
         else:
             failed += check_drag(sc, torque, *result)
     return 1 if failed else 0

@@ -170,24 +170,28 @@ class PulleyBodies {
   }
   // The arms' share of the post-Newton step: each friction anchor from its start-of-step anchor,
   // as the belt's segments; the change, as a force at the pulley (N), raises `error`.
-  // A bearing's anchor moves the same way from its start-of-step anchor; without a Coulomb drag it
-  // follows the pulley's angle (so a drag that sets in starts from where the pulley is) and raises
-  // no error.
+  // A bearing's anchor moves the same way from its start-of-step anchor; the change of the drag's
+  // torque it makes, as a force at the pulley's radius (N), raises `error` (a sliding bearing moves
+  // its anchor every step and keeps its torque: no error). Without a Coulomb drag the anchor
+  // follows the pulley's angle, so a drag that sets in starts from where the pulley is.
   void postNewtonStep(const Vector& q, const Vector& v, DriveMode mode, double& error) {
     for (int p = 0; p < count_ && mode == DriveMode::kDynamic; ++p) {
       if (!takesBearingDrag(circle_[p].kind)) continue;
-      const double phi = q(Layout::pulleyDof(p, 2));
+      const double phi = q(Layout::pulleyDof(p, 2)), omega = v(Layout::pulleyDof(p, 2));
       const double T = dragTorque_[p];
-      double anchor = phi;
-      if (T > 0.0) {
-        const double elastic = -kBearingStickStiffness * (phi - dragAnchorStart_[p]);
-        anchor = elastic < -T  ? phi - T / kBearingStickStiffness
-                 : elastic > T ? phi + T / kBearingStickStiffness
-                               : dragAnchorStart_[p];
-        const double change = std::fabs(anchor - dragAnchor_[p]) * kBearingStickStiffness / circle_[p].radius;
-        if (change > error) error = change;
+      if (!(T > 0.0)) {
+        dragAnchor_[p] = phi;
+        continue;
       }
+      const double elastic = -kBearingStickStiffness * (phi - dragAnchorStart_[p]);
+      const double anchor = elastic < -T  ? phi - T / kBearingStickStiffness
+                            : elastic > T ? phi + T / kBearingStickStiffness
+                                          : dragAnchorStart_[p];
+      double slope = 0.0, damping = 0.0;
+      const double before = bearingTorque(p, phi, omega, slope, damping);
       dragAnchor_[p] = anchor;
+      const double change = std::fabs(bearingTorque(p, phi, omega, slope, damping) - before) / circle_[p].radius;
+      if (change > error) error = change;
     }
     for (int p = 0; p < count_; ++p) {
       const PulleyParameters& c = circle_[p];
