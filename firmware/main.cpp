@@ -154,9 +154,16 @@ int main() {
     wet.start = opt.frictionFaultStart;
     wet.ramp = 0.05;
     wet.value = opt.frictionFaultValue;
-    // and from the same time the sensors' random kinds, whose draws every target must repeat:
-    // noise on span 1's load cell (std 2 N), dropouts of P2's encoder counts (rate 0.05).
-    if (config.faults.count + 2 <= kMaxInjectedFaults) {
+    // and from the same time a dragging load bearing (5 N m, 0.2 N m s/rad on P2) and the sensors'
+    // random kinds, whose draws every target must repeat: noise on span 1's load cell (std 2 N),
+    // dropouts of P2's encoder counts (rate 0.05).
+    if (config.faults.count + 3 <= kMaxInjectedFaults) {
+      InjectedFault& drag = config.faults.fault[config.faults.count++];
+      drag = wet;
+      drag.kind = InjectedFaultKind::kBearingDrag;
+      drag.pulley = 1;
+      drag.value = 5.0;
+      drag.viscous = 0.2;
       InjectedFault& noise = config.faults.fault[config.faults.count++];
       noise.kind = InjectedFaultKind::kLoadCellNoise;
       noise.pulley = 0;

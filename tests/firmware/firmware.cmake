@@ -43,8 +43,9 @@ beltsim_add_firmware_test(firmware_scripted_run COMPARE_BITS BELTSIM_FW_TICKS=60
                           BELTSIM_FW_STEP_LOG=600)
 
 # The same with P1 wet from 0.5 s (an injected friction fault, mu 0.5 -> 0.3 over 0.05 s;
-# docs/injected_faults.md) and, from then on, noise on span 1's load cell and dropouts of P2's
-# encoder (the sensors' random draws): the belt starts to slide under the 25 N m load; its trace,
+# docs/injected_faults.md) and, from then on, a dragging load bearing (5 N m, 0.2 N m s/rad on P2),
+# noise on span 1's load cell and dropouts of P2's encoder (the sensors' random draws): the belt
+# starts to slide under the 25 N m load; its trace,
 # readings included, must agree on all targets too, and the run must end without a fault.
 beltsim_add_firmware_test(firmware_friction_fault_run COMPARE_BITS BELTSIM_FW_TICKS=600
                           BELTSIM_FW_TICK_NS=${_loop_tick} BELTSIM_FW_FRICTION_FAULT_START=0.5
