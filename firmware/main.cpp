@@ -158,25 +158,19 @@ int main() {
     // random kinds, whose draws every target must repeat: noise on span 1's load cell (std 2 N),
     // dropouts of P2's encoder counts (rate 0.05).
     if (config.faults.count + 3 <= kMaxInjectedFaults) {
-      InjectedFault& drag = config.faults.fault[config.faults.count++];
-      drag = wet;
-      drag.kind = InjectedFaultKind::kBearingDrag;
-      drag.pulley = 1;
-      drag.value = 5.0;
-      drag.viscous = 0.2;
-      InjectedFault& noise = config.faults.fault[config.faults.count++];
-      noise.kind = InjectedFaultKind::kLoadCellNoise;
-      noise.pulley = 0;
-      noise.start = opt.frictionFaultStart;
-      noise.ramp = 0.05;
-      noise.value = 2.0;
-      noise.seed = 3;
-      InjectedFault& dropout = config.faults.fault[config.faults.count++];
-      dropout = noise;
-      dropout.kind = InjectedFaultKind::kEncoderDropout;
-      dropout.pulley = 1;
-      dropout.value = 0.05;
-      dropout.seed = 4;
+      // Each from the wet pulley's start, with its ramp.
+      auto alsoAt = [&](InjectedFaultKind kind, int target, double value, std::uint32_t seed) -> InjectedFault& {
+        InjectedFault& f = config.faults.fault[config.faults.count++];
+        f = wet;
+        f.kind = kind;
+        f.pulley = target;
+        f.value = value;
+        f.seed = seed;
+        return f;
+      };
+      alsoAt(InjectedFaultKind::kBearingDrag, 1, 5.0, 1).viscous = 0.2;
+      alsoAt(InjectedFaultKind::kLoadCellNoise, 0, 2.0, 3);
+      alsoAt(InjectedFaultKind::kEncoderDropout, 1, 0.05, 4);
     }
   }
   LoopOptions options;
