@@ -71,8 +71,13 @@ if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "Re
   add_test(NAME beltsim_injected_plant_faults
            COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/injected_plant_faults.py $<TARGET_FILE:beltsim>
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_injected_plant_faults)
+  # Riding through: the firmware's two configurations with each plant kind that has a target there.
+  add_test(NAME beltsim_injected_riding_through
+           COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/injected_riding_through.py $<TARGET_FILE:beltsim>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_injected_riding_through)
   set_tests_properties(beltsim_injected_friction beltsim_injected_belt_stiffness scenario_injected_fault_tables
-                       beltsim_injected_sensors beltsim_injected_plant_faults PROPERTIES TIMEOUT 300
+                       beltsim_injected_sensors beltsim_injected_plant_faults beltsim_injected_riding_through
+                       PROPERTIES TIMEOUT 300
                        LABELS "cli;faults")
   # The mesh that stands still (issue 51) through beltsim run: the paper's drive without the
   # element-passing ripple, its tail means, creep and material flux.
