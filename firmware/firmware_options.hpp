@@ -41,7 +41,8 @@ struct FirmwareOptions {
   // counts the polling loop's instructions, so the limit is far above any controller's reply.
   std::uint32_t lockstepTimeoutMilliseconds;
   // Test hook: a friction fault on P1 (docs/injected_faults.md) from this time on (s, ramp 0.05 s)
-  // to this coefficient, added to the configuration's faults; a negative start: none.
+  // to this coefficient, added to the configuration's faults with, from the same time, a bearing
+  // drag on P2 and noise and dropouts of two sensors (firmware/main.cpp); a negative start: none.
   double frictionFaultStart;
   double frictionFaultValue;
 };

@@ -931,8 +931,8 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
       if (target >= 1 && (f.kind == InjectedFaultKind::kTensionerSpring || f.kind == InjectedFaultKind::kBearingDrag)) {
         const PulleySpec& named = s.pulleys[target - 1];
         const PulleyKind pk = named.circle.kind;
-        const std::string what = "pulley " + std::to_string(target) + (named.name.empty() ? "" : " (" + named.name + ")") +
-                                 " is a " + named.kind + " pulley";
+        // (An unnamed pulley is named "pulley[k]" by readPulley.)
+        const std::string what = "pulley " + std::to_string(target) + " (" + named.name + ") is a " + named.kind + " pulley";
         if (f.kind == InjectedFaultKind::kTensionerSpring && pk != PulleyKind::kTensionerArm)
           fail(file, *t.get(targetKey), r.key(targetKey), what + "; tensioner_spring acts on a tensioner's arm");
         if (f.kind == InjectedFaultKind::kBearingDrag && (pk == PulleyKind::kSpeedDriven || pk == PulleyKind::kFixed))

@@ -17,8 +17,11 @@ whose names become the same are refused (one line naming both and their lines).
 
 Value references (fmu_variables.hpp, fmu_scenario_model.hpp): pulley k has 1000 k + slot (1 its
 command, 2 inertia, 3 damper; 10 angle, 11 speed, 12 torque, 13/14 hub force x/y, 15 encoder count;
-tensioners 20 arm angle, 21 arm torque, 22 hub load), span k has 900 + k and its load cell 920 + k; the common variables keep the product
-FMUs' numbers. They depend only on the pulleys' order and kinds, so they are stable for a scenario.
+tensioners 20 arm angle, 21 arm torque, 22 hub load), span k has 900 + k and its load cell 920 + k,
+[[fault]] table k (from 1, file order) 800 + 10 k + slot (1 fault<k>.active, 2 fault<k>.value for the
+kinds that take one, 3 fault<k>.current_value); the common variables keep the product FMUs'
+numbers. They depend only on the pulleys' order and kinds and the fault tables' order and kinds,
+so they are stable for a scenario.
 
 Exit status 0 with both headers written, or 1 and one line on stderr, nothing written.
 """
@@ -60,6 +63,49 @@ def entry(ref, name, vtype, causality, variability, unit, start, low, high, desc
     return (f"    {{{ref}, {c_string(name)}, VarType::k{vtype}, Causality::k{causality}, Variability::k{variability}, "
             f"{c_string(unit)}, {plant.number(start)}, {plant.number(low)}, {plant.number(high)},\n"
             f"     {c_string(description)}}},")
+
+
+# What a fault table's value is, its unit and its range (the readers' ranges of each kind,
+# docs/injected_faults.md; an open bound at 0 as the smallest step above it), and what
+# current_value reads: kind -> (value meaning or None, unit, min, max, current_value meaning).
+FAULT_VALUES = {
+    "friction": ("the friction coefficient it goes to", "", 0.0, 10.0, "the friction coefficient now"),
+    "belt_stiffness": ("the fraction of the belt's EA it goes to", "", 1e-9, 1.0, "the fraction of EA now"),
+    "tensioner_spring": ("the fraction of the arm's spring rate it goes to", "", 1e-9, 1.0,
+                         "the fraction of the spring rate now"),
+    "bearing_drag": ("the Coulomb torque of the drag", "N.m", 0.0, 1e4, "the Coulomb torque now"),
+    "encoder_stuck": (None, "", 0, 0, "1 while the encoder holds its count, else 0"),
+    "encoder_reverse": (None, "", 0, 0, "1 while the encoder counts backwards, else 0"),
+    "encoder_offset": ("the counts added (whole counts)", "", -1e9, 1e9, "the counts added now"),
+    "encoder_noise": ("the noise's standard deviation, counts", "", 1e-9, 1e6, "the standard deviation now"),
+    "encoder_dropout": ("the probability that a count is lost", "", 0.0, 1.0, "the probability now"),
+    "load_cell_stuck": (None, "", 0, 0, "1 while the load cell holds its reading, else 0"),
+    "load_cell_offset": ("the force added", "N", -1e9, 1e9, "the force added now"),
+    "load_cell_gain": ("the factor on the reading", "", 0.0, 1e3, "the factor now"),
+    "load_cell_noise": ("the noise's standard deviation", "N", 1e-9, 1e9, "the standard deviation now"),
+}
+
+
+def fault_variables(k, fault, pulleys):
+    """The three variables (two for kinds without a value) of [[fault]] table k (from 1)."""
+    kind = fault["kind"]
+    meaning, unit, low, high, now = FAULT_VALUES[kind]
+    if fault["target_key"] == "span":
+        target = f"span {fault['pulley']}"
+    elif fault["target_key"] == "pulley" and fault["pulley"] > 0:
+        target = pulleys[fault["pulley"] - 1]["name"] or f"pulley {fault['pulley']}"
+    else:
+        target = "the belt" if kind == "belt_stiffness" else "every pulley"
+    what = f"Injected fault {k} ({kind}, {target})"
+    base = 800 + 10 * k
+    rows = [entry(base + 1, f"fault{k}.active", "Boolean", "Parameter", "Tunable", "", 1.0, 0.0, 0.0,
+                  f"{what}: acts as scheduled (true) or not; a change ramps from the next model step")]
+    if meaning is not None:
+        rows.append(entry(base + 2, f"fault{k}.value", "Float64", "Parameter", "Tunable", unit, fault["value"], low,
+                          high, f"{what}: {meaning}; a change ramps from the next model step"))
+    rows.append(entry(base + 3, f"fault{k}.current_value", "Float64", "Output", "Discrete", unit, 0.0, 0.0, 0.0,
+                      f"{what}: {now}"))
+    return rows
 
 
 def generate(path):
@@ -127,6 +173,8 @@ def generate(path):
         rows.append(entry(920 + k, f"span{k}.load_cell", "Float64", "Output", "Discrete", "N", 0.0, 0.0, 0.0,
                           f"The emulated load cell of span {k}: its force rounded to the resolution, the scenario's "
                           "sensor faults acting on it"))
+    for k, f in enumerate(info["faults"], 1):
+        rows += fault_variables(k, f, pulleys)
     rows += ["    kConvergedVariable,", "    kNewtonIterationsVariable,", "    kPnsIterationsVariable,",
              "    kFaultCodeVariable,", "    kResidualNormVariable,", "    kPnsErrorVariable,",
              "    kRejectedInputsVariable,", "    kNonConvergedStepsVariable,"]

@@ -248,12 +248,16 @@ def read_faults(path, text, doc, top, pulley_tables, set_):
             if target >= 1 and kind in ("tensioner_spring", "bearing_drag"):
                 named = pulley_tables[target - 1]
                 pk = named.get("kind", KEYS[("pulley", "kind")]["default"])
-                what = f"pulley {target}" + (f" ({named['name']})" if named.get("name") else "") + f" is a {pk} pulley"
+                label = named.get("name") or f"pulley[{target - 1}]"  # beltsim's name of an unnamed pulley
+                what = f"pulley {target} ({label}) is a {pk} pulley"
                 if kind == "tensioner_spring" and pk != "tensioner":
                     r.error(target_key, f"{what}; tensioner_spring acts on a tensioner's arm")
                 if kind == "bearing_drag" and pk in ("speed", "fixed"):
                     r.error(target_key, f"{what} (its rotation is prescribed); bearing_drag acts on a pulley that "
                                         f"turns freely or under a torque")
+                if kind == "bearing_drag" and target == 1:  # the generator's own rule (beltsim run takes it)
+                    r.error(target_key, "pulley 1 is the motor, speed- or torque-driven as the firmware build or the "
+                                        "FMU chooses; bearing_drag acts on the other pulleys there")
         if "start" not in table:
             r.error("start", "missing (the time the fault begins, s)", "")
         start = r.get("start")
@@ -280,7 +284,8 @@ def read_faults(path, text, doc, top, pulley_tables, set_):
         if takes_seed:
             seed = r.get("seed")
         r.finish()
-        this = {"kind": kind, "pulley": target, "start": start, "end": end, "ramp": ramp}
+        this = {"kind": kind, "pulley": target, "start": start, "end": end, "ramp": ramp, "value": value,
+                "target_key": target_key}
         for j, other in enumerate(read):
             if overlap(other, this):
                 where = ("the belt" if not target_key else "every pulley" if other["pulley"] == 0
@@ -305,6 +310,7 @@ def read_faults(path, text, doc, top, pulley_tables, set_):
             set_(f"{pre}.seed", f"{seed}u")
     if read:
         set_("faults.count", str(len(read)))
+    return read
 
 
 def read_sensors(path, text, doc, top, set_):
@@ -546,7 +552,9 @@ def generate(path, name, info=None):
     r.unsupported("start", "equilibrium", "a start from rest")
     r.finish()
     read_sensors(path, text, doc, top, set_)
-    read_faults(path, text, doc, top, pulleys, set_)
+    faults = read_faults(path, text, doc, top, pulleys, set_)
+    if info is not None:
+        info["faults"] = faults or []
     top.finish()
 
     upper = name[0].upper() + name[1:]

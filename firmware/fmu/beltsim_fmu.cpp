@@ -332,7 +332,7 @@ fmi3Status fmi3SetBoolean(fmi3Instance instance, const fmi3ValueReference valueR
                           const fmi3Boolean values[], size_t nValues) {
   InstanceSlot* s = slotOf(instance);
   if (!checkSetCall(s, valueReferences, nValueReferences, values, nValues, "fmi3SetBoolean")) return fmi3Error;
-  return statusOf(s->instance.setBoolean(valueReferences, nValueReferences, *s));
+  return statusOf(s->instance.setBoolean(valueReferences, nValueReferences, values, *s));
 }
 
 // Types beltsim has no variable of.

@@ -90,7 +90,7 @@ void variable(std::FILE* f, const Variable& v, const beltsim::PlantConfig& confi
   const bool hasStart = v.causality == Causality::kInput || v.causality == Causality::kParameter ||
                         v.variability == Variability::kConstant;
   if (v.unit[0] != '\0') attribute(f, "unit", v.unit);
-  if (v.causality == Causality::kInput || v.causality == Causality::kParameter) {
+  if ((v.causality == Causality::kInput || v.causality == Causality::kParameter) && v.type != VarType::kBoolean) {
     attribute(f, "min", v.min);
     attribute(f, "max", v.max);
   }

@@ -75,9 +75,10 @@ struct BuildConfiguration {
 // What a Model provides (static members): kElements; Plant; Values (trivially copyable);
 // kVariables (its table, the common variables included); reset(Values&) to the start values;
 // configure(Values, BuildConfiguration) -> the PlantConfig with its fixed parameters;
-// command(Values); assign(Values&, ref, value) (true: a tunable changed); applyTunables(Plant&,
-// Values); constant(BuildConfiguration, ref) and value(Sim, BuildConfiguration, ref) of its own
-// variables.
+// command(Values); assign(Values&, ref, value) (true: a tunable changed); admits(ref, value) (a
+// value in range that its variable still refuses); applyTunables(Plant&, Values) and
+// tuneFaults(Sim&) (before the next model step); constant(BuildConfiguration, ref) and value(Sim,
+// BuildConfiguration, ref) of its own variables.
 template <class Model>
 class Instance {
  public:
@@ -187,10 +188,11 @@ class Instance {
     for (std::size_t i = 0; i < n; ++i) assign(refs[i], static_cast<double>(values[i]));
     return Result::kOk;
   }
-  Result setBoolean(const std::uint32_t* refs, std::size_t n, Reporter& log) {
+  Result setBoolean(const std::uint32_t* refs, std::size_t n, const bool* values, Reporter& log) {
     for (std::size_t i = 0; i < n; ++i)
-      if (!settable(refs[i], VarType::kBoolean, 0.0, log)) return refuse();
-    return Result::kOk;  // no Boolean variable can be set: unreachable with n > 0
+      if (!settable(refs[i], VarType::kBoolean, values[i] ? 1.0 : 0.0, log)) return refuse();
+    for (std::size_t i = 0; i < n; ++i) assign(refs[i], values[i] ? 1.0 : 0.0);
+    return Result::kOk;
   }
 
   // Get: the value of a variable of the given type, or false (unknown reference, other type).
@@ -245,6 +247,7 @@ class Instance {
     // Both values were range-checked by the setter; the plant accepts every value in range.
     (void)sim_.plant.setFrictionCoefficient(sim_.frictionCoefficient);
     Model::applyTunables(sim_.plant, sim_.values);
+    Model::tuneFaults(sim_);
     sim_.tunablesChanged = false;
   }
 
@@ -314,9 +317,15 @@ class Instance {
                  v->causality == Causality::kParameter ? "after initialization (fixed parameter)" : "(not an input or parameter)");
       return false;
     }
-    if (!(isFinite(value) && value >= v->min && value <= v->max)) {
+    const bool inRange = v->type == VarType::kBoolean || (value >= v->min && value <= v->max);
+    if (!(isFinite(value) && inRange)) {
       log.report(LogCategory::kStatusError, "set: %s = %g is outside [%g, %g] or not finite; the value %g is kept",
                  v->name, value, v->min, v->max, valueOf(ref));
+      return false;
+    }
+    if (!Model::admits(ref, value)) {
+      log.report(LogCategory::kStatusError, "set: %s = %g is not a value its kind takes; the value %g is kept", v->name,
+                 value, valueOf(ref));
       return false;
     }
     return true;

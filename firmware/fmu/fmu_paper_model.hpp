@@ -67,6 +67,11 @@ struct PaperDriveModel {
   static void applyTunables(Plant& plant, const Values& v) {
     (void)plant.setLoadDamping(v.loadDamping);  // range-checked by the setter
   }
+  // Every value in a variable's range is one the plant takes; the product FMUs have no injected
+  // fault tables to tune.
+  static bool admits(std::uint32_t, double) { return true; }
+  template <class Sim>
+  static void tuneFaults(Sim&) {}
 
   // The build's constants beyond the common ones.
   static double constant(const BuildConfiguration& build, std::uint32_t ref) {

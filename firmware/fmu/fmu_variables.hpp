@@ -74,6 +74,15 @@ enum PulleySlot : std::uint32_t {
   kSlotHubLoad = 22,
 };
 constexpr std::uint32_t pulleyRef(int k, PulleySlot slot) { return kPulleyRefBase * static_cast<std::uint32_t>(k) + slot; }
+// Injected fault table k (1-based, the scenario's [[fault]] tables in file order):
+// faultRef(k, slot) = kFaultRefBase + 10 k + slot.
+constexpr std::uint32_t kFaultRefBase = 800;
+enum FaultSlot : std::uint32_t {
+  kFaultActive = 1,        // Boolean tunable parameter: the table acts as scheduled (true) or not
+  kFaultValue = 2,         // tunable parameter: the table's value (kinds that take one)
+  kFaultCurrentValue = 3,  // output: the quantity the table changes, now
+};
+constexpr std::uint32_t faultRef(int k, FaultSlot slot) { return kFaultRefBase + 10u * static_cast<std::uint32_t>(k) + slot; }
 
 struct Variable {
   std::uint32_t ref;

@@ -117,6 +117,10 @@ class Instance:
         return self.lib.fmi3SetInt32(self.handle, (ctypes.c_uint32 * len(refs))(*refs), len(refs),
                                      (ctypes.c_int32 * len(values))(*values), len(values))
 
+    def set_b(self, refs, values):
+        return self.lib.fmi3SetBoolean(self.handle, (ctypes.c_uint32 * len(refs))(*refs), len(refs),
+                                       (ctypes.c_bool * len(values))(*values), len(values))
+
     def get_f(self, refs):
         out = (ctypes.c_double * len(refs))()
         status = self.lib.fmi3GetFloat64(self.handle, (ctypes.c_uint32 * len(refs))(*refs), len(refs), out, len(refs))
@@ -483,6 +487,53 @@ class ScenarioFmu(unittest.TestCase):
             turned = max(turned, abs(counts[0]))
         inst.free()
         self.assertGreater(turned, 100, "the crankshaft turned: the counts are not all zero")
+
+    def test_a_fault_table_is_tunable_and_each_change_ramps_from_the_next_step(self):
+        # docs/fmu.md, "Injected faults"; docs/injected_faults.md: the file's [[fault]] (span 5's load
+        # cell 20 N high from 0.2 s, ramp 0.05 s) as fault1.active / fault1.value / fault1.current_value.
+        # A load cell reads round(F / 0.5) * 0.5 + level * value, so each figure below is exact: the
+        # value at 20 N, moved to 50 N (half way 35 N after half the ramp, 50 N after it), the table
+        # switched off (0 N after the ramp); a NaN refused and counted; a saved state replays it all.
+        f = fmu("scenario")
+        v = self.variables()
+        ref = lambda name: int(v[name].get("valueReference"))
+        self.assertEqual([ref(f"fault1.{q}") for q in ("active", "value", "current_value")], [811, 812, 813])
+        self.assertEqual(v["fault1.active"].get("start"), "true")
+        self.assertEqual(float(v["fault1.value"].get("start")), 20.0)
+        inst = Instance(f.lib, f.token, "faults", logging=False)
+        self.assertEqual(inst.init(), fmi3OK)
+        self.assertEqual(inst.set_f([ref("crankshaft.speed_command")], [5.0]), fmi3OK)
+        h = f.step_size
+        quantities = [ref("span5.force"), ref("span5.load_cell"), ref("fault1.current_value")]
+
+        def run_to(t):
+            while inst.time < t - 0.5 * h:
+                self.assertEqual(inst.step(10 * h), fmi3OK, inst.messages[-3:])
+            force, cell, now = inst.get_f(quantities)
+            return cell - math.floor(force / 0.5 + 0.5) * 0.5, now
+
+        self.assertEqual(run_to(0.15), (0.0, 0.0))  # before the table's start
+        self.assertEqual(run_to(0.3), (20.0, 20.0))
+        self.assertEqual(inst.set_f([ref("fault1.value")], [50.0]), fmi3OK)  # at 0.3 s: ramps over 0.3-0.35 s
+        offset, now = run_to(0.325)
+        self.assertAlmostEqual(now, 35.0, delta=1e-12)
+        self.assertAlmostEqual(offset, 35.0, delta=1e-9)
+        self.assertEqual(run_to(0.36), (50.0, 50.0))
+        rejected = inst.get_i([ref("rejected_inputs")])[0]
+        self.assertEqual(inst.set_f([ref("fault1.value")], [float("nan")]), fmi3Error)
+        self.assertEqual(inst.get_i([ref("rejected_inputs")])[0], rejected + 1)
+        self.assertEqual(inst.get_f([ref("fault1.value")]), [50.0])
+        state = inst.get_state()
+        t_saved = inst.time
+        self.assertEqual(inst.set_b([ref("fault1.active")], [False]), fmi3OK)  # off over 0.36-0.41 s
+        self.assertEqual(inst.get_b([ref("fault1.active")]), [False])
+        first = run_to(0.42)
+        self.assertEqual(first, (0.0, 0.0))
+        self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, state), fmi3OK)
+        inst.time = t_saved
+        self.assertEqual(inst.get_b([ref("fault1.active")]), [True])  # the state holds the parameters too
+        self.assertEqual(run_to(0.42), (50.0, 50.0))  # not switched off this time
+        inst.free()
 
     def test_a_pulley_damper_is_tunable_and_applies_from_the_next_step(self):
         plain = self.run_compressor()

@@ -1,6 +1,6 @@
 // Bearing drag (an injected fault, docs/injected_faults.md; model in pulley_bodies.hpp): the
 // elasto-plastic Coulomb torque T plus a viscous part on a pulley's rotation. References: central
-// differences for the Newton matrix entries; a pulley spinning against a Coulomb torque alone
+// differences of the drag's torque and of the pulley's residual row for its Newton matrix entries; a pulley spinning against a Coulomb torque alone
 // slows down at T / J and stops at t = J omega0 / T (rigid-body dynamics), then stays at rest
 // under any torque below T; the viscous part alone gives omega0 exp(-c t / J).
 #include <gtest/gtest.h>
@@ -83,6 +83,58 @@ TEST(BearingDrag, SlopesMatchCentralDifferences) {
   double k = 0.0, c = 0.0;
   EXPECT_EQ(bodies.bearingTorque(0, 0.0, 50.0, k, c), -0.5 - 0.02 * 50.0);  // sliding: -T - c_v omega
   EXPECT_EQ(k, 0.0);
+}
+
+// Collects addMatrix's entry on the pulley's rotation.
+struct RotationEntry {
+  double value = 0.0;
+  void addEntry(int row, int col, double v) {
+    if (row == kPhi && col == kPhi) value += v;
+  }
+};
+
+TEST(BearingDrag, PulleyRowsMatchCentralDifferencesOfTheResidual) {
+  // Reference: the rotation row of PulleyBodies::addResidual (J a + D v - applied - M_b) by central
+  // differences in phi, omega and the acceleration (1e-9 each) against addMatrix's entry with the
+  // factors (0, 1, 0), (0, 0, 1) and (1, 0, 0): the drive's Newton matrix sees the drag's slopes with
+  // the residual's signs. Once sticking (1e-5 rad from the anchor, slow), once sliding (fast).
+  Bodies bodies = freePulley(1e-4);
+  ASSERT_TRUE(bodies.setBearingDrag(0, 0.5, 0.02).ok());
+  Layout::Vector q = Layout::Vector::Zero(), v = Layout::Vector::Zero(), a = Layout::Vector::Zero();
+  bodies.anchorArms(q, v, DriveMode::kDynamic);
+  StaticPhase<Layout::Vector> phase;  // dynamic
+  auto row = [&](const Layout::Vector& qq, const Layout::Vector& vv, const Layout::Vector& aa) {
+    Layout::Vector r = Layout::Vector::Zero();
+    bodies.addResidual(0, qq, vv, aa, 0.0, phase, r);
+    return r(kPhi);
+  };
+  auto entry = [&](const Layout::Vector& qq, const Layout::Vector& vv, double m, double k, double c) {
+    RotationEntry e;
+    bodies.addMatrix(0, qq, vv, m, k, c, DriveMode::kDynamic, e);
+    return e.value;
+  };
+  const double d = 1e-9;
+  for (const double omega : {1e-4, 50.0}) {
+    q(kPhi) = 1e-5;
+    v(kPhi) = omega;
+    a(kPhi) = 3.0;
+    Layout::Vector qp = q, qm = q, vp = v, vm = v, ap = a, am = a;
+    qp(kPhi) += d;
+    qm(kPhi) -= d;
+    vp(kPhi) += d;
+    vm(kPhi) -= d;
+    ap(kPhi) += d;
+    am(kPhi) -= d;
+    const double K = (row(qp, v, a) - row(qm, v, a)) / (2 * d);
+    const double D = (row(q, vp, a) - row(q, vm, a)) / (2 * d);
+    const double M = (row(q, v, ap) - row(q, v, am)) / (2 * d);
+    EXPECT_NEAR(entry(q, v, 0.0, 1.0, 0.0), K, 1e-6 * (1.0 + std::fabs(K))) << "omega " << omega;
+    EXPECT_NEAR(entry(q, v, 0.0, 0.0, 1.0), D, 1e-6 * (1.0 + std::fabs(D))) << "omega " << omega;
+    EXPECT_NEAR(entry(q, v, 1.0, 0.0, 0.0), M, 1e-6 * (1.0 + std::fabs(M))) << "omega " << omega;
+    if (omega < 1.0) {
+      EXPECT_GT(K, 1e3);  // sticking: the stick stiffness is in the row
+    }
+  }
 }
 
 TEST(BearingDrag, CoulombTorqueStopsAPulleyWhereRigidBodyDynamicsSaysAndHoldsIt) {

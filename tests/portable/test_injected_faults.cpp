@@ -2,6 +2,8 @@
 // level's shape, which pulley a friction fault reaches, what the schedule refuses, and that a drive
 // is touched only where and when a coefficient changes. Every target: the schedule runs in the
 // firmware's plant, so its values print as bits.
+#include <cmath>
+
 #include "beltsim/system/injected_faults.hpp"
 #include "minitest.hpp"
 
@@ -272,4 +274,45 @@ MT_TEST(applier_ramps_a_spring_factor_and_a_bearing_drag_with_the_level) {
   MT_EXPECT_NEAR(drive.dragViscous[1], 0.0, 0.0);
   MT_EXPECT_NEAR(drive.armFactor[2], 0.5, 0.0);
   MT_EXPECT(drive.armFactor[0] == 1.0 && drive.armFactor[1] == 1.0 && drive.dragTorque[0] == 0.0);
+}
+
+MT_TEST(tuning_a_table_ramps_its_gate_and_its_value_from_where_they_are) {
+  // InjectedFault::tune (the FMU's fault<k>.active and fault<k>.value): from the time of the tune,
+  // the gate on the level and the value each move from where they are to the new setting over the
+  // table's ramp along the same half cosine (an untouched table keeps the schedule's bits: the
+  // goldens of every faulted run).
+  InjectedFaultSchedule s;
+  s.fault[0] = wetPulley(0, 1.0, 0.1, 0.3);  // mu 0.5 -> 0.3 from 1.0 s
+  s.count = 1;
+  MT_EXPECT(s.tune(0, 0.5, true, 0.3).ok());  // what it already is: no change at all
+  MT_EXPECT(!s.fault[0].tuned);
+  MT_EXPECT(!s.tune(0, 0.5, true, -0.2).ok());  // outside the kind's range
+  MT_EXPECT(!s.tune(1, 0.5, true, 0.3).ok());   // no such table
+  MT_EXPECT(!s.fault[0].tuned && s.fault[0].value == 0.3);
+  MT_EXPECT(s.tune(0, 1.5, true, 0.4).ok());  // the value 0.3 -> 0.4 over 1.5-1.6 s
+  MT_EXPECT_NEAR(s.frictionCoefficient(0, 1.5, 0.5), 0.3, 0.0);
+  MT_EXPECT_NEAR(s.frictionCoefficient(0, 1.55, 0.5), 0.35, 1e-15);
+  MT_EXPECT_NEAR(s.frictionCoefficient(0, 1.6, 0.5), 0.4, 0.0);
+  MT_EXPECT(s.tune(0, 2.0, false, 0.4).ok());  // off over 2.0-2.1 s
+  MT_EXPECT_NEAR(s.frictionCoefficient(0, 2.05, 0.5), 0.45, 1e-15);
+  MT_EXPECT_NEAR(s.frictionCoefficient(0, 2.1, 0.5), 0.5, 0.0);
+  MT_EXPECT_NEAR(s.currentValue(0, 2.2, 0.5), 0.5, 0.0);
+  MT_EXPECT(s.tune(0, 2.03, true, 0.4).ok());  // back on half way out: from the gate's level then
+  const double gateThen = 1.0 - 0.5 * (1.0 - detmath::cos(detmath::kPi * 0.3));  // the falling gate at 2.03 s
+  MT_EXPECT_NEAR(s.fault[0].gate(2.03), gateThen, 1e-12);  // 2.03 - 2.0 is not 0.03 exactly
+  MT_EXPECT_NEAR(s.fault[0].gate(2.13), 1.0, 0.0);
+  MT_EXPECT_NEAR(s.currentValue(0, 2.13, 0.5), 0.4, 1e-15);
+  // Continuous through every tune: samples 1e-4 s apart differ by at most the steepest slope's step.
+  double before = s.frictionCoefficient(0, 1.4, 0.5), steepest = 0.0;
+  for (int i = 1; i <= 10000; ++i) {
+    const double now = s.frictionCoefficient(0, 1.4 + 1e-4 * i, 0.5);
+    steepest = std::fabs(now - before) > steepest ? std::fabs(now - before) : steepest;
+    before = now;
+  }
+  MT_EXPECT(steepest <= 0.2 * 3.14159265358979 * 1e-4 / (2.0 * 0.1) * (1.0 + 1e-9));
+  // A stepped kind switches at once: a stuck encoder switched off reads free from the next step.
+  InjectedFault stuck = wetPulley(1, 1.0, 0.0, 0.0);
+  stuck.kind = InjectedFaultKind::kEncoderStuck;
+  stuck.tune(1.5, false, 0.0);
+  MT_EXPECT(stuck.level(1.4) == 1.0 && stuck.level(1.5) == 1.0 && stuck.level(1.5001) == 0.0);
 }

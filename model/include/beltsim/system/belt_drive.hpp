@@ -346,8 +346,8 @@ class BeltDrive {
     pulleys_.beginStep();
   }
 
-  // e_PNS: sum over the segments of a pair, maximum over the pairs and the tensioner arms
-  // (docs/model.md §4.7). At the point of the last residual the pairs it evaluated hand their
+  // e_PNS: sum over the segments of a pair, maximum over the pairs, the tensioner arms and the
+  // bearing drags (docs/model.md §4.7). At the point of the last residual the pairs it evaluated hand their
   // segment points and kinematics over (residual_memo.hpp).
   Status postNewtonStep(const IterationPoint<Vector>& point, double& error) {
     error = 0.0;
@@ -372,7 +372,7 @@ class BeltDrive {
 
   // Initialises every pair's history from the current geometry (docs/model.md §8.4): contact
   // (g <= 0): stick, anchored at x_cur; otherwise undefined. Also the start-of-step copy; the
-  // tensioner arms' friction is anchored where they are.
+  // tensioner arms' friction and the bearing drags are anchored where they are.
   void initializeContactHistory(const Vector& q, const Vector& v) {
     pulleys_.anchorArms(q, v, phase_.mode);
     for (int p = 0; p < pulleyCount(); ++p) {

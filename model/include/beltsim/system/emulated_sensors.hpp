@@ -119,6 +119,10 @@ class EmulatedSensors {
     started_ = true;
   }
 
+  // Tunes table k of the sensors' copy of the schedule from time t on (the plant's copy gets the
+  // same call: InjectedFaultApplier::tune).
+  ParameterError tune(int k, double t, bool active, double value) { return schedule_.tune(k, t, active, value); }
+
   std::int32_t encoderCount(int p) const { return encoder_[p]; }
   double loadCell(int k) const { return loadCell_[k]; }
   const SensorSettings& settings() const { return settings_; }
@@ -151,9 +155,9 @@ class EmulatedSensors {
       switch (f.kind) {
         case InjectedFaultKind::kEncoderStuck: stuck = true; break;
         case InjectedFaultKind::kEncoderReverse: reverse = true; break;
-        case InjectedFaultKind::kEncoderOffset: offset = rounded(level * f.value); break;
-        case InjectedFaultKind::kEncoderNoise: noise = rounded(level * f.value * random_[k].standardNormal()); break;
-        case InjectedFaultKind::kEncoderDropout: increment -= lostCounts(increment, level * f.value, random_[k]); break;
+        case InjectedFaultKind::kEncoderOffset: offset = rounded(level * f.amount(t)); break;
+        case InjectedFaultKind::kEncoderNoise: noise = rounded(level * f.amount(t) * random_[k].standardNormal()); break;
+        case InjectedFaultKind::kEncoderDropout: increment -= lostCounts(increment, level * f.amount(t), random_[k]); break;
         default: break;
       }
     }
@@ -183,9 +187,9 @@ class EmulatedSensors {
       if (!(level > 0.0)) continue;
       switch (f.kind) {
         case InjectedFaultKind::kLoadCellStuck: stuck = true; break;
-        case InjectedFaultKind::kLoadCellGain: gain = level >= 1.0 ? f.value : 1.0 + level * (f.value - 1.0); break;
-        case InjectedFaultKind::kLoadCellOffset: offset = level * f.value; break;
-        case InjectedFaultKind::kLoadCellNoise: noise = level * f.value * random_[k].standardNormal(); break;
+        case InjectedFaultKind::kLoadCellGain: gain = level >= 1.0 ? f.amount(t) : 1.0 + level * (f.amount(t) - 1.0); break;
+        case InjectedFaultKind::kLoadCellOffset: offset = level * f.amount(t); break;
+        case InjectedFaultKind::kLoadCellNoise: noise = level * f.amount(t) * random_[k].standardNormal(); break;
         default: break;
       }
     }

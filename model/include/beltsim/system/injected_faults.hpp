@@ -12,7 +12,7 @@
 // its own (a worn belt; the reference strain stays, so the pre-tension falls with it);
 // kTensionerSpring, a tensioner arm's spring rate as a fraction of its own (the torque at the drawn
 // position, k * preloadAngle, falls with it: a tired spring); kBearingDrag, an extra bearing torque on
-// a pulley with a torque input: a Coulomb torque `value` (elasto-plastic, pulley_bodies.hpp, so a
+// a pulley whose rotation is free (not speed-driven, not fixed): a Coulomb torque `value` (elasto-plastic, pulley_bodies.hpp, so a
 // pulley can come to rest and stay there) and a viscous part `viscous`, both ramped in with the level.
 // Sensor kinds act on what the controller reads, never on the plant (emulated_sensors.hpp): an
 // encoder on a pulley, a load cell on a span. Stuck and reverse have no level in between: they act
@@ -101,13 +101,55 @@ struct InjectedFault {
   // none (0).
   double value = 0.0;
   double viscous = 0.0;  // kBearingDrag: the viscous torque per angular velocity, N m s/rad
+  // Tuned during a run (tune(); the FMU's fault<k>.active and fault<k>.value, docs/fmu.md): a gate
+  // on the level that moves from gateFrom to gateTo over `ramp` from gateSince, and the value that
+  // moves from valueFrom to `value` over `ramp` from valueSince (stepped kinds: at once). A table
+  // never tuned skips both, so its numbers are the schedule's to the bit.
+  bool tuned = false;
+  double gateFrom = 1.0, gateTo = 1.0, gateSince = 0.0;  // gate: 1 acts as scheduled, 0 off
+  double valueFrom = 0.0, valueSince = 0.0;
 
   // The level in [0, 1] at time t.
   double level(double t) const {
-    if (isSteppedFault(kind)) return t > start && (!hasEnd || t <= end) ? 1.0 : 0.0;
-    const double rising = smoothStep(t, start, start + ramp, 0.0, 1.0);
-    if (!hasEnd) return rising;
-    return rising * smoothStep(t, end, end + ramp, 1.0, 0.0);
+    double scheduled = 0.0;
+    if (isSteppedFault(kind)) {
+      scheduled = t > start && (!hasEnd || t <= end) ? 1.0 : 0.0;
+    } else {
+      scheduled = smoothStep(t, start, start + ramp, 0.0, 1.0);
+      if (hasEnd) scheduled *= smoothStep(t, end, end + ramp, 1.0, 0.0);
+    }
+    return tuned ? scheduled * gate(t) : scheduled;
+  }
+  // The faulted value at time t: `value`, or on its way there after a tune.
+  double amount(double t) const {
+    if (!tuned || isSteppedFault(kind)) return value;
+    return smoothStep(t, valueSince, valueSince + ramp, valueFrom, value);
+  }
+  double gate(double t) const {
+    if (isSteppedFault(kind)) return t > gateSince ? gateTo : gateFrom;
+    return smoothStep(t, gateSince, gateSince + ramp, gateFrom, gateTo);
+  }
+  // From time t on: the table acts as scheduled (`active`) or not, with `newValue`; each change
+  // starts from where the gate or the value is at t and takes `ramp`, so nothing jumps.
+  void tune(double t, bool active, double newValue) {
+    if (!tuned && active && newValue == value) return;  // nothing changes: the schedule's own bits
+    if (!tuned) {
+      tuned = true;
+      gateFrom = gateTo = 1.0;
+      gateSince = valueSince = t;
+      valueFrom = value;
+    }
+    const double target = active ? 1.0 : 0.0;
+    if (target != gateTo) {
+      gateFrom = gate(t);
+      gateTo = target;
+      gateSince = t;
+    }
+    if (newValue != value) {
+      valueFrom = amount(t);
+      value = newValue;
+      valueSince = t;
+    }
   }
   // The latest time at which the level is not 0 (hasEnd only).
   double clearedAt() const { return end + ramp; }
@@ -134,7 +176,7 @@ struct InjectedFaultSchedule {
       const InjectedFault& f = fault[k];
       if (f.kind != InjectedFaultKind::kFriction || !f.targets(p)) continue;
       const double level = f.level(t);
-      if (level > 0.0) mu = nominal + level * (f.value - nominal);
+      if (level > 0.0) mu = nominal + level * (f.amount(t) - nominal);
     }
     return mu;
   }
@@ -146,7 +188,7 @@ struct InjectedFaultSchedule {
       const InjectedFault& f = fault[k];
       if (f.kind != InjectedFaultKind::kBeltStiffness) continue;
       const double level = f.level(t);
-      if (level > 0.0) factor = 1.0 + level * (f.value - 1.0);
+      if (level > 0.0) factor = 1.0 + level * (f.amount(t) - 1.0);
     }
     return factor;
   }
@@ -158,7 +200,7 @@ struct InjectedFaultSchedule {
       const InjectedFault& f = fault[k];
       if (f.kind != InjectedFaultKind::kTensionerSpring || f.pulley != p) continue;
       const double level = f.level(t);
-      if (level > 0.0) factor = 1.0 + level * (f.value - 1.0);
+      if (level > 0.0) factor = 1.0 + level * (f.amount(t) - 1.0);
     }
     return factor;
   }
@@ -172,7 +214,7 @@ struct InjectedFaultSchedule {
       if (f.kind != InjectedFaultKind::kBearingDrag || f.pulley != p) continue;
       const double level = f.level(t);
       if (level > 0.0) {
-        torque = level * f.value;
+        torque = level * f.amount(t);
         viscous = level * f.viscous;
       }
     }
@@ -204,6 +246,30 @@ struct InjectedFaultSchedule {
         if (overlap(fault[j], f)) return ParameterError::invalid("injected_fault.overlap");
     }
     return ParameterError::success();
+  }
+
+  // Tunes table k from time t on (InjectedFault::tune); a table the schedule lacks or a value
+  // outside its kind's range changes nothing.
+  ParameterError tune(int k, double t, bool active, double value) {
+    if (k < 0 || k >= count) return ParameterError::invalid("injected_fault.index");
+    if (!isFinite(t) || !valueFits(fault[k].kind, value)) return ParameterError::invalid("injected_fault.value");
+    fault[k].tune(t, active, value);
+    return ParameterError::success();
+  }
+
+  // What table k's quantity is at time t: nominal + level (value - nominal), the nominal value
+  // being mu (`nominalFriction`) for friction, 1 for the fractions and the gain, 0 for the
+  // additive kinds and the drag; the stepped kinds give their level (1 while they act).
+  double currentValue(int k, double t, double nominalFriction) const {
+    const InjectedFault& f = fault[k];
+    const double level = f.level(t);
+    if (isSteppedFault(f.kind)) return level;
+    double nominal = 0.0;
+    if (f.kind == InjectedFaultKind::kFriction) nominal = nominalFriction;
+    if (f.kind == InjectedFaultKind::kBeltStiffness || f.kind == InjectedFaultKind::kTensionerSpring ||
+        f.kind == InjectedFaultKind::kLoadCellGain)
+      nominal = 1.0;
+    return nominal + level * (f.amount(t) - nominal);
   }
 
   // Checks each table's target against the drive's pulleys (validate first): a tensioner_spring
@@ -333,6 +399,12 @@ class InjectedFaultApplier {
   // The friction coefficient pulley p has now, and the belt's EA (N).
   double frictionCoefficient(int p) const { return mu_[p]; }
   double axialStiffness() const { return EA_; }
+  // Tunes table k from time t on (InjectedFaultSchedule::tune): the next applyAt follows it.
+  ParameterError tune(int k, double t, bool active, double value) { return schedule_.tune(k, t, active, value); }
+  // Table k's quantity at time t (InjectedFaultSchedule::currentValue).
+  double currentValue(int k, double t) const {
+    return schedule_.currentValue(k, t, nominal_.frictionCoefficient);
+  }
   // Pulley p's spring-rate factor (a tensioner) and bearing drag now: N m and N m s/rad.
   double armStiffnessFactor(int p) const { return armFactor_[p]; }
   double bearingDragTorque(int p) const { return dragTorque_[p]; }

@@ -239,6 +239,13 @@ class BeltDrivePlant {
     config_.contact.frictionCoefficient = mu;
     return ParameterError{};
   }
+  // Injected fault table k acts as scheduled (`active`) or not, with `value`, from the next step on,
+  // each change ramping from where it is now (InjectedFault::tune; the FMU's fault<k> parameters).
+  ParameterError tuneInjectedFault(int k, bool active, double value) {
+    return faults_.tune(k, integrator_.time(), active, value);
+  }
+  // Table k's quantity now (InjectedFaultSchedule::currentValue).
+  double injectedFaultValue(int k) const { return faults_.currentValue(k, integrator_.time()); }
   // Pulley 2's damper (the load of the paper's drive).
   ParameterError setLoadDamping(double damping) { return setPulleyDamping(1, damping); }
   // Pulley p's rotational damper, N m s/rad.
