@@ -66,23 +66,24 @@ def entry(ref, name, vtype, causality, variability, unit, start, low, high, desc
 
 
 # What a fault table's value is, its unit and its range (the readers' ranges of each kind,
-# docs/injected_faults.md; an open bound at 0 as the smallest step above it), and what
-# current_value reads: kind -> (value meaning or None, unit, min, max, current_value meaning).
+# docs/injected_faults.md; where a kind takes values above 0 only, min is 0 and the FMU's
+# admits() refuses 0 itself), and what current_value reads: kind -> (value meaning or None, unit,
+# min, max, current_value meaning).
 FAULT_VALUES = {
     "friction": ("the friction coefficient it goes to", "", 0.0, 10.0, "the friction coefficient now"),
-    "belt_stiffness": ("the fraction of the belt's EA it goes to", "", 1e-9, 1.0, "the fraction of EA now"),
-    "tensioner_spring": ("the fraction of the arm's spring rate it goes to", "", 1e-9, 1.0,
+    "belt_stiffness": ("the fraction of the belt's EA it goes to", "", 0.0, 1.0, "the fraction of EA now"),
+    "tensioner_spring": ("the fraction of the arm's spring rate it goes to", "", 0.0, 1.0,
                          "the fraction of the spring rate now"),
     "bearing_drag": ("the Coulomb torque of the drag", "N.m", 0.0, 1e4, "the Coulomb torque now"),
     "encoder_stuck": (None, "", 0, 0, "1 while the encoder holds its count, else 0"),
     "encoder_reverse": (None, "", 0, 0, "1 while the encoder counts backwards, else 0"),
     "encoder_offset": ("the counts added (whole counts)", "", -1e9, 1e9, "the counts added now"),
-    "encoder_noise": ("the noise's standard deviation, counts", "", 1e-9, 1e6, "the standard deviation now"),
+    "encoder_noise": ("the noise's standard deviation, counts", "", 0.0, 1e6, "the standard deviation now"),
     "encoder_dropout": ("the probability that a count is lost", "", 0.0, 1.0, "the probability now"),
     "load_cell_stuck": (None, "", 0, 0, "1 while the load cell holds its reading, else 0"),
     "load_cell_offset": ("the force added", "N", -1e9, 1e9, "the force added now"),
     "load_cell_gain": ("the factor on the reading", "", 0.0, 1e3, "the factor now"),
-    "load_cell_noise": ("the noise's standard deviation", "N", 1e-9, 1e9, "the standard deviation now"),
+    "load_cell_noise": ("the noise's standard deviation", "N", 0.0, 1e9, "the standard deviation now"),
 }
 
 
@@ -103,7 +104,7 @@ def fault_variables(k, fault, pulleys):
     if meaning is not None:
         rows.append(entry(base + 2, f"fault{k}.value", "Float64", "Parameter", "Tunable", unit, fault["value"], low,
                           high, f"{what}: {meaning}; a change ramps from the next model step"))
-    rows.append(entry(base + 3, f"fault{k}.current_value", "Float64", "Output", "Discrete", unit, 0.0, 0.0, 0.0,
+    rows.append(entry(base + 3, f"fault{k}.current_value", "Float64", "Output", "Continuous", unit, 0.0, 0.0, 0.0,
                       f"{what}: {now}"))
     return rows
 

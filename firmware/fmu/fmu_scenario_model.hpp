@@ -97,8 +97,9 @@ struct ScenarioModel {
     return k >= 0;
   }
 
-  // A fault's value must be one its kind takes (an encoder offset a whole count; the ranges are
-  // the variable's); every other value in range is.
+  // A fault's value must be one its kind takes (above 0 for the fractions and the noises, an
+  // encoder offset a whole count; the closed ranges are the variable's); every other value in
+  // range is.
   static bool admits(std::uint32_t ref, double value) {
     int k = 0;
     std::uint32_t slot = 0;

@@ -493,7 +493,9 @@ class ScenarioFmu(unittest.TestCase):
         # cell 20 N high from 0.2 s, ramp 0.05 s) as fault1.active / fault1.value / fault1.current_value.
         # A load cell reads round(F / 0.5) * 0.5 + level * value, so each figure below is exact: the
         # value at 20 N, moved to 50 N (half way 35 N after half the ramp, 50 N after it), the table
-        # switched off (0 N after the ramp); a NaN refused and counted; a saved state replays it all.
+        # switched off (0 N after the ramp); a NaN and a value beyond the kind's range refused and
+        # counted; a saved state restored and switched off again repeats the same bits; set before
+        # initialization, a value holds from the start and an inactive table never acts.
         f = fmu("scenario")
         v = self.variables()
         ref = lambda name: int(v[name].get("valueReference"))
@@ -506,11 +508,11 @@ class ScenarioFmu(unittest.TestCase):
         h = f.step_size
         quantities = [ref("span5.force"), ref("span5.load_cell"), ref("fault1.current_value")]
 
-        def run_to(t):
+        def run_to(t, inst=inst, raw=False):
             while inst.time < t - 0.5 * h:
                 self.assertEqual(inst.step(10 * h), fmi3OK, inst.messages[-3:])
             force, cell, now = inst.get_f(quantities)
-            return cell - math.floor(force / 0.5 + 0.5) * 0.5, now
+            return (force, cell, now) if raw else (cell - math.floor(force / 0.5 + 0.5) * 0.5, now)
 
         self.assertEqual(run_to(0.15), (0.0, 0.0))  # before the table's start
         self.assertEqual(run_to(0.3), (20.0, 20.0))
@@ -521,19 +523,34 @@ class ScenarioFmu(unittest.TestCase):
         self.assertEqual(run_to(0.36), (50.0, 50.0))
         rejected = inst.get_i([ref("rejected_inputs")])[0]
         self.assertEqual(inst.set_f([ref("fault1.value")], [float("nan")]), fmi3Error)
-        self.assertEqual(inst.get_i([ref("rejected_inputs")])[0], rejected + 1)
+        self.assertEqual(inst.set_f([ref("fault1.value")], [2e9]), fmi3Error)  # the kind's range: +-1e9 N
+        self.assertEqual(inst.get_i([ref("rejected_inputs")])[0], rejected + 2)
         self.assertEqual(inst.get_f([ref("fault1.value")]), [50.0])
         state = inst.get_state()
         t_saved = inst.time
         self.assertEqual(inst.set_b([ref("fault1.active")], [False]), fmi3OK)  # off over 0.36-0.41 s
         self.assertEqual(inst.get_b([ref("fault1.active")]), [False])
+        half = run_to(0.385, raw=True)  # half way out
         first = run_to(0.42)
         self.assertEqual(first, (0.0, 0.0))
         self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, state), fmi3OK)
         inst.time = t_saved
         self.assertEqual(inst.get_b([ref("fault1.active")]), [True])  # the state holds the parameters too
+        self.assertEqual(inst.set_b([ref("fault1.active")], [False]), fmi3OK)
+        self.assertEqual(bits(run_to(0.385, raw=True)), bits(half))  # the same change, the same bits
+        self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, state), fmi3OK)
+        inst.time = t_saved
         self.assertEqual(run_to(0.42), (50.0, 50.0))  # not switched off this time
         inst.free()
+        # Before initialization: the value from the start; an inactive table never acts.
+        for active, value, expected in [(True, 30.0, (30.0, 30.0)), (False, 20.0, (0.0, 0.0))]:
+            early = Instance(f.lib, f.token, "faults early", logging=False)
+            self.assertEqual(early.set_f([ref("fault1.value")], [value]), fmi3OK)
+            self.assertEqual(early.set_b([ref("fault1.active")], [active]), fmi3OK)
+            self.assertEqual(early.init(), fmi3OK)
+            self.assertEqual(early.set_f([ref("crankshaft.speed_command")], [5.0]), fmi3OK)
+            self.assertEqual(run_to(0.26, inst=early), expected)
+            early.free()
 
     def test_a_pulley_damper_is_tunable_and_applies_from_the_next_step(self):
         plain = self.run_compressor()

@@ -289,27 +289,34 @@ MT_TEST(tuning_a_table_ramps_its_gate_and_its_value_from_where_they_are) {
   MT_EXPECT(!s.tune(0, 0.5, true, -0.2).ok());  // outside the kind's range
   MT_EXPECT(!s.tune(1, 0.5, true, 0.3).ok());   // no such table
   MT_EXPECT(!s.fault[0].tuned && s.fault[0].value == 0.3);
-  MT_EXPECT(s.tune(0, 1.5, true, 0.4).ok());  // the value 0.3 -> 0.4 over 1.5-1.6 s
-  MT_EXPECT_NEAR(s.frictionCoefficient(0, 1.5, 0.5), 0.3, 0.0);
-  MT_EXPECT_NEAR(s.frictionCoefficient(0, 1.55, 0.5), 0.35, 1e-15);
-  MT_EXPECT_NEAR(s.frictionCoefficient(0, 1.6, 0.5), 0.4, 0.0);
-  MT_EXPECT(s.tune(0, 2.0, false, 0.4).ok());  // off over 2.0-2.1 s
-  MT_EXPECT_NEAR(s.frictionCoefficient(0, 2.05, 0.5), 0.45, 1e-15);
-  MT_EXPECT_NEAR(s.frictionCoefficient(0, 2.1, 0.5), 0.5, 0.0);
-  MT_EXPECT_NEAR(s.currentValue(0, 2.2, 0.5), 0.5, 0.0);
-  MT_EXPECT(s.tune(0, 2.03, true, 0.4).ok());  // back on half way out: from the gate's level then
-  const double gateThen = 1.0 - 0.5 * (1.0 - detmath::cos(detmath::kPi * 0.3));  // the falling gate at 2.03 s
-  MT_EXPECT_NEAR(s.fault[0].gate(2.03), gateThen, 1e-12);  // 2.03 - 2.0 is not 0.03 exactly
-  MT_EXPECT_NEAR(s.fault[0].gate(2.13), 1.0, 0.0);
-  MT_EXPECT_NEAR(s.currentValue(0, 2.13, 0.5), 0.4, 1e-15);
-  // Continuous through every tune: samples 1e-4 s apart differ by at most the steepest slope's step.
+  // A timeline sampled every 1e-4 s with the tunes where they fall: the value 0.3 -> 0.4 at 1.5 s,
+  // changed again half way (0.2 at 1.55 s, from the 0.35 it has then), off at 2.0 s, on again at
+  // 2.03 s while falling. No sample may jump by more than the steepest half cosine allows: a
+  // change of at most 0.3 over the 0.1 s ramp, pi / 2 * 0.3 / 0.1 per second.
+  const double h = 1e-4, bound = 1.5707963267948966 * 0.3 / 0.1 * h * (1.0 + 1e-9);
   double before = s.frictionCoefficient(0, 1.4, 0.5), steepest = 0.0;
   for (int i = 1; i <= 10000; ++i) {
-    const double now = s.frictionCoefficient(0, 1.4 + 1e-4 * i, 0.5);
+    const double t = 1.4 + h * i;
+    if (i == 1000) MT_EXPECT(s.tune(0, t, true, 0.4).ok());   // 1.5 s
+    if (i == 1500) {                                           // 1.55 s
+      MT_EXPECT_NEAR(s.fault[0].amount(t), 0.35, 1e-12);
+      MT_EXPECT(s.tune(0, t, true, 0.2).ok());
+      MT_EXPECT_NEAR(s.fault[0].amount(t), 0.35, 1e-12);       // from where it was, not from 0.4
+    }
+    if (i == 6000) MT_EXPECT(s.tune(0, t, false, 0.2).ok());  // 2.0 s
+    if (i == 6300) {                                           // 2.03 s: the gate falling
+      MT_EXPECT_NEAR(s.fault[0].gate(t), 1.0 - 0.5 * (1.0 - detmath::cos(detmath::kPi * 0.3)), 1e-9);
+      MT_EXPECT(s.tune(0, t, true, 0.2).ok());
+    }
+    const double now = s.frictionCoefficient(0, t, 0.5);
     steepest = std::fabs(now - before) > steepest ? std::fabs(now - before) : steepest;
     before = now;
+    if (i == 2500) MT_EXPECT_NEAR(now, 0.2, 0.0);                      // 1.65 s: the second value
+    if (i == 6299) MT_EXPECT(now > 0.2 && now < 0.5);                   // on its way out
+    if (i == 7300) MT_EXPECT_NEAR(now, 0.2, 0.0);                      // 2.13 s: back on
+    if (i == 7300) MT_EXPECT_NEAR(s.currentValue(0, t, 0.5), 0.2, 0.0);
   }
-  MT_EXPECT(steepest <= 0.2 * 3.14159265358979 * 1e-4 / (2.0 * 0.1) * (1.0 + 1e-9));
+  MT_EXPECT(steepest > 0.0 && steepest <= bound);
   // A stepped kind switches at once: a stuck encoder switched off reads free from the next step.
   InjectedFault stuck = wetPulley(1, 1.0, 0.0, 0.0);
   stuck.kind = InjectedFaultKind::kEncoderStuck;
