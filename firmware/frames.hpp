@@ -36,6 +36,19 @@
 //   above the plant's threshold):
 //  488 f64 residual norm of the step's last Newton residual, N   496 f64 post-Newton error e_PNS, N
 //  504 u32 CRC-32 of bytes 0..503
+// The test bench's frames (beltsim hil --bench, never the controller's):
+// Fault command frame (bench -> plant), 24 bytes:
+//    0 u8[2] magic "BD"   2 u8 version = 3   3 u8 type = 3
+//    4 u32 sequence (the bench's own counter)   8 u8 table k (the scenario's [[fault]] k, from 0)
+//    9 u8 action (0 clear, 1 start)   10 u16 reserved (0)   12 f64 value (the table's unit)
+//   20 u32 CRC-32 of bytes 0..19
+// Fault acknowledgement frame (plant -> bench), 44 bytes:
+//    0 u8[2] magic "BD"   2 u8 version = 3   3 u8 type = 4
+//    4 u32 sequence of the fault command   8 u8 table   9 u8 result (FaultCommandResult)
+//   10 u8 action   11 u8 injected faults acting after the previous step (as output byte 455)
+//   12 u32 step from which the change acts (0: refused)   16 f64 value
+//   24 u32 fault commands accepted   28 u32 refused   32 u32 foreign datagrams (neither the
+//      controller's nor the bench's)   36 u32 steps taken so far   40 u32 CRC-32 of bytes 0..39
 // The full specification (units, ranges, sequence rules, transports) is firmware/PROTOCOL.md.
 #pragma once
 #include <cstddef>
@@ -48,8 +61,11 @@ constexpr std::uint8_t kFrameMagic0 = 'B', kFrameMagic1 = 'D';
 constexpr std::uint8_t kFrameVersion = 3;
 constexpr int kFramePulleys = 8;
 constexpr std::uint8_t kFrameTypeCommand = 1, kFrameTypeOutput = 2;
+constexpr std::uint8_t kFrameTypeFaultCommand = 3, kFrameTypeFaultAck = 4;
 constexpr std::size_t kCommandFrameSize = 88;
 constexpr std::size_t kOutputFrameSize = 508;
+constexpr std::size_t kFaultCommandFrameSize = 24;
+constexpr std::size_t kFaultAckFrameSize = 44;
 
 enum class FaultCode : std::uint8_t {
   kNone = 0,
@@ -100,6 +116,40 @@ struct OutputFrame {
   std::uint32_t computeOverruns = 0;  // of `overruns`: the step's own compute ran past the tick
   double residualNorm = 0.0;  // N, the accepted step's last Newton residual (PlantOutput::residualNorm)
   double pnsError = 0.0;      // N, its post-Newton error e_PNS
+};
+
+// A test bench's live injected fault (docs/injected_faults.md, "Live faults").
+enum class FaultAction : std::uint8_t { kClear = 0, kStart = 1 };
+struct FaultCommandFrame {
+  std::uint32_t sequence = 0;
+  std::uint8_t table = 0;   // the scenario's [[fault]] k, from 0
+  std::uint8_t action = 0;  // FaultAction
+  double value = 0.0;       // what the table's value goes to (0 for stuck and reverse)
+};
+
+// Why a fault command was refused (0: it was not). Refused commands change nothing.
+enum class FaultCommandResult : std::uint8_t {
+  kAccepted = 0,
+  kCorrupt = 1,     // the decoder refused it (length, magic, version, type, CRC, reserved)
+  kStale = 2,       // its sequence is not above the last accepted one
+  kNoTable = 3,     // the scenario has no [[fault]] table k
+  kNotLive = 4,     // table k is not marked live = true
+  kBadAction = 5,   // neither clear nor start
+  kOutOfRange = 6,  // the value is not finite or outside the table's min..max
+};
+
+struct FaultAckFrame {
+  std::uint32_t sequence = 0;  // of the fault command answered (0 for one the decoder refused)
+  std::uint8_t table = 0;
+  FaultCommandResult result = FaultCommandResult::kAccepted;
+  std::uint8_t action = 0;
+  std::uint8_t injectedFaults = 0;  // bit k: table k acts, after the previous step
+  std::uint32_t effectiveStep = 0;  // the output frames' step from which it acts; 0: refused
+  double value = 0.0;
+  std::uint32_t accepted = 0;  // fault commands accepted so far
+  std::uint32_t refused = 0;   // refused so far
+  std::uint32_t foreign = 0;   // datagrams from neither the controller nor the bench, dropped unread
+  std::uint32_t steps = 0;     // model steps taken so far
 };
 
 enum class DecodeError : std::uint8_t { kNone, kTruncated, kOversized, kMagic, kVersion, kType, kCrc, kReserved };
@@ -279,6 +329,61 @@ inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, Ou
   f.computeOverruns = le::getU32(data + 484);
   f.residualNorm = le::getF64(data + 488);
   f.pnsError = le::getF64(data + 496);
+  return DecodeError::kNone;
+}
+
+// ---- the test bench's fault frames -----------------------------------------------------------
+inline void encodeFaultCommand(const FaultCommandFrame& f, std::uint8_t (&out)[kFaultCommandFrameSize]) {
+  putHeader(out, kFrameTypeFaultCommand);
+  le::putU32(out + 4, f.sequence);
+  out[8] = f.table;
+  out[9] = f.action;
+  le::putU16(out + 10, 0);
+  le::putF64(out + 12, f.value);
+  le::putU32(out + 20, crc32(out, 20));
+}
+
+inline DecodeError decodeFaultCommand(const std::uint8_t* data, std::size_t length, FaultCommandFrame& f) {
+  const DecodeError e = checkFrame(data, length, kFaultCommandFrameSize, kFrameTypeFaultCommand);
+  if (e != DecodeError::kNone) return e;
+  if (le::getU16(data + 10) != 0) return DecodeError::kReserved;
+  f.sequence = le::getU32(data + 4);
+  f.table = data[8];
+  f.action = data[9];
+  f.value = le::getF64(data + 12);
+  return DecodeError::kNone;
+}
+
+inline void encodeFaultAck(const FaultAckFrame& f, std::uint8_t (&out)[kFaultAckFrameSize]) {
+  putHeader(out, kFrameTypeFaultAck);
+  le::putU32(out + 4, f.sequence);
+  out[8] = f.table;
+  out[9] = static_cast<std::uint8_t>(f.result);
+  out[10] = f.action;
+  out[11] = f.injectedFaults;
+  le::putU32(out + 12, f.effectiveStep);
+  le::putF64(out + 16, f.value);
+  le::putU32(out + 24, f.accepted);
+  le::putU32(out + 28, f.refused);
+  le::putU32(out + 32, f.foreign);
+  le::putU32(out + 36, f.steps);
+  le::putU32(out + 40, crc32(out, 40));
+}
+
+inline DecodeError decodeFaultAck(const std::uint8_t* data, std::size_t length, FaultAckFrame& f) {
+  const DecodeError e = checkFrame(data, length, kFaultAckFrameSize, kFrameTypeFaultAck);
+  if (e != DecodeError::kNone) return e;
+  f.sequence = le::getU32(data + 4);
+  f.table = data[8];
+  f.result = static_cast<FaultCommandResult>(data[9]);
+  f.action = data[10];
+  f.injectedFaults = data[11];
+  f.effectiveStep = le::getU32(data + 12);
+  f.value = le::getF64(data + 16);
+  f.accepted = le::getU32(data + 24);
+  f.refused = le::getU32(data + 28);
+  f.foreign = le::getU32(data + 32);
+  f.steps = le::getU32(data + 36);
   return DecodeError::kNone;
 }
 

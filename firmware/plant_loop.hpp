@@ -139,6 +139,53 @@ class PlantLoop {
     validThisTick_ = true;
   }
 
+  // A test bench's fault command (a datagram from the --bench address, docs/injected_faults.md,
+  // "Live faults"): decoded, checked, and applied to both copies of the schedule (the plant's and
+  // the sensors') from the next step on, or refused and counted. A refused command changes
+  // nothing; a command never takes a step. The answer's foreign count is the caller's.
+  FaultAckFrame receiveFaultCommand(const std::uint8_t* data, std::size_t length) {
+    FaultAckFrame ack;
+    FaultCommandFrame f;
+    FaultCommandResult r = FaultCommandResult::kAccepted;
+    if (decodeFaultCommand(data, length, f) != DecodeError::kNone) {
+      r = FaultCommandResult::kCorrupt;
+    } else {
+      ack.sequence = f.sequence;
+      ack.table = f.table;
+      ack.action = f.action;
+      ack.value = f.value;
+      const InjectedFaultSchedule& schedule = plant_.config().faults;
+      if (haveFaultCommand_ && static_cast<std::int32_t>(f.sequence - faultSequence_) <= 0) r = FaultCommandResult::kStale;
+      else if (f.table >= schedule.count) r = FaultCommandResult::kNoTable;
+      else if (!schedule.fault[f.table].live) r = FaultCommandResult::kNotLive;
+      else if (f.action > static_cast<std::uint8_t>(FaultAction::kStart)) r = FaultCommandResult::kBadAction;
+      else if (!schedule.admitsLive(f.table, f.value)) r = FaultCommandResult::kOutOfRange;
+    }
+    if (r == FaultCommandResult::kAccepted) {
+      const bool start = f.action == static_cast<std::uint8_t>(FaultAction::kStart);
+      // Both copies accept what admitsLive accepted (a live range holds only values the kind takes).
+      const ParameterError e = plant_.tuneInjectedFault(f.table, start, f.value);
+      if (e.ok()) (void)sensors_.tune(f.table, plant_.time(), start, f.value);
+      else r = FaultCommandResult::kOutOfRange;
+    }
+    if (r == FaultCommandResult::kAccepted) {
+      faultSequence_ = f.sequence;
+      haveFaultCommand_ = true;
+      ++faultAccepted_;
+      ack.effectiveStep = step_ + 1;
+    } else {
+      ++faultRefused_;
+    }
+    ack.result = r;
+    ack.injectedFaults = output_.injectedFaults;
+    ack.accepted = faultAccepted_;
+    ack.refused = faultRefused_;
+    ack.steps = step_;
+    return ack;
+  }
+  std::uint32_t faultCommandsAccepted() const { return faultAccepted_; }
+  std::uint32_t faultCommandsRefused() const { return faultRefused_; }
+
   // One tick with the command received since the previous tick (or the held one).
   // `ticksElapsed`: tick periods since the previous tick (> 1: overrun, for `cause`).
   // Lockstep: the controller sent no frame within the wait limit (firmware/main.cpp). The same
@@ -273,6 +320,11 @@ class PlantLoop {
   std::uint32_t late_ = 0;
   std::uint32_t heldTicks_ = 0;
   std::uint32_t consecutiveNonConverged_ = 0;
+  // The test bench's fault commands (receiveFaultCommand).
+  bool haveFaultCommand_ = false;
+  std::uint32_t faultSequence_ = 0;
+  std::uint32_t faultAccepted_ = 0;
+  std::uint32_t faultRefused_ = 0;
 };
 
 }  // namespace beltsim::fw

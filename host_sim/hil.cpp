@@ -146,7 +146,27 @@ class Session : public fw::TickObserver {
     series_ << ",converged,newton,pns,residual_norm,pns_error,fault,safe_state,rejected,late,overruns\n";
     if (header != nullptr && !recording_.open(dir + "/recording.bin", *header, error)) return false;
     record_ = header != nullptr;
-    return trace_.good() && series_.good();
+    live_ = header != nullptr;
+    // The test bench's fault commands and the plant's answers (docs/injected_faults.md).
+    faultLog_.open(dir + "/fault_commands.csv");
+    faultLog_ << "tick,sequence,table,action,value,result,effective_step,accepted,refused\n";
+    return trace_.good() && series_.good() && faultLog_.good();
+  }
+
+  // A datagram of the test bench, applied before tick `tick`'s step (PlantLoop::receiveFaultCommand):
+  // recorded, logged, and (in a live run) answered. Never a step of its own.
+  void faultCommand(std::uint32_t tick, const std::uint8_t* data, std::size_t length) {
+    if (record_) recording_.faultCommand(tick, data, length);
+    fw::FaultAckFrame ack = loop_->receiveFaultCommand(data, length);
+    char line[160];
+    std::snprintf(line, sizeof line, "%u,%u,%u,%u,%.17g,%u,%u,%u,%u\n", tick, ack.sequence, ack.table, ack.action,
+                  ack.value, static_cast<unsigned>(ack.result), ack.effectiveStep, ack.accepted, ack.refused);
+    faultLog_ << line;
+    if (!live_) return;
+    ack.foreign = hal::plantForeignDatagrams();
+    std::uint8_t bytes[fw::kFaultAckFrameSize];
+    fw::encodeFaultAck(ack, bytes);
+    hal::benchWrite(bytes, sizeof bytes);
   }
 
   // ---- the tick loop's observer (firmware/tick_loop.hpp) ----
@@ -170,6 +190,16 @@ class Session : public fw::TickObserver {
     p.frame = o;
     std::memcpy(p.bytes, bytes, sizeof bytes);
     last_ = o;
+  }
+  // The bench's datagrams queued since the previous tick (hal/linux_plant.hpp): after the tick's
+  // command frames, before its step, so that a fault command acts from this step on.
+  void beforeStep(std::uint32_t tick) {
+    std::uint8_t datagram[hal::kBenchSlotBytes];
+    for (int i = 0; i < hal::kBenchQueueSlots; ++i) {
+      const std::size_t n = hal::benchRead(datagram, sizeof datagram);
+      if (n == 0) break;
+      faultCommand(tick, datagram, n);
+    }
   }
   void afterStep(std::uint32_t tick, const fw::WorkTime& work) {
     steps_ = tick;
@@ -210,20 +240,23 @@ class Session : public fw::TickObserver {
     writePending();
     trace_.close();
     series_.close();
-    return (!record_ || recording_.close()) && trace_.good() && series_.good();
+    faultLog_.close();
+    return (!record_ || recording_.close()) && trace_.good() && series_.good() && faultLog_.good();
   }
   const OutputFrame& last() const { return last_; }
   const fw::TraceHash& hash() const { return hash_; }
   double stepSize() const { return loop_->plant().config().stepSize; }
   fw::PlantLoop<NE, NP>& loop() { return *loop_; }
+  const fw::PlantLoop<NE, NP>& loopConst() const { return *loop_; }
   std::uint32_t steps() const { return steps_; }
   const fw::TimingHistogram& stepCpuTime() const { return stepCpuTime_; }
 
  private:
   std::unique_ptr<fw::PlantLoop<NE, NP>> loop_;
-  std::ofstream trace_, series_;
+  std::ofstream trace_, series_, faultLog_;
   RecordingWriter recording_;
   bool record_ = false;
+  bool live_ = false;  // a run with its transport (not a replay): fault commands are answered
   bool versionReported_ = false;
   int pulleys_ = 2;
   std::uint32_t steps_ = 0;
@@ -245,7 +278,8 @@ struct RunReport {
   std::uint32_t steps = 0;
   bool controllerSilent = false;
   int stopSignal = 0;  // SIGINT/SIGTERM that ended the run early (0: none)
-  std::uint32_t foreignFrames = 0;  // datagrams from another address than the controller's
+  std::uint32_t foreignFrames = 0;  // datagrams from another address than the controller's (and the bench's)
+  std::uint32_t benchDropped = 0;   // bench datagrams dropped on a full queue
   fw::LoopTiming timing;
   fw::TimingHistogram stepCpuTime;  // the step thread's CPU time (ns), the compute alone
 };
@@ -260,6 +294,8 @@ void writeSummary(const std::string& dir, const Session<NE, NP>& s, const RunRep
     << ",\n  \"steps\": " << r.steps << ",\n  \"simulated_time\": " << o.time
     << ",\n  \"controller_went_silent\": " << (r.controllerSilent ? "true" : "false")
     << ",\n  \"stopped_by_signal\": " << r.stopSignal << ",\n  \"foreign_frames\": " << r.foreignFrames
+    << ",\n  \"fault_commands\": {\"accepted\": " << s.loopConst().faultCommandsAccepted()
+    << ", \"refused\": " << s.loopConst().faultCommandsRefused() << ", \"dropped\": " << r.benchDropped << "}"
     << ",\n  \"safe_state\": " << static_cast<int>(o.safeState) << ",\n  \"fault\": " << static_cast<int>(o.fault)
     << ",\n  \"rejected_frames\": " << o.rejectedFrames << ",\n  \"rejected_by_cause\": {\"corrupt\": "
     << o.corruptFrames << ", \"invalid\": " << o.invalidFrames << ", \"stale\": " << o.staleFrames
@@ -342,6 +378,18 @@ bool openPlantSocket(const HilOptions& opt, UdpSocket& socket) {
     }
     hal::lockPlantPeer(reinterpret_cast<const sockaddr*>(&controller), sizeof controller);
   }
+  if (!opt.benchAddress.empty()) {
+    sockaddr_in bench{};
+    if (!parseAddress(opt.benchAddress, bench, error)) {
+      std::fprintf(stderr, "error: --bench: %s\n", error.c_str());
+      return false;
+    }
+    if (opt.benchAddress == opt.controllerAddress) {
+      std::fprintf(stderr, "error: --bench: the bench and the controller must be different peers\n");
+      return false;
+    }
+    hal::setPlantBench(reinterpret_cast<const sockaddr*>(&bench), sizeof bench);
+  }
   return true;
 }
 
@@ -413,6 +461,10 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
   report.timing = tickLoop.timing();
   report.stepCpuTime = session.stepCpuTime();
   report.foreignFrames = hal::plantForeignDatagrams();
+  report.benchDropped = hal::benchDroppedDatagrams();
+  if (report.benchDropped > 0)
+    std::fprintf(stderr, "hil: %u datagrams of the bench were dropped on a full queue (%d a tick)\n",
+                 report.benchDropped, hal::kBenchQueueSlots);
   if (report.foreignFrames > 0)
     std::fprintf(stderr, "hil: %u datagrams from other addresses than the controller's were dropped unanswered\n",
                  report.foreignFrames);
@@ -446,6 +498,7 @@ int replayWith(const PlantConfig& config, const fw::LoopOptions& loopOptions, co
   tickLoop.setUp(session.loop(), session, fw::TickLoopSettings{});
   for (const RecordedEvent& e : events) {
     if (e.kind == RecordedEvent::Kind::kFrame) tickLoop.applyFrame(e.tick, e.data.data(), e.data.size());
+    else if (e.kind == RecordedEvent::Kind::kFaultCommand) session.faultCommand(e.tick, e.data.data(), e.data.size());
     else tickLoop.stepWith(e.tick, e.elapsed, e.computeOverrun ? fw::OverrunCause::kCompute : fw::OverrunCause::kWakeUp);
   }
   session.finish();

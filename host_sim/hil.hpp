@@ -19,6 +19,9 @@ struct HilOptions {
   // The controller's address (HOST:PORT): the only peer obeyed and answered; empty: the first
   // sender of a command frame. Datagrams from other addresses are counted as foreign.
   std::string controllerAddress;
+  // The test bench's address (HOST:PORT): the only peer whose fault commands (live injected
+  // faults, docs/injected_faults.md) the plant takes; empty: none. Answered with acknowledgements.
+  std::string benchAddress;
   bool lockstep = false;       // one step per received frame (virtual time) instead of the clock
   double duration = 10.0;      // s of simulated time; the run ends there (real time: also wall time)
   unsigned hold = 50;          // real time: ticks a command is held without a valid frame, then safe state

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "hil.hpp"
+#include "inject.hpp"
 #include "scenario.hpp"
 #include "simulation.hpp"
 
@@ -30,6 +31,9 @@ int main(int argc, char** argv) {
   hilCommand->add_option("--controller", hil.controllerAddress,
                          "the controller's address HOST:PORT, the only peer obeyed and answered (default: the first "
                          "sender of a command frame)");
+  hilCommand->add_option("--bench", hil.benchAddress,
+                         "the test bench's address HOST:PORT, the only peer whose fault commands (live injected faults) "
+                         "the plant takes (default: none)");
   hilCommand->add_flag("--lockstep", hil.lockstep, "one step per received frame (virtual time, reproducible)");
   hilCommand->add_option("--duration", hil.duration, "simulated seconds to run")->capture_default_str()->check(CLI::PositiveNumber);
   hilCommand->add_option("--hold", hil.hold, "real time: ticks a command is held without a valid frame before the safe state")
@@ -51,6 +55,20 @@ int main(int argc, char** argv) {
   CLI::App* replay = app.add_subcommand("replay", "replay a hil recording without the controller (bit-identical trace)");
   replay->add_option("recording", recordingPath, "recording.bin of a hil run")->required();
   replay->add_option("--out", replayOutput, "output folder (must not exist or be empty)")->required();
+  beltsim::host::InjectOptions inject;
+  bool clear = false;
+  CLI::App* injectCommand =
+      app.add_subcommand("inject", "the test bench: start or clear a live injected fault of a running hil plant");
+  injectCommand->add_option("--plant", inject.plantAddress, "the plant's address (hil --udp)")->capture_default_str();
+  injectCommand->add_option("--from", inject.benchAddress, "this bench's address HOST:PORT (the plant's --bench)")
+      ->required();
+  injectCommand->add_option("--table", inject.table, "the scenario's [[fault]] table, from 0")->required()
+      ->check(CLI::Range(0, 7));
+  injectCommand->add_option("--value", inject.value, "the table's value, within its min..max (0 for stuck, reverse)");
+  injectCommand->add_flag("--clear", clear, "clear the table instead of starting it");
+  injectCommand->add_option("--sequence", inject.sequence, "the command's sequence number (default: wall-clock ms)");
+  injectCommand->add_option("--timeout-ms", inject.timeoutMs, "how long to wait for the acknowledgement")
+      ->capture_default_str();
   // check reads into run's variables: the same reading, then nothing is run.
   CLI::App* check = app.add_subcommand("check", "read and check a scenario as run does, without running it");
   check->add_option("scenario", scenarioPath, "scenario file (TOML)")->required();
@@ -59,6 +77,10 @@ int main(int argc, char** argv) {
 
   if (hilCommand->parsed()) return beltsim::host::runHil(hil);
   if (replay->parsed()) return beltsim::host::runReplay(recordingPath, replayOutput);
+  if (injectCommand->parsed()) {
+    inject.start = !clear;
+    return beltsim::host::runInject(inject);
+  }
 
   beltsim::host::Scenario scenario;
   const beltsim::host::ParseResult parsed = beltsim::host::loadScenario(scenarioPath, overrides, scenario);

@@ -171,6 +171,8 @@ bool writeSummary(const std::string& directory, const RunInfo& info, const RunAn
         << ", \"ramp\": " << number(x.ramp) << ", \"value\": " << number(x.value);
       if (x.kind == InjectedFaultKind::kBearingDrag) f << ", \"viscous\": " << number(x.viscous);
       if (isSeededFault(x.kind)) f << ", \"seed\": " << x.seed;
+      // A live table waits for a test bench, which beltsim run has not: it never acts here.
+      if (x.live) f << ", \"live\": true, \"min\": " << number(x.liveMin) << ", \"max\": " << number(x.liveMax);
       f << ", \"line\": " << sc.faultLine[k] << "}";
     }
     f << "],\n";

@@ -72,9 +72,17 @@ bool RecordingWriter::open(const std::string& path, const RecordingHeader& h, st
 }
 
 void RecordingWriter::frame(std::uint32_t tick, const std::uint8_t* data, std::size_t length) {
+  record(1, tick, data, length);
+}
+
+void RecordingWriter::faultCommand(std::uint32_t tick, const std::uint8_t* data, std::size_t length) {
+  record(4, tick, data, length);
+}
+
+void RecordingWriter::record(std::uint8_t kind, std::uint32_t tick, const std::uint8_t* data, std::size_t length) {
   if (f_ == nullptr) return;
   const std::uint16_t n = static_cast<std::uint16_t>(length > 65535 ? 65535 : length);
-  std::fputc(1, f_);
+  std::fputc(kind, f_);
   putU32(f_, tick);
   const std::uint8_t b[2] = {static_cast<std::uint8_t>(n), static_cast<std::uint8_t>(n >> 8)};
   std::fwrite(b, 1, 2, f_);
@@ -130,9 +138,9 @@ bool readRecording(const std::string& path, RecordingHeader& header, std::vector
     std::uint8_t kind;
     RecordedEvent e;
     bool ok = r.u8(kind) && r.u32(e.tick);
-    if (ok && kind == 1) {
+    if (ok && (kind == 1 || kind == 4)) {
       std::uint16_t n;
-      e.kind = RecordedEvent::Kind::kFrame;
+      e.kind = kind == 1 ? RecordedEvent::Kind::kFrame : RecordedEvent::Kind::kFaultCommand;
       ok = r.u16(n) && r.raw(n, e.data);
     } else if (ok && (kind == 2 || kind == 3)) {
       e.kind = RecordedEvent::Kind::kTick;

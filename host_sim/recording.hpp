@@ -7,6 +7,8 @@
 //   u8 1 (frame), u32 tick, u16 length, bytes   -- a datagram/frame received before tick `tick`
 //   u8 2 (tick),  u32 tick, u32 elapsed          -- tick `tick` ran with `elapsed` periods
 //   u8 3 (tick),  u32 tick, u32 elapsed          -- the same, its overrun caused by the step's compute
+//   u8 4 (fault), u32 tick, u16 length, bytes   -- a test bench's datagram (--bench) applied before tick
+//                                                  `tick` (a fault command, firmware/PROTOCOL.md)
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -27,19 +29,21 @@ class RecordingWriter {
   bool open(const std::string& path, const RecordingHeader& header, std::string& error);
   void frame(std::uint32_t tick, const std::uint8_t* data, std::size_t length);
   void tick(std::uint32_t tick, std::uint32_t elapsed, bool computeOverrun);
+  void faultCommand(std::uint32_t tick, const std::uint8_t* data, std::size_t length);
   bool close();
 
  private:
+  void record(std::uint8_t kind, std::uint32_t tick, const std::uint8_t* data, std::size_t length);
   std::FILE* f_ = nullptr;
   bool ok_ = true;
 };
 
 struct RecordedEvent {
-  enum class Kind : std::uint8_t { kFrame = 1, kTick = 2 } kind = Kind::kTick;
+  enum class Kind : std::uint8_t { kFrame = 1, kTick = 2, kFaultCommand = 4 } kind = Kind::kTick;
   std::uint32_t tick = 0;
   std::uint32_t elapsed = 0;       // kTick
   bool computeOverrun = false;     // kTick: its overrun was the step's own
-  std::vector<std::uint8_t> data;  // kFrame
+  std::vector<std::uint8_t> data;  // kFrame, kFaultCommand
 };
 
 // Reads a whole recording; on a malformed file names the byte offset.

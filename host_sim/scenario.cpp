@@ -863,6 +863,8 @@ std::string faultKeysOf(const FaultKindKeys& k) {
   if (*k.amount) keys += std::string(", ") + k.amount;
   if (k.kind == InjectedFaultKind::kBearingDrag) keys += ", viscous";
   if (k.seed()) keys += ", seed";
+  keys += ", live";
+  if (*k.amount) keys += ", min, max";
   return keys;
 }
 
@@ -908,12 +910,13 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
       if (kind == k.name()) keys = &k;
     f.kind = keys->kind;
     // Keys this kind does not take, before anything else is read.
-    for (const char* name : {"pulley", "span", "ramp", "value", "std", "rate", "seed", "viscous"}) {
+    for (const char* name : {"pulley", "span", "ramp", "value", "std", "rate", "seed", "viscous", "min", "max"}) {
       const toml::node* given = t.get(name);
       const std::string key(name);
       const bool takes = key == keys->target || key == keys->amount || (key == "ramp" && keys->ramp()) ||
                          (key == "seed" && keys->seed()) ||
-                         (key == "viscous" && f.kind == InjectedFaultKind::kBearingDrag);
+                         (key == "viscous" && f.kind == InjectedFaultKind::kBearingDrag) ||
+                         ((key == "min" || key == "max") && *keys->amount);
       if (given != nullptr && !takes)
         fail(file, *given, r.key(key), kind + " does not take it (its keys: " + faultKeysOf(*keys) + ")");
     }
@@ -941,7 +944,9 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
       }
     }
     f.pulley = target - 1;
-    if (t.get("start") == nullptr) missing("start", "the time the fault begins, s");
+    // A live table waits for the bench; `start` (default 0 there) is the earliest it may act.
+    r.boolean("live", f.live);
+    if (!f.live && t.get("start") == nullptr) missing("start", "the time the fault begins, s");
     r.number("start", f.start);
     f.ramp = keys->ramp() ? keyOf("fault", "ramp", KeyType::kNumber).defaultValue : 0.0;
     if (keys->ramp()) r.number("ramp", f.ramp);
@@ -965,6 +970,21 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
       r.number(amount, f.value);
       const std::string problem = faultValueProblem(f.kind, f.value);
       if (!problem.empty()) fail(file, *t.get(amount), r.key(amount), problem);
+      // A live table's range for the bench's values: the file's value unless min and max say more.
+      f.liveMin = f.liveMax = f.value;
+      for (const char* bound : {"min", "max"}) {
+        const toml::node* given = t.get(bound);
+        if (given == nullptr) continue;
+        double& b = std::string(bound) == "min" ? f.liveMin : f.liveMax;
+        r.number(bound, b);  // its type and range first, as for every key
+        if (!f.live) fail(file, *given, r.key(bound), "only a live table (live = true) takes it: the bench's range");
+        const std::string boundProblem = faultValueProblem(f.kind, b);
+        if (!boundProblem.empty()) fail(file, *given, r.key(bound), boundProblem);
+      }
+      std::ostringstream range;
+      range << " (" << amount << " = " << f.value << ")";
+      if (f.liveMin > f.value) fail(file, *t.get("min"), r.key("min"), "must be at most the table's " + amount + range.str());
+      if (f.liveMax < f.value) fail(file, *t.get("max"), r.key("max"), "must be at least the table's " + amount + range.str());
     }
     if (f.kind == InjectedFaultKind::kBearingDrag) r.number("viscous", f.viscous);
     if (keys->seed()) {

@@ -99,7 +99,9 @@ def fault_variables(k, fault, pulleys):
         target = "the belt" if kind == "belt_stiffness" else "every pulley"
     what = f"Injected fault {k} ({kind}, {target})"
     base = 800 + 10 * k
-    rows = [entry(base + 1, f"fault{k}.active", "Boolean", "Parameter", "Tunable", "", 1.0, 0.0, 0.0,
+    # A live table waits to be started (docs/injected_faults.md, "Live faults"): here by the importer.
+    active = 0.0 if fault.get("live") else 1.0
+    rows = [entry(base + 1, f"fault{k}.active", "Boolean", "Parameter", "Tunable", "", active, 0.0, 0.0,
                   f"{what}: acts as scheduled (true) or not; a change ramps from the next model step")]
     if meaning is not None:
         rows.append(entry(base + 2, f"fault{k}.value", "Float64", "Parameter", "Tunable", unit, fault["value"], low,

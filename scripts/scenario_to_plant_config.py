@@ -188,6 +188,7 @@ def fault_keys_of(kind):
     _, target, _, amount, _, ramp, seed = FAULT_KINDS[kind]
     keys = ["kind"] + ([target] if target else []) + ["start", "end"] + (["ramp"] if ramp else [])
     keys += ([amount] if amount else []) + (["viscous"] if kind == "bearing_drag" else []) + (["seed"] if seed else [])
+    keys += ["live"] + (["min", "max"] if amount else [])
     return ", ".join(keys)
 
 
@@ -232,9 +233,9 @@ def read_faults(path, text, doc, top, pulley_tables, set_):
             r.error("kind", "missing (one of: " + ", ".join(sorted(KEYS[("fault", "kind")]["choices"])) + ")", "")
         kind = r.get("kind")
         cpp_kind, target_key, target_required, amount, meaning, takes_ramp, takes_seed = FAULT_KINDS[kind]
-        for key in ("pulley", "span", "ramp", "value", "std", "rate", "seed", "viscous"):
+        for key in ("pulley", "span", "ramp", "value", "std", "rate", "seed", "viscous", "min", "max"):
             takes = (key in (target_key, amount) or (key == "ramp" and takes_ramp) or (key == "seed" and takes_seed)
-                     or (key == "viscous" and kind == "bearing_drag"))
+                     or (key == "viscous" and kind == "bearing_drag") or (key in ("min", "max") and bool(amount)))
             if key in table and not takes:
                 r.error(key, f"{kind} does not take it (its keys: {fault_keys_of(kind)})")
         target = 0
@@ -258,9 +259,11 @@ def read_faults(path, text, doc, top, pulley_tables, set_):
                 if kind == "bearing_drag" and target == 1:  # the generator's own rule (beltsim run takes it)
                     r.error(target_key, "pulley 1 is the motor, speed- or torque-driven as the firmware build or the "
                                         "FMU chooses; bearing_drag acts on the other pulleys there")
-        if "start" not in table:
+        # A live table waits for the bench; `start` (default 0 there) is the earliest it may act.
+        live = bool(r.get("live"))
+        if not live and "start" not in table:
             r.error("start", "missing (the time the fault begins, s)", "")
-        start = r.get("start")
+        start = r.get("start") or 0.0
         ramp = 0.0
         if takes_ramp:
             ramp = r.get("ramp")
@@ -279,13 +282,28 @@ def read_faults(path, text, doc, top, pulley_tables, set_):
             problem = fault_value_problem(kind, value)
             if problem:
                 r.error(amount, problem)
+        # A live table's range for the bench's values: the file's value unless min and max say more.
+        bounds = {"min": value, "max": value}
+        for bound in ("min", "max"):
+            if bound not in table:
+                continue
+            bounds[bound] = r.get(bound)  # its type and range first, as for every key
+            if not live:
+                r.error(bound, "only a live table (live = true) takes it: the bench's range")
+            problem = fault_value_problem(kind, bounds[bound])
+            if problem:
+                r.error(bound, problem)
+        if bounds["min"] > value:
+            r.error("min", f"must be at most the table's {amount} ({amount} = {value:g})")
+        if bounds["max"] < value:
+            r.error("max", f"must be at least the table's {amount} ({amount} = {value:g})")
         viscous = r.get("viscous") if kind == "bearing_drag" else None
         seed = None
         if takes_seed:
             seed = r.get("seed")
         r.finish()
         this = {"kind": kind, "pulley": target, "start": start, "end": end, "ramp": ramp, "value": value,
-                "target_key": target_key}
+                "target_key": target_key, "live": live}
         for j, other in enumerate(read):
             if overlap(other, this):
                 where = ("the belt" if not target_key else "every pulley" if other["pulley"] == 0
@@ -308,6 +326,10 @@ def read_faults(path, text, doc, top, pulley_tables, set_):
             set_(f"{pre}.viscous", number(viscous))
         if seed is not None:
             set_(f"{pre}.seed", f"{seed}u")
+        if live:
+            set_(f"{pre}.live", "true")
+            set_(f"{pre}.liveMin", number(bounds["min"]))
+            set_(f"{pre}.liveMax", number(bounds["max"]))
     if read:
         set_("faults.count", str(len(read)))
     return read

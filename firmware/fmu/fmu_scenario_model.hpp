@@ -50,7 +50,7 @@ struct ScenarioModel {
       v.damping[p] = c.pulley[p].rotationalDamping;
     }
     for (int k = 0; k < c.faults.count; ++k) {
-      v.faultActive[k] = true;
+      v.faultActive[k] = !c.faults.fault[k].live;  // a live table waits to be started (here: by the importer)
       v.faultValue[k] = c.faults.fault[k].value;
     }
   }
@@ -62,15 +62,14 @@ struct ScenarioModel {
       c.pulley[p].rotationalDamping = v.damping[p];
     }
     // Fault parameters set before initialization: the value from the start, an inactive table off
-    // from the start (its gate at 0 from t = 0: nothing to ramp from).
+    // from the start (its gate at 0 from t = 0: nothing to ramp from). In the FMU the importer
+    // starts and clears every table, so none waits for a bench (a live one set active acts as
+    // scheduled).
     for (int k = 0; k < c.faults.count; ++k) {
       InjectedFault& f = c.faults.fault[k];
       f.value = v.faultValue[k];
-      if (!v.faultActive[k]) {
-        f.tuned = true;
-        f.gateFrom = f.gateTo = 0.0;
-        f.valueFrom = f.value;
-      }
+      f.live = false;
+      if (!v.faultActive[k]) f.startCleared();
     }
     return c;
   }

@@ -42,7 +42,16 @@ PlantFraming g_framing = PlantFraming::kByteStream;
 sockaddr_storage g_peer{};  // datagram framing: the controller (or the last sender before the lock)
 socklen_t g_peerLength = 0;
 bool g_peerLocked = false;
-std::uint32_t g_foreign = 0;  // datagrams from another address than the locked peer
+std::uint32_t g_foreign = 0;  // datagrams from another address than the locked peer (and the bench)
+sockaddr_storage g_bench{};  // the test bench (setPlantBench), if set
+socklen_t g_benchLength = 0;
+struct BenchSlot {
+  std::uint8_t bytes[kBenchSlotBytes];
+  std::size_t length;
+};
+BenchSlot g_benchQueue[kBenchQueueSlots];
+int g_benchHead = 0, g_benchCount = 0;
+std::uint32_t g_benchDropped = 0;
 // A read drops at most this many before it returns (the socket's receive buffer holds fewer
 // frames): a flood from another address cannot hide the controller's frame behind it.
 constexpr int kMaxForeignPerRead = 4096;
@@ -97,6 +106,30 @@ void lockPlantPeer(const sockaddr* address, socklen_t length) {
 
 std::uint32_t plantForeignDatagrams() { return g_foreign; }
 
+void setPlantBench(const sockaddr* address, socklen_t length) {
+  if (address == nullptr || length == 0 || length > static_cast<socklen_t>(sizeof g_bench)) return;
+  g_bench = sockaddr_storage{};
+  std::memcpy(&g_bench, address, length);
+  g_benchLength = length;
+}
+
+std::size_t benchRead(std::uint8_t* buffer, std::size_t capacity) {
+  if (g_benchCount == 0) return 0;
+  const BenchSlot& slot = g_benchQueue[g_benchHead];
+  const std::size_t n = slot.length < capacity ? slot.length : capacity;
+  std::memcpy(buffer, slot.bytes, n);
+  g_benchHead = (g_benchHead + 1) % kBenchQueueSlots;
+  --g_benchCount;
+  return n;
+}
+
+void benchWrite(const std::uint8_t* data, std::size_t length) {
+  if (g_plantOut >= 0 && g_benchLength > 0)
+    ::sendto(g_plantOut, data, length, 0, reinterpret_cast<const sockaddr*>(&g_bench), g_benchLength);
+}
+
+std::uint32_t benchDroppedDatagrams() { return g_benchDropped; }
+
 void attachPlantDescriptors(int inFd, int outFd) {
   g_plantIn = inFd;
   g_plantOut = outFd;
@@ -104,6 +137,9 @@ void attachPlantDescriptors(int inFd, int outFd) {
   g_peerLength = 0;
   g_peerLocked = false;
   g_foreign = 0;
+  g_benchLength = 0;
+  g_benchHead = g_benchCount = 0;
+  g_benchDropped = 0;
   if (g_plantIn >= 0) ::fcntl(g_plantIn, F_SETFL, ::fcntl(g_plantIn, F_GETFL) | O_NONBLOCK);
 }
 
@@ -198,6 +234,18 @@ std::size_t plantRead(std::uint8_t* buffer, std::size_t capacity) {
     const ssize_t n = ::recvfrom(g_plantIn, buffer, capacity, MSG_TRUNC, reinterpret_cast<sockaddr*>(&from), &fromLength);
     if (n <= 0) return 0;
     const std::size_t length = static_cast<std::size_t>(n) < capacity ? static_cast<std::size_t>(n) : capacity;
+    if (g_benchLength > 0 && samePeer(from, fromLength, g_bench, g_benchLength)) {
+      // The bench's: queued for benchRead, never the controller's frame.
+      if (g_benchCount == kBenchQueueSlots) {
+        ++g_benchDropped;
+        continue;
+      }
+      BenchSlot& slot = g_benchQueue[(g_benchHead + g_benchCount) % kBenchQueueSlots];
+      slot.length = length < kBenchSlotBytes ? length : kBenchSlotBytes;
+      std::memcpy(slot.bytes, buffer, slot.length);
+      ++g_benchCount;
+      continue;
+    }
     if (g_peerLocked && !samePeer(from, fromLength, g_peer, g_peerLength)) {
       ++g_foreign;  // another party: neither obeyed nor answered
       continue;

@@ -377,6 +377,179 @@ TEST(PlantLoop, SensorFaultsChangeTheReadingsAndNotTheTruth) {
   }
 }
 
+// The test bench's fault frames (firmware/PROTOCOL.md, "Test bench frames") survive encoding
+// exactly; a flipped byte fails the CRC.
+TEST(FrameCodec, FaultCommandAndAcknowledgementRoundTripAreExact) {
+  FaultCommandFrame c;
+  c.sequence = 0xA1B2C3D4u;
+  c.table = 5;
+  c.action = 1;
+  c.value = -37.25;
+  std::uint8_t wire[kFaultCommandFrameSize];
+  encodeFaultCommand(c, wire);
+  FaultCommandFrame d;
+  ASSERT_EQ(decodeFaultCommand(wire, sizeof wire, d), DecodeError::kNone);
+  EXPECT_EQ(d.sequence, c.sequence);
+  EXPECT_EQ(d.table, 5);
+  EXPECT_EQ(d.action, 1);
+  EXPECT_EQ(d.value, -37.25);
+  wire[13] ^= 0x40;
+  EXPECT_EQ(decodeFaultCommand(wire, sizeof wire, d), DecodeError::kCrc);
+  EXPECT_EQ(decodeFaultCommand(wire, sizeof wire - 1, d), DecodeError::kTruncated);
+  FaultAckFrame a;
+  a.sequence = 7;
+  a.table = 2;
+  a.result = FaultCommandResult::kNotLive;
+  a.action = 1;
+  a.injectedFaults = 0x85;
+  a.effectiveStep = 123456;
+  a.value = 0.3;
+  a.accepted = 3;
+  a.refused = 4;
+  a.foreign = 5;
+  a.steps = 123455;
+  std::uint8_t ackWire[kFaultAckFrameSize];
+  encodeFaultAck(a, ackWire);
+  FaultAckFrame b;
+  ASSERT_EQ(decodeFaultAck(ackWire, sizeof ackWire, b), DecodeError::kNone);
+  EXPECT_EQ(std::memcmp(&a.sequence, &b.sequence, 4), 0);
+  EXPECT_EQ(b.table, 2);
+  EXPECT_EQ(b.result, FaultCommandResult::kNotLive);
+  EXPECT_EQ(b.injectedFaults, 0x85);
+  EXPECT_EQ(b.effectiveStep, 123456u);
+  EXPECT_EQ(b.value, 0.3);
+  EXPECT_EQ(b.accepted + b.refused + b.foreign + b.steps, 3u + 4u + 5u + 123455u);
+  // A command frame is not a fault command (its type), so a controller cannot inject through it.
+  std::uint8_t command[kCommandFrameSize];
+  encodeCommand(CommandFrame{}, command);
+  EXPECT_EQ(decodeFaultCommand(command, sizeof wire, d), DecodeError::kType);
+}
+
+// A configuration with a live load-cell offset on span 1 (table 0, -50..50 N) and a scheduled,
+// not live encoder offset (table 1) that starts after the run.
+PlantConfig liveFaultConfig() {
+  PlantConfig c = microcontrollerPlantConfig(MotorMode::kSpeed);
+  InjectedFault& live = c.faults.fault[0];
+  live.kind = InjectedFaultKind::kLoadCellOffset;
+  live.pulley = 0;
+  live.ramp = 0.005;
+  live.value = 20.0;
+  live.live = true;
+  live.liveMin = -50.0;
+  live.liveMax = 50.0;
+  InjectedFault& scheduled = c.faults.fault[1];
+  scheduled.kind = InjectedFaultKind::kEncoderOffset;
+  scheduled.pulley = 1;
+  scheduled.start = 10.0;
+  scheduled.ramp = 0.01;
+  scheduled.value = 5.0;
+  c.faults.count = 2;
+  return c;
+}
+
+std::uint8_t faultResult(Loop& loop, std::uint32_t sequence, std::uint8_t table, std::uint8_t action, double value,
+                         std::uint32_t* effectiveStep = nullptr) {
+  FaultCommandFrame f;
+  f.sequence = sequence;
+  f.table = table;
+  f.action = action;
+  f.value = value;
+  std::uint8_t wire[kFaultCommandFrameSize];
+  encodeFaultCommand(f, wire);
+  const FaultAckFrame ack = loop.receiveFaultCommand(wire, sizeof wire);
+  if (effectiveStep != nullptr) *effectiveStep = ack.effectiveStep;
+  return static_cast<std::uint8_t>(ack.result);
+}
+
+// A live table waits for the bench: without a command its run is the run without the table, bit for
+// bit. Commands for a table that is not live or absent, an unknown action, a value beyond min..max
+// or not finite, a stale sequence and a corrupt frame are refused with their reason, counted, and
+// change nothing: every frame equals the clean run's (docs/injected_faults.md, "Live faults").
+TEST(PlantLoop, RefusedFaultCommandsChangeNothingAndALiveTableWaitsForTheBench) {
+  PlantConfig clean = liveFaultConfig();
+  clean.faults.count = 0;
+  auto a = startedLoop(clean);
+  auto b = startedLoop(liveFaultConfig());
+  using R = FaultCommandResult;
+  std::uint32_t accepted = 0;
+  for (std::uint32_t tick = 1; tick <= 120; ++tick) {
+    if (tick == 30) {
+      EXPECT_EQ(faultResult(*b, 1, 1, 1, 5.0), static_cast<std::uint8_t>(R::kNotLive));
+      EXPECT_EQ(faultResult(*b, 2, 2, 1, 0.0), static_cast<std::uint8_t>(R::kNoTable));
+      EXPECT_EQ(faultResult(*b, 3, 0, 2, 20.0), static_cast<std::uint8_t>(R::kBadAction));
+      EXPECT_EQ(faultResult(*b, 4, 0, 1, 50.5), static_cast<std::uint8_t>(R::kOutOfRange));
+      EXPECT_EQ(faultResult(*b, 5, 0, 1, -50.5), static_cast<std::uint8_t>(R::kOutOfRange));
+      EXPECT_EQ(faultResult(*b, 6, 0, 1, std::numeric_limits<double>::quiet_NaN()),
+                static_cast<std::uint8_t>(R::kOutOfRange));
+      std::uint8_t corrupt[kFaultCommandFrameSize] = {'B', 'D', 3, 3};
+      EXPECT_EQ(b->receiveFaultCommand(corrupt, sizeof corrupt).result, R::kCorrupt);
+      // A clear of the live table is accepted (it is cleared already: nothing changes).
+      EXPECT_EQ(faultResult(*b, 10, 0, 0, 20.0), static_cast<std::uint8_t>(R::kAccepted));
+      ++accepted;
+      EXPECT_EQ(faultResult(*b, 10, 0, 1, 20.0), static_cast<std::uint8_t>(R::kStale));
+      EXPECT_EQ(faultResult(*b, 9, 0, 1, 20.0), static_cast<std::uint8_t>(R::kStale));
+    }
+    const OutputFrame x = scriptedTick(*a, tick, false);
+    const OutputFrame y = scriptedTick(*b, tick, false);
+    ASSERT_TRUE(samePhysics(x, y)) << "tick " << tick;
+    ASSERT_EQ(y.loadCell[0], x.loadCell[0]) << "tick " << tick;
+  }
+  EXPECT_EQ(b->faultCommandsAccepted(), accepted);
+  EXPECT_EQ(b->faultCommandsRefused(), 9u);
+  EXPECT_EQ(b->steps(), 120u);  // no command took a step
+}
+
+// An accepted start acts from the next step: the reading's offset ramps in over the table's ramp
+// (5 ms) and is then the commanded value exactly; a new value ramps from where it is; a clear
+// ramps back to exactly 0. The truth never changes, and byte 455 shows the table while it acts.
+TEST(PlantLoop, ALiveFaultActsFromTheNextStepAndRampsToTheCommandedValue) {
+  PlantConfig clean = liveFaultConfig();
+  clean.faults.count = 0;
+  auto a = startedLoop(clean);
+  auto b = startedLoop(liveFaultConfig());
+  // Commands before ticks 21, 81 and 141 (ramp 5 ms = 5 ticks; the level is 0 or 1 from 6 on).
+  constexpr std::uint32_t kStart = 21, kChange = 81, kClear = 141;
+  std::uint32_t started = 0, changed = 0, cleared = 0;
+  for (std::uint32_t tick = 1; tick <= 200; ++tick) {
+    if (tick == kStart) {
+      EXPECT_EQ(faultResult(*b, 1, 0, 1, 20.0, &started), 0);
+    }
+    if (tick == kChange) {
+      EXPECT_EQ(faultResult(*b, 2, 0, 1, -35.0, &changed), 0);
+    }
+    if (tick == kClear) {
+      EXPECT_EQ(faultResult(*b, 3, 0, 0, -35.0, &cleared), 0);
+    }
+    const OutputFrame x = scriptedTick(*a, tick, false);
+    OutputFrame y = scriptedTick(*b, tick, false);
+    const double offset = y.loadCell[0] - x.loadCell[0];
+    if (tick < kStart || tick >= kClear + 5) {
+      EXPECT_EQ(offset, 0.0) << "tick " << tick;
+    }
+    if (tick >= kStart + 5 && tick < kChange) {
+      EXPECT_EQ(offset, 20.0) << "tick " << tick;
+    }
+    if (tick >= kChange + 5 && tick < kClear) {
+      EXPECT_EQ(offset, -35.0) << "tick " << tick;
+    }
+    if (tick == kStart) {
+      EXPECT_GT(offset, 0.0) << "the first step after the command";
+    }
+    if (tick >= kChange && tick < kChange + 4) {
+      EXPECT_TRUE(offset < 20.0 && offset > -35.0) << "tick " << tick << ": " << offset;
+    }
+    if (tick != kClear + 4) {
+      EXPECT_EQ(y.injectedFaults, tick >= kStart && tick < kClear + 4 ? 1 : 0) << "tick " << tick;
+    }
+    y.loadCell[0] = x.loadCell[0];
+    y.injectedFaults = 0;
+    ASSERT_TRUE(samePhysics(x, y)) << "tick " << tick;
+  }
+  EXPECT_EQ(started, kStart);
+  EXPECT_EQ(changed, kChange);
+  EXPECT_EQ(cleared, kClear);
+}
+
 // A flood (several frames between two ticks): one step per tick, the newest valid command wins,
 // the superseded ones are counted.
 TEST(PlantLoop, FloodOfFramesTakesOneStepWithTheNewestCommand) {

@@ -4,7 +4,8 @@ written:
 - two pulleys whose names become the same FMU variable name (scripts/scenario_to_fmu.py's rule):
   the line names both pulleys and their lines;
 - a scenario the firmware generator refuses: the configure step with -DBELTSIM_FMU_SCENARIO stops
-  with the same line that scripts/scenario_to_plant_config.py gives for the file.
+  with the same line that scripts/scenario_to_plant_config.py gives for the file;
+and that a live [[fault]] table's fault<k>.active starts false.
 
 Usage: scenario_fmu_bad_input.py SOURCE_DIR WORK_DIR CMAKE_GENERATOR
 """
@@ -60,6 +61,28 @@ def main():
         failures += 1
     else:
         print("PASS refused scenario:", firmware_line)
+
+    # 3. Not a refusal: a live table (docs/injected_faults.md, "Live faults") waits to be started, in
+    # the FMU by the importer: its fault<k>.active starts false, the scheduled table's true, and the
+    # plant configuration carries the live range.
+    live = accessory + ('\n[[fault]]\nkind = "load_cell_gain"\nspan = 2\nlive = true\nvalue = 1.0\nmin = 0.5\n'
+                        'max = 2.0\n')
+    path = os.path.join(work, "live.toml")
+    open(path, "w").write(live)
+    out = os.path.join(work, "generated_live")
+    p = run([sys.executable, os.path.join(source, "scripts", "scenario_to_fmu.py"), path, out])
+    variables = open(os.path.join(out, "fmu_scenario_variables.hpp")).read() if p.returncode == 0 else ""
+    config = open(os.path.join(out, "fmu_scenario_plant_config.hpp")).read() if p.returncode == 0 else ""
+    ok = ('{811, "fault1.active", VarType::kBoolean, Causality::kParameter, Variability::kTunable, "", 1.0,'
+          in variables and
+          '{821, "fault2.active", VarType::kBoolean, Causality::kParameter, Variability::kTunable, "", 0.0,'
+          in variables and "faults.fault[1].live = true;" in config and "faults.fault[1].liveMin = 0.5;" in config
+          and "faults.fault[0].live" not in config)
+    if not ok:
+        print(f"FAIL live table: exit {p.returncode}, stderr {p.stderr!r}")
+        failures += 1
+    else:
+        print("PASS live table: fault2.active starts false, fault1.active true; the live range in the configuration")
     return 1 if failures else 0
 
 

@@ -22,6 +22,14 @@
                 only its controller, the run's trace is byte for byte the clean run's, the datagrams
                 are counted as foreign; with --controller naming another address, beltctl itself is
                 foreign and the plant takes no step.
+  live_faults   a test bench (--bench) starts, changes and clears hil_injected_faults.toml's live
+                tables while a lockstep controller runs the plant: each command acts from the next
+                step (acknowledged with that step), the load cell's offset is the commanded value
+                exactly once ramped in, the truth is the clean run's bit for bit until the live
+                friction starts; refused commands (not live, no table, out of range, NaN, unknown
+                action, corrupt, stale) are answered with their reason and leave the whole trace the
+                clean run's; a fault frame never takes a step; fault frames from a third address are
+                foreign; `beltsim inject` clears a table; the recording replays bit for bit.
   cortex_m7     the same closed loop against the Cortex-M7 firmware under qemu-system-arm over
                 the UART (TCP bridge): the output trace equals the host plant's byte for byte.
 Usage: hil_tests.py MODE BELTSIM BELTCTL SCENARIO WORKDIR [M7_IMAGE]
@@ -473,6 +481,174 @@ def foreign_sender(beltsim, beltctl, scenario, work):
         fail('with --controller naming another address the plant obeyed or answered beltctl')
 
 
+def fault_command(seq, table, action, value, ftype=3, crc_ok=True):
+    """A test bench's fault command (firmware/PROTOCOL.md, "Test bench frames"), 24 bytes."""
+    body = b'BD' + struct.pack('<BBIBBHd', 3, ftype, seq, table, action, 0, value)
+    crc = zlib.crc32(body) & 0xFFFFFFFF
+    return body + struct.pack('<I', crc if crc_ok else crc ^ 1)
+
+
+ACK = struct.Struct('<2sBBIBBBBId IIII I')
+
+
+def decode_ack(b):
+    if len(b) != ACK.size or zlib.crc32(b[:-4]) & 0xFFFFFFFF != struct.unpack_from('<I', b, ACK.size - 4)[0]:
+        fail('a fault acknowledgement of %d bytes or with a bad CRC' % len(b))
+    v = ACK.unpack(b)
+    if v[2] != 4:
+        fail('an answer to the bench of frame type %d' % v[2])
+    return dict(seq=v[3], table=v[4], result=v[5], action=v[6], acting=v[7], effective=v[8], value=v[9],
+                accepted=v[10], refused=v[11], foreign=v[12], steps=v[13])
+
+
+def live_faults(beltsim, beltctl, scenario, work):
+    """docs/injected_faults.md, "Live faults": the bench's commands through a lockstep run."""
+    faulted = os.path.join(os.path.dirname(scenario), 'hil_injected_faults.toml')
+    port, bench_port, steps = 47861, 47862, 600
+    # Tables of hil_injected_faults.toml: 0 friction P1 and 1 encoder_stuck P1 (scheduled from 1.5 s,
+    # after this run; not live), 2 load_cell_offset span 1 (live, -100..100 N, ramp 0.01 s), 3
+    # friction P2 (live, 0.2..0.5, ramp 0.05 s).
+    RESULT = dict(accepted=0, corrupt=1, stale=2, no_table=3, not_live=4, bad_action=5, out_of_range=6)
+
+    def run(name, bench_script, use_bench=True):
+        out = os.path.join(work, name)
+        extra = ['--lockstep', '--duration', str(steps / 1000.0), '--idle-timeout-ms', '5000']
+        if use_bench:
+            extra += ['--bench', '127.0.0.1:%d' % bench_port]
+        plant = start_plant(beltsim, faulted, port, out, extra)
+        ctl = Client(port)
+        bench = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        bench.bind(('127.0.0.1', bench_port))
+        bench.settimeout(10.0)
+        frames, acks = [], []
+        for k in range(1, steps + 1):
+            # Sent before the controller's frame of step k: the plant applies it before step k.
+            for item in bench_script.get(k, []):
+                item(bench, acks)
+            frames.append(ctl.exchange(command_frame(k, 10.0, 0.0)))
+        bench.close()
+        finish(plant)
+        summary = json.load(open(os.path.join(out, 'summary.json')))
+        trace = open(os.path.join(out, 'trace.bin'), 'rb').read()
+        return frames, acks, summary, trace, out
+
+    def send(frame, answered=True):
+        def act(bench, acks):
+            bench.sendto(frame, ('127.0.0.1', port))
+            if answered:
+                acks.append(('pending', frame))
+        return act
+
+    def collect(bench, acks):
+        """Reads the answers to the commands sent before the previous step."""
+        for i, a in enumerate(acks):
+            if a[0] == 'pending':
+                acks[i] = ('ack', decode_ack(bench.recvfrom(256)[0]))
+
+    def foreign(frame):
+        def act(bench, acks):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.settimeout(0.2)
+            s.sendto(frame, ('127.0.0.1', port))
+            try:
+                s.recvfrom(256)
+                fail('the plant answered a fault command from a third address')
+            except socket.timeout:
+                pass
+            s.close()
+        return act
+
+    clean_frames, _, clean_summary, clean_trace, _ = run('clean', {}, use_bench=False)
+
+    # Refused commands, before step 100 (answered before step 100's output frame).
+    refused = [(fault_command(1, 0, 1, 0.3), 'not_live'), (fault_command(2, 7, 1, 0.0), 'no_table'),
+               (fault_command(3, 2, 1, 500.0), 'out_of_range'), (fault_command(4, 2, 1, float('nan')), 'out_of_range'),
+               (fault_command(5, 3, 1, 0.1), 'out_of_range'), (fault_command(6, 2, 2, 20.0), 'bad_action'),
+               (fault_command(7, 2, 1, 20.0, crc_ok=False), 'corrupt'),
+               (command_frame(8, 30.0, 0.0), 'corrupt')]  # a controller's frame from the bench: not a fault command
+    script = {100: [send(f) for f, _ in refused] + [foreign(fault_command(9, 2, 1, 20.0))], 101: [collect]}
+    frames, acks, summary, trace, _ = run('refused', script)
+    got = [a[1]['result'] for a in acks]
+    print('refused fault commands: results %s, summary %s, foreign %d' % (got, summary['fault_commands'],
+                                                                          summary['foreign_frames']))
+    if got != [RESULT[r] for _, r in refused]:
+        fail('refusal reasons %s, expected %s' % (got, [RESULT[r] for _, r in refused]))
+    if any(a[1]['effective'] != 0 for a in acks) or summary['fault_commands']['refused'] != len(refused) or \
+            summary['fault_commands']['accepted'] != 0 or summary['foreign_frames'] < 1:
+        fail('refused commands were not counted as such: %s' % summary)
+    if trace != clean_trace or summary['steps'] != steps:
+        fail('refused fault commands changed the run (or took a step): %d steps' % summary['steps'])
+
+    # Accepted commands before steps 101 (start the load cell's offset, 20 N), 201 (start the wet
+    # load pulley, mu 0.3), 301 (the offset to -40 N); 401: `beltsim inject` clears the offset; 402:
+    # a stale sequence.
+    inject = {}
+
+    def beltsim_inject(bench, acks):
+        bench.close()  # the port is beltsim inject's now
+        inject['p'] = subprocess.Popen([beltsim, 'inject', '--plant', '127.0.0.1:%d' % port, '--from',
+                                        '127.0.0.1:%d' % bench_port, '--table', '2', '--clear', '--value', '-40',
+                                        '--sequence', '40'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        time.sleep(1.0)  # its datagram is in the plant's socket before the controller's next frame
+
+    def reopen(bench, acks):
+        inject['out'] = finish(inject['p'], timeout=30)
+        bench.__init__(socket.AF_INET, socket.SOCK_DGRAM)
+        bench.bind(('127.0.0.1', bench_port))
+        bench.settimeout(10.0)
+
+    script = {101: [send(fault_command(10, 2, 1, 20.0))], 102: [collect],
+              201: [send(fault_command(20, 3, 1, 0.3))], 202: [collect],
+              301: [send(fault_command(30, 2, 1, -40.0))], 302: [collect],
+              401: [beltsim_inject], 402: [reopen, send(fault_command(40, 2, 1, 20.0))], 403: [collect]}
+    frames, acks, summary, trace, out = run('live', script)
+    acks = [a[1] for a in acks]
+    print('live fault commands: acknowledged %s; beltsim inject said: %s' %
+          ([(a['seq'], a['result'], a['effective']) for a in acks], inject['out'].strip()))
+    if [(a['result'], a['effective']) for a in acks] != [(0, 101), (0, 201), (0, 301), (RESULT['stale'], 0)]:
+        fail('the live commands were not acknowledged as accepted from the next step (and the stale one refused)')
+    if 'acts from step 401' not in inject['out']:
+        fail('beltsim inject did not report its clear as acting from step 401')
+    if summary['steps'] != steps or summary['fault_commands'] != {'accepted': 4, 'refused': 1, 'dropped': 0}:
+        fail('steps %d, fault commands %s' % (summary['steps'], summary['fault_commands']))
+
+    def truth(f):
+        return f['raw'][16:344]
+
+    first_truth_change = next((k for k in range(steps) if truth(frames[k]) != truth(clean_frames[k])), None)
+    first_change = next((k for k in range(steps) if frames[k]['raw'] != clean_frames[k]['raw']), None)
+    offsets = [frames[k]['load_cell'][0] - clean_frames[k]['load_cell'][0] for k in range(steps)]
+    acting = [frames[k]['raw'][455] for k in range(steps)]
+    print('first frame that differs: step %s (the truth: step %s); load-cell offset at steps 100, 101, 111, 300, '
+          '311, 400, 411: %s; byte 455 at 100, 101, 201: %s' %
+          (first_change and first_change + 1, first_truth_change and first_truth_change + 1,
+           [offsets[k - 1] for k in (100, 101, 111, 300, 311, 400, 411)], [acting[k - 1] for k in (100, 101, 201)]))
+    if first_change != 100 or first_truth_change is None or first_truth_change < 200:
+        fail('the first command did not act from step 101 or the truth changed before the wet pulley (step 201)')
+    # Offsets exact once ramped in (0.01 s = 10 steps), with the truth of the live run itself.
+    for k in range(steps):
+        step = k + 1
+        q = math.floor(frames[k]['span'][0] / 0.5 + 0.5) * 0.5
+        want = 20.0 if 112 <= step <= 300 else -40.0 if 312 <= step <= 400 else 0.0 if step <= 100 or step >= 412 \
+            else None
+        if want is not None and frames[k]['load_cell'][0] - q != want:
+            fail('step %d: load-cell offset %r, expected %r' % (step, frames[k]['load_cell'][0] - q, want))
+    if acting[99] != 0 or acting[100] != 4 or acting[200] != 12 or acting[450] != 8:
+        fail('byte 455 does not show the live tables acting: %s' % [acting[k] for k in (99, 100, 200, 450)])
+    wet = sum(frames[k]['speed'][1] for k in range(500, 600)) / 100.0
+    dry = sum(clean_frames[k]['speed'][1] for k in range(500, 600)) / 100.0
+    print('load pulley speed over 0.5-0.6 s: %.4f rad/s with the live wet pulley, %.4f without' % (wet, dry))
+    replay_dir = os.path.join(work, 'replay')
+    shutil.rmtree(replay_dir, ignore_errors=True)
+    p = subprocess.run([beltsim, 'replay', os.path.join(out, 'recording.bin'), '--out', replay_dir],
+                       capture_output=True, text=True, timeout=300)
+    same_log = open(os.path.join(replay_dir, 'fault_commands.csv')).read() == \
+        open(os.path.join(out, 'fault_commands.csv')).read()
+    if p.returncode != 0 or open(os.path.join(replay_dir, 'trace.bin'), 'rb').read() != trace or not same_log:
+        fail('the recording with live faults did not replay bit for bit (trace, fault_commands.csv): %s' % p.stderr)
+    print('live faults: the replay gives the same trace (%d frames) and the same fault_commands.csv' % steps)
+
+
 def main():
     mode, beltsim, beltctl, scenario, work = sys.argv[1:6]
     os.makedirs(work, exist_ok=True)
@@ -486,6 +662,8 @@ def main():
         interrupt(beltsim, scenario, work)
     elif mode == 'injected_faults':
         injected_faults(beltsim, beltctl, scenario, work)
+    elif mode == 'live_faults':
+        live_faults(beltsim, beltctl, scenario, work)
     elif mode == 'foreign_sender':
         foreign_sender(beltsim, beltctl, scenario, work)
     elif mode == 'cortex_m7':

@@ -2,6 +2,7 @@
 // opened itself. `beltsim hil` hands its bound UDP socket over, so that the firmware's tick loop
 // (firmware/tick_loop.hpp) reads and answers datagrams through the HAL like a board its UART.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <sys/socket.h>
 
@@ -18,5 +19,16 @@ void attachPlantDescriptors(int inFd, int outFd);
 // address are dropped unread by the tick loop, never answered and only counted here.
 void lockPlantPeer(const sockaddr* address, socklen_t length);
 std::uint32_t plantForeignDatagrams();
+
+// The test bench (beltsim hil --bench ADDR), a second peer: its datagrams are never read as the
+// controller's, but kept apart (a fixed queue of kBenchQueueSlots; when full, the newest are
+// dropped and counted) until benchRead takes them; benchWrite answers it. Without a bench set,
+// datagrams from its address are foreign like any other.
+constexpr int kBenchQueueSlots = 32;
+constexpr std::size_t kBenchSlotBytes = 48;  // a longer datagram is kept cut to this (still oversized)
+void setPlantBench(const sockaddr* address, socklen_t length);
+std::size_t benchRead(std::uint8_t* buffer, std::size_t capacity);  // 0: none queued
+void benchWrite(const std::uint8_t* data, std::size_t length);
+std::uint32_t benchDroppedDatagrams();
 
 }  // namespace hal

@@ -84,6 +84,7 @@ class EmulatedSensors {
     if (!e.ok()) return e;
     settings_ = settings;
     schedule_ = schedule;
+    schedule_.clearLiveTables();  // live tables wait for the bench (injected_faults.hpp)
     pulleyCount_ = pulleyCount;
     started_ = false;
     for (int p = 0; p < NP; ++p) {

@@ -108,6 +108,11 @@ struct InjectedFault {
   bool tuned = false;
   double gateFrom = 1.0, gateTo = 1.0, gateSince = 0.0;  // gate: 1 acts as scheduled, 0 off
   double valueFrom = 0.0, valueSince = 0.0;
+  // A live table (`live = true`): the test bench starts and clears it during a run (beltsim hil
+  // --bench, docs/injected_faults.md, "Live faults"), with a value from liveMin to liveMax. It waits
+  // for the bench: cleared from the start (startCleared) until a command starts it.
+  bool live = false;
+  double liveMin = 0.0, liveMax = 0.0;
 
   // The level in [0, 1] at time t.
   double level(double t) const {
@@ -150,6 +155,14 @@ struct InjectedFault {
       value = newValue;
       valueSince = t;
     }
+  }
+  // Off from t = 0 on, with nothing to ramp from: a live table before the bench starts it, an FMU
+  // table whose active parameter is false at the start.
+  void startCleared() {
+    tuned = true;
+    gateFrom = gateTo = 0.0;
+    gateSince = valueSince = 0.0;
+    valueFrom = value;
   }
   // The latest time at which the level is not 0 (hasEnd only).
   double clearedAt() const { return end + ramp; }
@@ -242,6 +255,10 @@ struct InjectedFaultSchedule {
       const bool drag = f.kind == InjectedFaultKind::kBearingDrag;
       if (!(isFinite(f.viscous) && f.viscous >= 0.0 && f.viscous <= 1e4) || (!drag && f.viscous != 0.0))
         return ParameterError::invalid("injected_fault.viscous");
+      // A live table's range holds its value and only values its kind takes.
+      if (f.live && !(f.liveMin <= f.value && f.value <= f.liveMax && valueFits(f.kind, f.liveMin) &&
+                      valueFits(f.kind, f.liveMax)))
+        return ParameterError::invalid("injected_fault.live_range");
       for (int j = 0; j < k; ++j)
         if (overlap(fault[j], f)) return ParameterError::invalid("injected_fault.overlap");
     }
@@ -255,6 +272,20 @@ struct InjectedFaultSchedule {
     if (!isFinite(t) || !valueFits(fault[k].kind, value)) return ParameterError::invalid("injected_fault.value");
     fault[k].tune(t, active, value);
     return ParameterError::success();
+  }
+
+  // Live tables wait for the bench: each one not tuned yet starts cleared (startCleared). Both
+  // copies of a schedule (the plant's, the sensors') call it when they are set up.
+  void clearLiveTables() {
+    for (int k = 0; k < count; ++k)
+      if (fault[k].live && !fault[k].tuned) fault[k].startCleared();
+  }
+
+  // Whether the bench may set table k to (active, value): a live table, and a value within its
+  // liveMin..liveMax (a value its kind takes, validate()). Not finite: never.
+  bool admitsLive(int k, double value) const {
+    if (k < 0 || k >= count || !fault[k].live) return false;
+    return isFinite(value) && value >= fault[k].liveMin && value <= fault[k].liveMax;
   }
 
   // What table k's quantity is at time t: nominal + level (value - nominal), the nominal value
@@ -336,6 +367,7 @@ class InjectedFaultApplier {
     if (!e.ok()) return e;
     if (!(isFinite(axialStiffness) && axialStiffness > 0.0)) return ParameterError::invalid("EA");
     schedule_ = schedule;
+    schedule_.clearLiveTables();
     pulleyCount_ = pulleyCount;
     nominalEA_ = axialStiffness;
     EA_ = axialStiffness;

@@ -244,6 +244,8 @@ class BeltDrivePlant {
   ParameterError tuneInjectedFault(int k, bool active, double value) {
     return faults_.tune(k, integrator_.time(), active, value);
   }
+  // The model's time, s: the end of the last step (the start of the next).
+  double time() const { return integrator_.time(); }
   // Table k's quantity now (InjectedFaultSchedule::currentValue).
   double injectedFaultValue(int k) const { return faults_.currentValue(k, integrator_.time()); }
   // Pulley 2's damper (the load of the paper's drive).
