@@ -136,6 +136,7 @@ enum class FaultCommandResult : std::uint8_t {
   kNotLive = 4,     // table k is not marked live = true
   kBadAction = 5,   // neither clear nor start
   kOutOfRange = 6,  // the value is not finite or outside the table's min..max
+  kSafeState = 7,   // the plant is in its safe state: it takes no steps, nothing would act
 };
 
 struct FaultAckFrame {

@@ -141,8 +141,10 @@ class PlantLoop {
 
   // A test bench's fault command (a datagram from the --bench address, docs/injected_faults.md,
   // "Live faults"): decoded, checked, and applied to both copies of the schedule (the plant's and
-  // the sensors') from the next step on, or refused and counted. A refused command changes
-  // nothing; a command never takes a step. The answer's foreign count is the caller's.
+  // the sensors') from the next step on, or refused and counted. A start takes the command's value
+  // (within the table's min..max); a clear keeps the table's value, whatever the command says. A
+  // refused command changes nothing; a command never takes a step. The answer's foreign count is
+  // the caller's.
   FaultAckFrame receiveFaultCommand(const std::uint8_t* data, std::size_t length) {
     FaultAckFrame ack;
     FaultCommandFrame f;
@@ -159,14 +161,23 @@ class PlantLoop {
       else if (f.table >= schedule.count) r = FaultCommandResult::kNoTable;
       else if (!schedule.fault[f.table].live) r = FaultCommandResult::kNotLive;
       else if (f.action > static_cast<std::uint8_t>(FaultAction::kStart)) r = FaultCommandResult::kBadAction;
-      else if (!schedule.admitsLive(f.table, f.value)) r = FaultCommandResult::kOutOfRange;
+      else if (f.action == static_cast<std::uint8_t>(FaultAction::kStart) && !schedule.admitsLive(f.table, f.value))
+        r = FaultCommandResult::kOutOfRange;
+      else if (safe_) r = FaultCommandResult::kSafeState;
     }
     if (r == FaultCommandResult::kAccepted) {
       const bool start = f.action == static_cast<std::uint8_t>(FaultAction::kStart);
-      // Both copies accept what admitsLive accepted (a live range holds only values the kind takes).
-      const ParameterError e = plant_.tuneInjectedFault(f.table, start, f.value);
-      if (e.ok()) (void)sensors_.tune(f.table, plant_.time(), start, f.value);
-      else r = FaultCommandResult::kOutOfRange;
+      const double value = start ? f.value : plant_.injectedFaultTarget(f.table);
+      ack.value = value;
+      // Both copies take what admitsLive took (a live range holds only values the kind takes), at the
+      // model's time: the start of the next step.
+      const ParameterError e = plant_.tuneInjectedFault(f.table, start, value);
+      if (e.ok()) {
+        const ParameterError s = sensors_.tune(f.table, plant_.time(), start, value);
+        if (!s.ok()) r = FaultCommandResult::kOutOfRange;  // cannot happen: the same schedule, the same check
+      } else {
+        r = FaultCommandResult::kOutOfRange;
+      }
     }
     if (r == FaultCommandResult::kAccepted) {
       faultSequence_ = f.sequence;

@@ -154,19 +154,31 @@ class Session : public fw::TickObserver {
   }
 
   // A datagram of the test bench, applied before tick `tick`'s step (PlantLoop::receiveFaultCommand):
-  // recorded, logged, and (in a live run) answered. Never a step of its own.
+  // recorded at once (a buffered write, in its place before the tick's record), answered and
+  // logged after the step's timing (writeAnswers). Never a step of its own.
   void faultCommand(std::uint32_t tick, const std::uint8_t* data, std::size_t length) {
     if (record_) recording_.faultCommand(tick, data, length);
-    fw::FaultAckFrame ack = loop_->receiveFaultCommand(data, length);
-    char line[160];
-    std::snprintf(line, sizeof line, "%u,%u,%u,%u,%.17g,%u,%u,%u,%u\n", tick, ack.sequence, ack.table, ack.action,
-                  ack.value, static_cast<unsigned>(ack.result), ack.effectiveStep, ack.accepted, ack.refused);
-    faultLog_ << line;
-    if (!live_) return;
-    ack.foreign = hal::plantForeignDatagrams();
-    std::uint8_t bytes[fw::kFaultAckFrameSize];
-    fw::encodeFaultAck(ack, bytes);
-    hal::benchWrite(bytes, sizeof bytes);
+    if (answerCount_ == kAnswerCapacity) writeAnswers();  // a replay's long list within one tick
+    answers_[answerCount_++] = {tick, loop_->receiveFaultCommand(data, length)};
+  }
+
+  // The acknowledgements of the tick's fault commands to the bench (a live run) and their lines in
+  // fault_commands.csv.
+  void writeAnswers() {
+    for (std::size_t i = 0; i < answerCount_; ++i) {
+      fw::FaultAckFrame& ack = answers_[i].ack;
+      char line[160];
+      std::snprintf(line, sizeof line, "%u,%u,%u,%u,%.17g,%u,%u,%u,%u\n", answers_[i].tick, ack.sequence, ack.table,
+                    ack.action, ack.value, static_cast<unsigned>(ack.result), ack.effectiveStep, ack.accepted,
+                    ack.refused);
+      faultLog_ << line;
+      if (!live_) continue;
+      ack.foreign = hal::plantForeignDatagrams();
+      std::uint8_t bytes[fw::kFaultAckFrameSize];
+      fw::encodeFaultAck(ack, bytes);
+      hal::benchWrite(bytes, sizeof bytes);
+    }
+    answerCount_ = 0;
   }
 
   // ---- the tick loop's observer (firmware/tick_loop.hpp) ----
@@ -204,6 +216,7 @@ class Session : public fw::TickObserver {
   void afterStep(std::uint32_t tick, const fw::WorkTime& work) {
     steps_ = tick;
     if (work.cpuKnown) stepCpuTime_.add(work.cpu);
+    writeAnswers();
     writePending();  // untimed: while the controller works on the answer, or in the tick's slack
   }
   bool stopRequested() const { return stopSignalReceived() != 0; }
@@ -237,6 +250,7 @@ class Session : public fw::TickObserver {
   // Every path that ends a run (end time, silent controller, end of a replay) comes here:
   // the records still in memory are written before the files are closed.
   bool finish() {
+    writeAnswers();
     writePending();
     trace_.close();
     series_.close();
@@ -257,6 +271,13 @@ class Session : public fw::TickObserver {
   RecordingWriter recording_;
   bool record_ = false;
   bool live_ = false;  // a run with its transport (not a replay): fault commands are answered
+  struct Answer {
+    std::uint32_t tick;
+    fw::FaultAckFrame ack;
+  };
+  static constexpr std::size_t kAnswerCapacity = hal::kBenchQueueSlots;
+  Answer answers_[kAnswerCapacity] = {};
+  std::size_t answerCount_ = 0;
   bool versionReported_ = false;
   int pulleys_ = 2;
   std::uint32_t steps_ = 0;
@@ -384,7 +405,9 @@ bool openPlantSocket(const HilOptions& opt, UdpSocket& socket) {
       std::fprintf(stderr, "error: --bench: %s\n", error.c_str());
       return false;
     }
-    if (opt.benchAddress == opt.controllerAddress) {
+    sockaddr_in controller{};
+    if (!opt.controllerAddress.empty() && parseAddress(opt.controllerAddress, controller, error) &&
+        controller.sin_addr.s_addr == bench.sin_addr.s_addr && controller.sin_port == bench.sin_port) {
       std::fprintf(stderr, "error: --bench: the bench and the controller must be different peers\n");
       return false;
     }

@@ -17,7 +17,8 @@ const char* resultText(fw::FaultCommandResult r) {
     case fw::FaultCommandResult::kNoTable: return "refused: the scenario has no such [[fault]] table";
     case fw::FaultCommandResult::kNotLive: return "refused: the table is not marked live = true";
     case fw::FaultCommandResult::kBadAction: return "refused: unknown action";
-    case fw::FaultCommandResult::kOutOfRange: return "refused: the value is outside the table's min..max";
+    case fw::FaultCommandResult::kOutOfRange: return "refused: the value is not finite or outside the table's min..max";
+    case fw::FaultCommandResult::kSafeState: return "refused: the plant is in its safe state";
   }
   return "refused: unknown result";
 }
@@ -39,7 +40,7 @@ int runInject(const InjectOptions& o) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 2;
   }
-  if (o.table < 0 || o.table > 255) {
+  if (o.table < 0 || o.table > 7) {
     std::fprintf(stderr, "error: --table: from 0 to 7 (the scenario's [[fault]] tables, from 0)\n");
     return 2;
   }
@@ -59,22 +60,31 @@ int runInject(const InjectOptions& o) {
     std::fprintf(stderr, "error: cannot send to %s\n", o.plantAddress.c_str());
     return 2;
   }
-  // The answer comes with the plant's next step (lockstep: the controller's next frame).
+  // The answer comes with the plant's next step (lockstep: the controller's next frame); anything
+  // else that arrives meanwhile is skipped, within the one time limit.
   std::uint8_t answer[64];
+  const long long limitUs = static_cast<long long>(o.timeoutMs) * 1000;
+  timespec begin{};
+  clock_gettime(CLOCK_MONOTONIC, &begin);
   for (;;) {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const long long waitedUs = (now.tv_sec - begin.tv_sec) * 1000000ll + (now.tv_nsec - begin.tv_nsec) / 1000;
     sockaddr_in from{};
-    const long n = socket.receive(answer, sizeof answer, from, static_cast<long long>(o.timeoutMs) * 1000);
+    const long n = waitedUs < limitUs ? socket.receive(answer, sizeof answer, from, limitUs - waitedUs) : 0;
     if (n <= 0) {
       std::fprintf(stderr, "error: no acknowledgement from %s within %d ms (is it running with --bench %s?)\n",
                    o.plantAddress.c_str(), o.timeoutMs, o.benchAddress.c_str());
       return 2;
     }
     fw::FaultAckFrame ack;
-    if (fw::decodeFaultAck(answer, static_cast<std::size_t>(n), ack) != fw::DecodeError::kNone ||
+    const bool fromPlant = from.sin_addr.s_addr == plant.sin_addr.s_addr && from.sin_port == plant.sin_port;
+    if (!fromPlant || fw::decodeFaultAck(answer, static_cast<std::size_t>(n), ack) != fw::DecodeError::kNone ||
         ack.sequence != command.sequence)
       continue;  // not the answer to this command
     std::printf("fault command %u (table %u, %s, value %.17g): %s", ack.sequence, ack.table,
-                o.start ? "start" : "clear", ack.value, resultText(ack.result));
+                ack.action == static_cast<std::uint8_t>(fw::FaultAction::kStart) ? "start" : "clear", ack.value,
+                resultText(ack.result));
     if (ack.result == fw::FaultCommandResult::kAccepted) std::printf("; acts from step %u", ack.effectiveStep);
     std::printf(" (plant at step %u; fault commands accepted %u, refused %u; foreign datagrams %u)\n", ack.steps,
                 ack.accepted, ack.refused, ack.foreign);

@@ -13,7 +13,7 @@ struct InjectOptions {
   std::string benchAddress;                      // this tool's address: the plant's --bench
   int table = 0;                                 // the scenario's [[fault]] k, from 0
   bool start = true;                             // start (true) or clear (false) the table
-  double value = 0.0;                            // the table's value (its unit; 0 for stuck and reverse)
+  double value = 0.0;  // a start's value (the table's unit; 0 for stuck and reverse); a clear keeps the table's
   // The bench's sequence number; 0: milliseconds of the wall clock (mod 2^32), which increase from
   // one call to the next as the plant requires.
   std::uint32_t sequence = 0;

@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
       ->required();
   injectCommand->add_option("--table", inject.table, "the scenario's [[fault]] table, from 0")->required()
       ->check(CLI::Range(0, 7));
-  injectCommand->add_option("--value", inject.value, "the table's value, within its min..max (0 for stuck, reverse)");
+  injectCommand->add_option("--value", inject.value,
+                            "the value a start sets, within the table's min..max (0 for stuck, reverse); a clear keeps it");
   injectCommand->add_flag("--clear", clear, "clear the table instead of starting it");
   injectCommand->add_option("--sequence", inject.sequence, "the command's sequence number (default: wall-clock ms)");
   injectCommand->add_option("--timeout-ms", inject.timeoutMs, "how long to wait for the acknowledgement")

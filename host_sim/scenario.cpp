@@ -978,7 +978,10 @@ void readFaults(const std::string& file, const toml::node& n, Scenario& s) {
         double& b = std::string(bound) == "min" ? f.liveMin : f.liveMax;
         r.number(bound, b);  // its type and range first, as for every key
         if (!f.live) fail(file, *given, r.key(bound), "only a live table (live = true) takes it: the bench's range");
-        const std::string boundProblem = faultValueProblem(f.kind, b);
+        // The amount's own key range as well (a standard deviation above 0, a rate from 0 to 1).
+        const std::string boundProblem = amount == "std" && !(b > 0.0)                 ? "a standard deviation is above 0"
+                                         : amount == "rate" && !(b >= 0.0 && b <= 1.0) ? "a rate is from 0 to 1"
+                                                                                       : faultValueProblem(f.kind, b);
         if (!boundProblem.empty()) fail(file, *given, r.key(bound), boundProblem);
       }
       std::ostringstream range;

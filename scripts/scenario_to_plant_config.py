@@ -290,7 +290,11 @@ def read_faults(path, text, doc, top, pulley_tables, set_):
             bounds[bound] = r.get(bound)  # its type and range first, as for every key
             if not live:
                 r.error(bound, "only a live table (live = true) takes it: the bench's range")
-            problem = fault_value_problem(kind, bounds[bound])
+            b = bounds[bound]
+            # The amount's own key range as well (a standard deviation above 0, a rate from 0 to 1).
+            problem = ("a standard deviation is above 0" if amount == "std" and not b > 0.0
+                       else "a rate is from 0 to 1" if amount == "rate" and not 0.0 <= b <= 1.0
+                       else fault_value_problem(kind, b))
             if problem:
                 r.error(bound, problem)
         if bounds["min"] > value:

@@ -56,9 +56,10 @@ constexpr std::size_t kVariableCount = sizeof(Model::kVariables) / sizeof(Variab
 // Version of the saved-state layout (Simulation<Model>); bump it when Simulation or the plant's
 // members change.
 // 3: SegmentHistory::heldByElement, ContactPair's anchorless view; 4: injected faults (the emulated
-// sensors, a table's tune, the bearing drag's anchors, the fault parameters).
-constexpr unsigned kStateLayoutVersion = 4;
-#define BELTSIM_FMU_STATE_LAYOUT "4"
+// sensors, a table's tune, the bearing drag's anchors, the fault parameters); 5: a live table's
+// flag and range (InjectedFault::live, liveMin, liveMax).
+constexpr unsigned kStateLayoutVersion = 5;
+#define BELTSIM_FMU_STATE_LAYOUT "5"
 constexpr const char* kInstantiationToken =
     "{beltsim-fmi3-" BELTSIM_FMU_TOKEN_CONFIG "-state" BELTSIM_FMU_STATE_LAYOUT "}";
 

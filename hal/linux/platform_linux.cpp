@@ -94,6 +94,12 @@ bool looksLikeCommand(const std::uint8_t* data, std::size_t length) {
   return length >= 4 && data[0] == 'B' && data[1] == 'D' && data[3] == 1;
 }
 
+// The start of a test bench's frame (fault command or acknowledgement, types 3 and 4): before the
+// lock, from any address but the bench's, it is foreign, never the datagram that picks the controller.
+bool looksLikeBenchFrame(const std::uint8_t* data, std::size_t length) {
+  return length >= 4 && data[0] == 'B' && data[1] == 'D' && (data[3] == 3 || data[3] == 4);
+}
+
 }  // namespace
 
 void lockPlantPeer(const sockaddr* address, socklen_t length) {
@@ -246,7 +252,8 @@ std::size_t plantRead(std::uint8_t* buffer, std::size_t capacity) {
       ++g_benchCount;
       continue;
     }
-    if (g_peerLocked && !samePeer(from, fromLength, g_peer, g_peerLength)) {
+    const bool peer = g_peerLocked ? samePeer(from, fromLength, g_peer, g_peerLength) : !looksLikeBenchFrame(buffer, length);
+    if (!peer) {
       ++g_foreign;  // another party: neither obeyed nor answered
       continue;
     }

@@ -462,9 +462,10 @@ std::uint8_t faultResult(Loop& loop, std::uint32_t sequence, std::uint8_t table,
 }
 
 // A live table waits for the bench: without a command its run is the run without the table, bit for
-// bit. Commands for a table that is not live or absent, an unknown action, a value beyond min..max
-// or not finite, a stale sequence and a corrupt frame are refused with their reason, counted, and
-// change nothing: every frame equals the clean run's (docs/injected_faults.md, "Live faults").
+// bit. Commands for a table that is not live or absent, an unknown action, a start beyond min..max
+// or not finite, a stale sequence, a corrupt frame and any command in the safe state are refused
+// with their reason, counted, and change nothing: every frame equals the clean run's
+// (docs/injected_faults.md, "Live faults").
 TEST(PlantLoop, RefusedFaultCommandsChangeNothingAndALiveTableWaitsForTheBench) {
   PlantConfig clean = liveFaultConfig();
   clean.faults.count = 0;
@@ -483,8 +484,9 @@ TEST(PlantLoop, RefusedFaultCommandsChangeNothingAndALiveTableWaitsForTheBench) 
                 static_cast<std::uint8_t>(R::kOutOfRange));
       std::uint8_t corrupt[kFaultCommandFrameSize] = {'B', 'D', 3, 3};
       EXPECT_EQ(b->receiveFaultCommand(corrupt, sizeof corrupt).result, R::kCorrupt);
-      // A clear of the live table is accepted (it is cleared already: nothing changes).
-      EXPECT_EQ(faultResult(*b, 10, 0, 0, 20.0), static_cast<std::uint8_t>(R::kAccepted));
+      // A clear of the live table is accepted (it is cleared already: nothing changes); a clear keeps
+      // the table's value, so the command's, even one beyond the range, is not looked at.
+      EXPECT_EQ(faultResult(*b, 10, 0, 0, 999.0), static_cast<std::uint8_t>(R::kAccepted));
       ++accepted;
       EXPECT_EQ(faultResult(*b, 10, 0, 1, 20.0), static_cast<std::uint8_t>(R::kStale));
       EXPECT_EQ(faultResult(*b, 9, 0, 1, 20.0), static_cast<std::uint8_t>(R::kStale));
@@ -497,6 +499,9 @@ TEST(PlantLoop, RefusedFaultCommandsChangeNothingAndALiveTableWaitsForTheBench) 
   EXPECT_EQ(b->faultCommandsAccepted(), accepted);
   EXPECT_EQ(b->faultCommandsRefused(), 9u);
   EXPECT_EQ(b->steps(), 120u);  // no command took a step
+  // In the safe state nothing would act: refused.
+  b->controllerSilent();
+  EXPECT_EQ(faultResult(*b, 11, 0, 1, 20.0), static_cast<std::uint8_t>(R::kSafeState));
 }
 
 // An accepted start acts from the next step: the reading's offset ramps in over the table's ramp

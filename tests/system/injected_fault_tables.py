@@ -97,6 +97,10 @@ CASES = [  # name, tables, expected message (after FILE:LINE: ), the line of tha
      r"key 'fault\[0\].max': must be at least the table's std \(std = 3\)$"),
     ("a live range the kind does not take", table(kind="friction", pulley=1, live=True, value=0.3, max=11.0),
      r"key 'fault\[0\].max': a friction coefficient is from 0 to 10$"),
+    ("a live noise that could vanish", table(kind="encoder_noise", pulley=1, live=True, std=3.0, min=0.0),
+     r"key 'fault\[0\].min': a standard deviation is above 0$"),
+    ("a live dropout beyond certainty", table(kind="encoder_dropout", pulley=2, live=True, rate=0.1, max=2.0),
+     r"key 'fault\[0\].max': a rate is from 0 to 1$"),
     ("a range on a stuck encoder", table(kind="encoder_stuck", pulley=1, live=True, max=1.0),
      r"key 'fault\[0\].max': encoder_stuck does not take it \(its keys: kind, pulley, start, end, live\)$"),
     ("nine tables", "".join(table(kind="friction", pulley=1, start=float(k), end=k + 0.5, value=0.3)

@@ -16,7 +16,8 @@ void attachPlantDescriptors(int inFd, int outFd);
 // Who may talk to the plant over datagrams: one peer, the controller. lockPlantPeer fixes it
 // (beltsim hil --controller ADDR); without it the plant locks to the first sender of a datagram
 // that starts like a command frame (magic "BD", type 1). From then on datagrams from any other
-// address are dropped unread by the tick loop, never answered and only counted here.
+// address are dropped unread by the tick loop, never answered and only counted here; before the
+// lock, so are a test bench's frames (types 3 and 4) from any address but the bench's.
 void lockPlantPeer(const sockaddr* address, socklen_t length);
 std::uint32_t plantForeignDatagrams();
 

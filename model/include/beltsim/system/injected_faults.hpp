@@ -86,6 +86,10 @@ inline bool isSeededFault(InjectedFaultKind k) {
 struct InjectedFault {
   InjectedFaultKind kind = InjectedFaultKind::kFriction;
   bool hasEnd = false;     // false: the fault stays to the end of the run
+  // A live table (`live = true`): the test bench starts and clears it during a run (beltsim hil
+  // --bench, docs/injected_faults.md, "Live faults"), with a value from liveMin to liveMax. It waits
+  // for the bench: cleared from the start (startCleared) until a command starts it.
+  bool live = false;
   // The target, from 0: a circle (kFriction, -1: every pulley; the encoder kinds, kTensionerSpring,
   // kBearingDrag), a span (the
   // load-cell kinds: span k runs from pulley k to pulley k + 1), -1 for the belt (kBeltStiffness).
@@ -108,11 +112,7 @@ struct InjectedFault {
   bool tuned = false;
   double gateFrom = 1.0, gateTo = 1.0, gateSince = 0.0;  // gate: 1 acts as scheduled, 0 off
   double valueFrom = 0.0, valueSince = 0.0;
-  // A live table (`live = true`): the test bench starts and clears it during a run (beltsim hil
-  // --bench, docs/injected_faults.md, "Live faults"), with a value from liveMin to liveMax. It waits
-  // for the bench: cleared from the start (startCleared) until a command starts it.
-  bool live = false;
-  double liveMin = 0.0, liveMax = 0.0;
+  double liveMin = 0.0, liveMax = 0.0;  // a live table's range for the bench's values
 
   // The level in [0, 1] at time t.
   double level(double t) const {

@@ -244,6 +244,8 @@ class BeltDrivePlant {
   ParameterError tuneInjectedFault(int k, bool active, double value) {
     return faults_.tune(k, integrator_.time(), active, value);
   }
+  // The value table k goes to now (the scenario's, or the last tune's).
+  double injectedFaultTarget(int k) const { return faults_.schedule().fault[k].value; }
   // The model's time, s: the end of the last step (the start of the next).
   double time() const { return integrator_.time(); }
   // Table k's quantity now (InjectedFaultSchedule::currentValue).
