@@ -580,14 +580,14 @@ def live_faults(beltsim, beltctl, scenario, work):
         fail('refused fault commands changed the run (or took a step): %d steps' % summary['steps'])
 
     # Accepted commands before steps 101 (start the load cell's offset, 20 N), 201 (start the wet
-    # load pulley, mu 0.3), 301 (the offset to -40 N); 401: `beltsim inject` clears the offset; 402:
-    # a stale sequence.
+    # load pulley, mu 0.3), 301 (the offset to -40 N); 401: `beltsim inject` clears the offset (no
+    # value given: a clear keeps the table's); 402: a stale sequence.
     inject = {}
 
     def beltsim_inject(bench, acks):
         bench.close()  # the port is beltsim inject's now
         inject['p'] = subprocess.Popen([beltsim, 'inject', '--plant', '127.0.0.1:%d' % port, '--from',
-                                        '127.0.0.1:%d' % bench_port, '--table', '2', '--clear', '--value', '-40',
+                                        '127.0.0.1:%d' % bench_port, '--table', '2', '--clear',
                                         '--sequence', '40'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         time.sleep(1.0)  # its datagram is in the plant's socket before the controller's next frame
 
@@ -607,8 +607,9 @@ def live_faults(beltsim, beltctl, scenario, work):
           ([(a['seq'], a['result'], a['effective']) for a in acks], inject['out'].strip()))
     if [(a['result'], a['effective']) for a in acks] != [(0, 101), (0, 201), (0, 301), (RESULT['stale'], 0)]:
         fail('the live commands were not acknowledged as accepted from the next step (and the stale one refused)')
-    if 'acts from step 401' not in inject['out']:
-        fail('beltsim inject did not report its clear as acting from step 401')
+    # A clear keeps the table's value (-40 N, the last start's): the acknowledgement says so.
+    if 'clear, value -40): accepted; acts from step 401' not in inject['out']:
+        fail('beltsim inject did not report its clear (keeping -40 N) as acting from step 401')
     if summary['steps'] != steps or summary['fault_commands'] != {'accepted': 4, 'refused': 1, 'dropped': 0}:
         fail('steps %d, fault commands %s' % (summary['steps'], summary['fault_commands']))
 
