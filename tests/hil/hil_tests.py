@@ -29,7 +29,8 @@
                 friction starts; refused commands (not live, no table, out of range, NaN, unknown
                 action, corrupt, stale) are answered with their reason and leave the whole trace the
                 clean run's; a fault frame never takes a step; fault frames from a third address are
-                foreign; `beltsim inject` clears a table; the recording replays bit for bit.
+                foreign; `beltsim inject` clears a table; the recording replays bit for bit; a start
+                sent to a real-time plant acts, exactly, from the step its acknowledgement names.
   cortex_m7     the same closed loop against the Cortex-M7 firmware under qemu-system-arm over
                 the UART (TCP bridge): the output trace equals the host plant's byte for byte.
 Usage: hil_tests.py MODE BELTSIM BELTCTL SCENARIO WORKDIR [M7_IMAGE]
@@ -648,6 +649,53 @@ def live_faults(beltsim, beltctl, scenario, work):
     if p.returncode != 0 or open(os.path.join(replay_dir, 'trace.bin'), 'rb').read() != trace or not same_log:
         fail('the recording with live faults did not replay bit for bit (trace, fault_commands.csv): %s' % p.stderr)
     print('live faults: the replay gives the same trace (%d frames) and the same fault_commands.csv' % steps)
+    live_fault_in_real_time(beltsim, faulted, work)
+
+
+def live_fault_in_real_time(beltsim, faulted, work):
+    """The same path in real time (1 kHz): a start lands on whichever tick follows it; from the step the
+    acknowledgement names on, the reading ramps in and is then the truth's plus 20 N exactly."""
+    import threading
+    port, bench_port, ticks = 47863, 47864, 600
+    out = os.path.join(work, 'realtime')
+    plant = start_plant(beltsim, faulted, port, out, ['--duration', str(ticks / 1000.0), '--hold', '1000',
+                                                      '--bench', '127.0.0.1:%d' % bench_port])
+    ack = {}
+
+    def bench():
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(('127.0.0.1', bench_port))
+        s.settimeout(5.0)
+        time.sleep(0.25)  # mid-run
+        s.sendto(fault_command(1, 2, 1, 20.0), ('127.0.0.1', port))
+        ack.update(decode_ack(s.recvfrom(256)[0]))
+        s.close()
+
+    thread = threading.Thread(target=bench)
+    c = Client(port)
+    c.s.settimeout(1.0)
+    thread.start()
+    seq = 0
+    try:  # a controller that answers every output frame, until the plant stops ticking
+        while True:
+            seq += 1
+            c.exchange(command_frame(seq, 10.0, 0.0))
+    except socket.timeout:
+        pass
+    thread.join()
+    finish(plant, timeout=30)
+    trace = open(os.path.join(out, 'trace.bin'), 'rb').read()
+    frames = [decode_output(trace[i:i + OUT_SIZE]) for i in range(0, len(trace), OUT_SIZE)]
+    start = ack.get('effective', 0)
+    print('real time: the start was acknowledged (result %s) as acting from step %d of %d' %
+          (ack.get('result'), start, len(frames)))
+    if ack.get('result') != 0 or not 1 < start < len(frames) - 20:
+        fail('a live start in real time was not accepted for a step within the run: %s' % ack)
+    for f in frames:
+        offset = f['load_cell'][0] - math.floor(f['span'][0] / 0.5 + 0.5) * 0.5
+        want = 0.0 if f['step'] < start else 20.0 if f['step'] >= start + 11 else None
+        if (want is not None and offset != want) or (f['raw'][455] == 4) != (f['step'] >= start):
+            fail('real time, step %d: offset %r (expected %r), byte 455 = %d' % (f['step'], offset, want, f['raw'][455]))
 
 
 def main():
