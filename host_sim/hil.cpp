@@ -146,7 +146,6 @@ class Session : public fw::TickObserver {
     series_ << ",converged,newton,pns,residual_norm,pns_error,fault,safe_state,rejected,late,overruns\n";
     if (header != nullptr && !recording_.open(dir + "/recording.bin", *header, error)) return false;
     record_ = header != nullptr;
-    live_ = header != nullptr;
     // The test bench's fault commands and the plant's answers (docs/injected_faults.md).
     faultLog_.open(dir + "/fault_commands.csv");
     faultLog_ << "tick,sequence,table,action,value,result,effective_step,accepted,refused\n";
@@ -172,7 +171,7 @@ class Session : public fw::TickObserver {
                     ack.action, ack.value, static_cast<unsigned>(ack.result), ack.effectiveStep, ack.accepted,
                     ack.refused);
       faultLog_ << line;
-      if (!live_) continue;
+      if (!record_) continue;  // a replay: no bench to answer
       ack.foreign = hal::plantForeignDatagrams();
       std::uint8_t bytes[fw::kFaultAckFrameSize];
       fw::encodeFaultAck(ack, bytes);
@@ -261,7 +260,7 @@ class Session : public fw::TickObserver {
   const fw::TraceHash& hash() const { return hash_; }
   double stepSize() const { return loop_->plant().config().stepSize; }
   fw::PlantLoop<NE, NP>& loop() { return *loop_; }
-  const fw::PlantLoop<NE, NP>& loopConst() const { return *loop_; }
+  const fw::PlantLoop<NE, NP>& loop() const { return *loop_; }
   std::uint32_t steps() const { return steps_; }
   const fw::TimingHistogram& stepCpuTime() const { return stepCpuTime_; }
 
@@ -269,8 +268,7 @@ class Session : public fw::TickObserver {
   std::unique_ptr<fw::PlantLoop<NE, NP>> loop_;
   std::ofstream trace_, series_, faultLog_;
   RecordingWriter recording_;
-  bool record_ = false;
-  bool live_ = false;  // a run with its transport (not a replay): fault commands are answered
+  bool record_ = false;  // a live run (not a replay): recorded, and fault commands answered
   struct Answer {
     std::uint32_t tick;
     fw::FaultAckFrame ack;
@@ -315,8 +313,8 @@ void writeSummary(const std::string& dir, const Session<NE, NP>& s, const RunRep
     << ",\n  \"steps\": " << r.steps << ",\n  \"simulated_time\": " << o.time
     << ",\n  \"controller_went_silent\": " << (r.controllerSilent ? "true" : "false")
     << ",\n  \"stopped_by_signal\": " << r.stopSignal << ",\n  \"foreign_frames\": " << r.foreignFrames
-    << ",\n  \"fault_commands\": {\"accepted\": " << s.loopConst().faultCommandsAccepted()
-    << ", \"refused\": " << s.loopConst().faultCommandsRefused() << ", \"dropped\": " << r.benchDropped << "}"
+    << ",\n  \"fault_commands\": {\"accepted\": " << s.loop().faultCommandsAccepted()
+    << ", \"refused\": " << s.loop().faultCommandsRefused() << ", \"dropped\": " << r.benchDropped << "}"
     << ",\n  \"safe_state\": " << static_cast<int>(o.safeState) << ",\n  \"fault\": " << static_cast<int>(o.fault)
     << ",\n  \"rejected_frames\": " << o.rejectedFrames << ",\n  \"rejected_by_cause\": {\"corrupt\": "
     << o.corruptFrames << ", \"invalid\": " << o.invalidFrames << ", \"stale\": " << o.staleFrames
