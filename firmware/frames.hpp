@@ -1,18 +1,18 @@
-// Plant I/O frames, version 3: the bytes that cross the plant's I/O (UART, UDP, trace files).
+// Plant I/O frames, version 4: the bytes that cross the plant's I/O (UART, UDP, trace files).
 // Little-endian, fixed size, CRC-32 (IEEE 802.3, reflected, as zlib) over every byte before the
 // CRC. Encoding and decoding are pure functions on caller buffers; decode never reads past
 // `length` and reports why a frame was refused. Both frames carry kFramePulleys (8) pulley slots
 // whatever the plant's pulley count n; slots n.. are zero.
 //
 // Command frame (controller -> plant), 88 bytes:
-//    0 u8[2] magic "BD"   2 u8 version = 3   3 u8 type = 1
+//    0 u8[2] magic "BD"   2 u8 version = 4 (3 is taken: the same layout)   3 u8 type = 1
 //    4 u32 sequence (controller's counter)
 //    8 u8 pulley count n   9 u8 flags (0)   10 u16 reserved (0)
 //   12 u8[8] input kind per pulley (PulleyInput: 0 none, 1 speed, 2 torque, 3 load torque)
 //   20 f64[8] input per pulley: rad/s, N m (counter-clockwise positive) or N m (braking positive)
 //   84 u32 CRC-32 of bytes 0..83
 // Output frame (plant -> controller), 508 bytes:
-//    0 u8[2] magic "BD"   2 u8 version = 3   3 u8 type = 2
+//    0 u8[2] magic "BD"   2 u8 version = 4   3 u8 type = 2
 //    4 u32 sequence (plant's frame counter)   8 u32 step index   12 u32 sequence of the command in use
 //   16 f64 simulated time, s
 //   ground truth of the model, one slot per pulley (spans: span k from pulley k to k+1):
@@ -25,27 +25,26 @@
 //  440 u8[8] input kind per pulley (the plant's)   448 u8 pulley count
 //  449 u8 converged  450 u8 Newton iterations  451 u8 PNS iterations  452 u8 model status
 //  453 u8 fault code (FaultCode)  454 u8 safe state (0/1)
-//  455 u8 injected faults acting (bit k: the scenario's [[fault]] k; for a test bench's log, never for
-//      the controller under test; 0 without [[fault]] tables, as the reserved byte it was)
+//  455 u8 reserved (0): the device under test is never told of injected faults (the bench is)
 //  456 u32 overrun count  460 u32 rejected-frame count  464 u32 late-frame count
 //  why frames were rejected and ticks overran (the counts above split by cause):
 //  468 u32 corrupt (refused by the decoder)  472 u32 invalid (value, kind, count or flags)
 //  476 u32 stale (duplicate or out-of-order sequence)  480 u32 superseded (a newer valid one in the
 //  same tick)  484 u32 overruns caused by the step's own compute (the rest: late wake-ups)
-//   what the step accepted (new in version 3; the step is flagged, converged = 0, when either is
-//   above the plant's threshold):
+//   what the step accepted (the step is flagged, converged = 0, when either is above the
+//   plant's threshold):
 //  488 f64 residual norm of the step's last Newton residual, N   496 f64 post-Newton error e_PNS, N
 //  504 u32 CRC-32 of bytes 0..503
 // The test bench's frames (beltsim hil --bench, never the controller's):
 // Fault command frame (bench -> plant), 24 bytes:
-//    0 u8[2] magic "BD"   2 u8 version = 3   3 u8 type = 3
+//    0 u8[2] magic "BD"   2 u8 version = 4 (3 is taken: the same layout)   3 u8 type = 3
 //    4 u32 sequence (the bench's own counter)   8 u8 table k (the scenario's [[fault]] k, from 0)
 //    9 u8 action (0 clear, 1 start)   10 u16 reserved (0)   12 f64 value (the table's unit)
 //   20 u32 CRC-32 of bytes 0..19
 // Fault acknowledgement frame (plant -> bench), 44 bytes:
-//    0 u8[2] magic "BD"   2 u8 version = 3   3 u8 type = 4
+//    0 u8[2] magic "BD"   2 u8 version = 4   3 u8 type = 4
 //    4 u32 sequence of the fault command   8 u8 table   9 u8 result (FaultCommandResult)
-//   10 u8 action   11 u8 injected faults acting after the previous step (as output byte 455)
+//   10 u8 action   11 u8 injected faults acting after the previous step (bit k: table k)
 //   12 u32 step from which the change acts (0: refused)   16 f64 value
 //   24 u32 fault commands accepted   28 u32 refused   32 u32 foreign datagrams (neither the
 //      controller's nor the bench's)   36 u32 steps taken so far   40 u32 CRC-32 of bytes 0..39
@@ -58,7 +57,11 @@
 namespace beltsim::fw {
 
 constexpr std::uint8_t kFrameMagic0 = 'B', kFrameMagic1 = 'D';
-constexpr std::uint8_t kFrameVersion = 3;
+constexpr std::uint8_t kFrameVersion = 4;
+// Frames to the plant (command, fault command) have the same layout in versions 3 and 4, so the
+// plant also takes version 3 (a recording made by a version-3 plant replays); frames from the
+// plant are version 4 alone (version 3 carried the acting injected faults in output byte 455).
+constexpr std::uint8_t kOldestInputVersion = 3;
 constexpr int kFramePulleys = 8;
 constexpr std::uint8_t kFrameTypeCommand = 1, kFrameTypeOutput = 2;
 constexpr std::uint8_t kFrameTypeFaultCommand = 3, kFrameTypeFaultAck = 4;
@@ -105,7 +108,6 @@ struct OutputFrame {
   std::uint8_t modelStatus = 0;
   FaultCode fault = FaultCode::kNone;
   std::uint8_t safeState = 0;
-  std::uint8_t injectedFaults = 0;  // bit k: injected fault table k acts (docs/injected_faults.md)
   std::uint32_t overruns = 0;
   std::uint32_t rejectedFrames = 0;  // = corrupt + invalid + stale + superseded
   std::uint32_t lateFrames = 0;
@@ -156,9 +158,8 @@ struct FaultAckFrame {
 enum class DecodeError : std::uint8_t { kNone, kTruncated, kOversized, kMagic, kVersion, kType, kCrc, kReserved };
 
 // ---- CRC-32 and little-endian helpers --------------------------------------------------------------
-// Byte-wise with a 256-entry table built at compile time (1 KiB of read-only data): the bit-wise
-// loop cost about 8 instructions per bit, 31 k instructions per output frame, a few per cent of a
-// tick's budget.
+// Byte-wise with a 256-entry table built at compile time (1 KiB of read-only data): a bit-wise
+// loop over a whole output frame would take a noticeable part of a tick's budget.
 namespace detail {
 struct Crc32Table {
   std::uint32_t entry[256];
@@ -216,12 +217,18 @@ inline void putHeader(std::uint8_t* p, std::uint8_t type) {
   p[3] = type;
 }
 
+// Whether a frame of this type is taken at this protocol version.
+inline bool takesVersion(std::uint8_t type, std::uint8_t version) {
+  const bool toPlant = type == kFrameTypeCommand || type == kFrameTypeFaultCommand;
+  return version == kFrameVersion || (toPlant && version >= kOldestInputVersion && version < kFrameVersion);
+}
+
 // Header first, so that a frame of another protocol version is refused as such (kVersion), not
-// for its length: a version-1 command (32 bytes) to a version-2 plant says "version".
+// for its length: a version-1 command (32 bytes) to a version-4 plant says "version".
 inline DecodeError checkFrame(const std::uint8_t* p, std::size_t length, std::size_t size, std::uint8_t type) {
   if (length < 4) return DecodeError::kTruncated;
   if (p[0] != kFrameMagic0 || p[1] != kFrameMagic1) return DecodeError::kMagic;
-  if (p[2] != kFrameVersion) return DecodeError::kVersion;
+  if (!takesVersion(type, p[2])) return DecodeError::kVersion;
   if (p[3] != type) return DecodeError::kType;
   if (length < size) return DecodeError::kTruncated;
   if (length > size) return DecodeError::kOversized;
@@ -281,7 +288,7 @@ inline void encodeOutput(const OutputFrame& f, std::uint8_t (&out)[kOutputFrameS
   out[452] = f.modelStatus;
   out[453] = static_cast<std::uint8_t>(f.fault);
   out[454] = f.safeState;
-  out[455] = f.injectedFaults;
+  out[455] = 0;  // reserved
   le::putU32(out + 456, f.overruns);
   le::putU32(out + 460, f.rejectedFrames);
   le::putU32(out + 464, f.lateFrames);
@@ -298,6 +305,7 @@ inline void encodeOutput(const OutputFrame& f, std::uint8_t (&out)[kOutputFrameS
 inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, OutputFrame& f) {
   const DecodeError e = checkFrame(data, length, kOutputFrameSize, kFrameTypeOutput);
   if (e != DecodeError::kNone) return e;
+  if (data[455] != 0) return DecodeError::kReserved;
   f.sequence = le::getU32(data + 4);
   f.step = le::getU32(data + 8);
   f.commandSequence = le::getU32(data + 12);
@@ -319,7 +327,6 @@ inline DecodeError decodeOutput(const std::uint8_t* data, std::size_t length, Ou
   f.modelStatus = data[452];
   f.fault = static_cast<FaultCode>(data[453]);
   f.safeState = data[454];
-  f.injectedFaults = data[455];
   f.overruns = le::getU32(data + 456);
   f.rejectedFrames = le::getU32(data + 460);
   f.lateFrames = le::getU32(data + 464);

@@ -1,4 +1,4 @@
-// The scripted command sequence of the firmware test images (issue 6): the controller's part,
+// The scripted command sequence of the firmware test images: the controller's part,
 // played from a table instead of received. Pulley 1's input ramps 0 -> 12 (rad/s or N m, as its
 // kind) over t = 0.05..0.35 s, then the first load-torque input after it steps to 25 N m at
 // t = 0.45 s; every other input stays 0; a few bad frames in between that the loop must

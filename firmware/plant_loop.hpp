@@ -181,13 +181,17 @@ class PlantLoop {
       ++faultRefused_;
     }
     ack.result = r;
-    ack.injectedFaults = output_.injectedFaults;
+    ack.injectedFaults = actingFaults_;
     ack.accepted = faultAccepted_;
     ack.refused = faultRefused_;
     ack.steps = step_;
     return ack;
   }
   std::uint32_t faultCommandsAccepted() const { return faultAccepted_; }
+  // The injected fault tables acting after the last tick (bit k: table k, docs/injected_faults.md):
+  // for the test bench (its acknowledgements, the recording, the summary), never in the frame
+  // that the controller under test reads.
+  std::uint8_t actingFaults() const { return actingFaults_; }
   std::uint32_t faultCommandsRefused() const { return faultRefused_; }
 
   // One tick with the command received since the previous tick (or the held one).
@@ -231,7 +235,7 @@ class PlantLoop {
     }
     if (safe_) applySafeValues(o);
     emulateSensors(o);
-    o.injectedFaults = plant_.activeInjectedFaults(o.time);
+    actingFaults_ = plant_.activeInjectedFaults(o.time);
     o.overruns = overruns_;
     o.rejectedFrames = rejected_;
     o.lateFrames = late_;
@@ -326,6 +330,7 @@ class PlantLoop {
   std::uint32_t consecutiveNonConverged_ = 0;
   // The test bench's fault commands (receiveFaultCommand).
   bool haveFaultCommand_ = false;
+  std::uint8_t actingFaults_ = 0;  // bit k: injected fault table k acts after the last tick
   std::uint32_t faultSequence_ = 0;
   std::uint32_t faultAccepted_ = 0;
   std::uint32_t faultRefused_ = 0;

@@ -1,7 +1,7 @@
 // Timing statistics of the loop: step execution time and tick jitter. Fixed memory, O(1) per
 // sample: exact count, min, max and mean, and a log-linear histogram (32 bins per power of two,
-// so a percentile read from it is within 1/32 = 3.1 % above the true value) for median and p99.
-// (8 bins, 12.5 %, until 2026-11-25: too coarse for a worst/median ratio bound of 1.25.)
+// so a percentile read from it is at most 1/32 above the true value) for median and p99: fine
+// enough for a bound on the worst/median ratio.
 // Readable at run time; printed at exit by the firmware.
 #pragma once
 #include <cstdint>

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include <sched.h>
 #include <sys/mman.h>
@@ -201,6 +202,13 @@ class Session : public fw::TickObserver {
     p.frame = o;
     std::memcpy(p.bytes, bytes, sizeof bytes);
     last_ = o;
+    // The injected faults acting, for the bench alone (never in the controller's frame); here, not
+    // in afterStep, so that a replay (which steps without it) sees every change too.
+    if (loop_->actingFaults() != acting_) {
+      acting_ = loop_->actingFaults();
+      actingChanges_.push_back({o.step, acting_});
+      if (record_) recording_.faultsActing(o.step, acting_);
+    }
   }
   // The bench's datagrams queued since the previous tick (hal/linux_plant.hpp): after the tick's
   // command frames, before its step, so that a fault command acts from this step on.
@@ -263,6 +271,13 @@ class Session : public fw::TickObserver {
   const fw::PlantLoop<NE, NP>& loop() const { return *loop_; }
   std::uint32_t steps() const { return steps_; }
   const fw::TimingHistogram& stepCpuTime() const { return stepCpuTime_; }
+  // From output step `step` on, the tables of bit mask `mask` act (every change, in order).
+  struct ActingChange {
+    std::uint32_t step;
+    std::uint8_t mask;
+    bool operator==(const ActingChange& o) const { return step == o.step && mask == o.mask; }
+  };
+  const std::vector<ActingChange>& actingChanges() const { return actingChanges_; }
 
  private:
   std::unique_ptr<fw::PlantLoop<NE, NP>> loop_;
@@ -277,6 +292,8 @@ class Session : public fw::TickObserver {
   Answer answers_[kAnswerCapacity] = {};
   std::size_t answerCount_ = 0;
   bool versionReported_ = false;
+  std::uint8_t acting_ = 0;
+  std::vector<ActingChange> actingChanges_;
   int pulleys_ = 2;
   std::uint32_t steps_ = 0;
   fw::TimingHistogram stepCpuTime_;  // the step thread's CPU time (ns), the compute alone
@@ -315,6 +332,17 @@ void writeSummary(const std::string& dir, const Session<NE, NP>& s, const RunRep
     << ",\n  \"stopped_by_signal\": " << r.stopSignal << ",\n  \"foreign_frames\": " << r.foreignFrames
     << ",\n  \"fault_commands\": {\"accepted\": " << s.loop().faultCommandsAccepted()
     << ", \"refused\": " << s.loop().faultCommandsRefused() << ", \"dropped\": " << r.benchDropped << "}"
+    << ",\n  \"injected_faults_acting\": [";
+  // Every change of the acting tables: from output step "step" on, "tables" act.
+  const char* separator = "";
+  for (const auto& c : s.actingChanges()) {
+    j << separator << "{\"step\": " << c.step << ", \"tables\": [";
+    for (int k = 0, n = 0; k < 8; ++k)
+      if (c.mask & (1u << k)) j << (n++ ? ", " : "") << k;
+    j << "]}";
+    separator = ", ";
+  }
+  j << "]"
     << ",\n  \"safe_state\": " << static_cast<int>(o.safeState) << ",\n  \"fault\": " << static_cast<int>(o.fault)
     << ",\n  \"rejected_frames\": " << o.rejectedFrames << ",\n  \"rejected_by_cause\": {\"corrupt\": "
     << o.corruptFrames << ", \"invalid\": " << o.invalidFrames << ", \"stale\": " << o.staleFrames
@@ -508,7 +536,7 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
 // the transport: the recorded elapsed periods and overrun causes stand for the clock.
 template <int NE, int NP>
 int replayWith(const PlantConfig& config, const fw::LoopOptions& loopOptions, const std::vector<RecordedEvent>& events,
-               const std::string& dir) {
+               bool actingRecorded, const std::string& dir) {
   Session<NE, NP> session;
   std::string error;
   if (!session.setUp(config, loopOptions, dir, nullptr, error)) {
@@ -517,12 +545,18 @@ int replayWith(const PlantConfig& config, const fw::LoopOptions& loopOptions, co
   }
   fw::TickLoop<NE, NP, Session<NE, NP>> tickLoop;
   tickLoop.setUp(session.loop(), session, fw::TickLoopSettings{});
+  std::vector<typename Session<NE, NP>::ActingChange> recordedActing;
   for (const RecordedEvent& e : events) {
     if (e.kind == RecordedEvent::Kind::kFrame) tickLoop.applyFrame(e.tick, e.data.data(), e.data.size());
     else if (e.kind == RecordedEvent::Kind::kFaultCommand) session.faultCommand(e.tick, e.data.data(), e.data.size());
+    else if (e.kind == RecordedEvent::Kind::kFaultsActing) recordedActing.push_back({e.tick, e.data[0]});
     else tickLoop.stepWith(e.tick, e.elapsed, e.computeOverrun ? fw::OverrunCause::kCompute : fw::OverrunCause::kWakeUp);
   }
   session.finish();
+  if (actingRecorded && recordedActing != session.actingChanges()) {  // version 3 had no such record
+    std::fprintf(stderr, "error: the replay's injected faults act at other steps than the recording says\n");
+    return 3;
+  }
   RunReport report;
   report.mode = "replay";
   report.steps = session.last().step;
@@ -643,12 +677,14 @@ int runReplay(const std::string& recordingPath, const std::string& outputDirecto
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 2;
   }
+  const bool actingRecorded = header.version >= 4;
   if (config.pulleyCount == 2)
-    return scenario.elements == kHilElementsA ? replayWith<kHilElementsA, 2>(config, loopOptions, events, outputDirectory)
-                                              : replayWith<kHilElementsB, 2>(config, loopOptions, events, outputDirectory);
+    return scenario.elements == kHilElementsA
+               ? replayWith<kHilElementsA, 2>(config, loopOptions, events, actingRecorded, outputDirectory)
+               : replayWith<kHilElementsB, 2>(config, loopOptions, events, actingRecorded, outputDirectory);
   return scenario.elements == kHilElementsA
-             ? replayWith<kHilElementsA, kMaxPlantPulleys>(config, loopOptions, events, outputDirectory)
-             : replayWith<kHilElementsB, kMaxPlantPulleys>(config, loopOptions, events, outputDirectory);
+             ? replayWith<kHilElementsA, kMaxPlantPulleys>(config, loopOptions, events, actingRecorded, outputDirectory)
+             : replayWith<kHilElementsB, kMaxPlantPulleys>(config, loopOptions, events, actingRecorded, outputDirectory);
 }
 
 }  // namespace beltsim::host

@@ -153,7 +153,7 @@ bool writeSummary(const std::string& directory, const RunInfo& info, const RunAn
   f << "{\n";
   f << "  \"scenario\": \"" << sc.file << "\",\n";
   f << "  \"elements\": " << info.elements << ",\n";
-  // The mesh that stands still says so, and how far the belt's material went through it.
+  // The eulerian mesh says so, and how far the belt's material went through it.
   if (sc.eulerianMesh) {
     f << "  \"belt_mesh\": \"eulerian\",\n";
     f << "  \"material_travelled\": " << number(last.materialTravelled) << ",\n";
@@ -251,7 +251,7 @@ bool writeSummary(const std::string& directory, const RunInfo& info, const RunAn
   f << "  \"capstan_tail_max_rel_error_full_wrap\": " << number(a.capstanTail.errorTheoretical) << ",\n";
   f << "  \"static_converged\": " << (info.staticConverged ? "true" : "false") << ",\n";
   f << "  \"static_residual\": " << number(info.staticResidual) << ",\n";
-  // Node 0 (where the belt leaves pulley 1) has its x locked in the static solve (docs/model.md §8.3):
+  // Node 0 (where the belt leaves pulley 1) has its x locked in the static solve (docs/model_start_and_benchmark.md §8.3):
   // the force that lock applies to the belt, part of the static free body around pulley 1.
   f << "  \"static_lock_force\": [" << number(info.staticLockForce) << ", 0],\n";
   f << "  \"steps\": " << info.steps << ",\n";

@@ -13,7 +13,7 @@
 
 namespace beltsim::host {
 
-// What a run of steps accepted (issue 15: every output row carries it for the steps since the
+// What a run of steps accepted (every output row carries it for the steps since the
 // previous row, summary.json for the whole run): the iteration maxima, the largest last Newton
 // residual and post-Newton error, and how many of the steps were flagged (not converged).
 struct IntervalHealth {

@@ -5,11 +5,13 @@
 namespace beltsim::host {
 namespace {
 
-// The magic's last character is the protocol version of the recorded frames (3: output frames
-// with the step's residual and post-Newton error; 2: the overrun cause as record 3). A recording
-// of an older version holds frames this plant refuses: it is named as such instead of replayed
-// wrongly.
-constexpr char kMagic[8] = {'B', 'E', 'L', 'T', 'R', 'E', 'C', '3'};
+// The magic's last character is the protocol version of the recorded frames (4: byte 455 of the
+// output frame reserved, the acting faults as record 5; 3: output frames with the step's residual
+// and post-Newton error; 2: the overrun cause as record 3). Version 3's frames to the plant have
+// today's layout, so its recordings replay; an older one holds frames this plant refuses: it is
+// named as such instead of replayed wrongly.
+constexpr char kMagic[8] = {'B', 'E', 'L', 'T', 'R', 'E', 'C', '4'};
+constexpr char kOldestReplayed = '3';
 
 void putU32(std::FILE* f, std::uint32_t v) {
   const std::uint8_t b[4] = {static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8),
@@ -79,6 +81,8 @@ void RecordingWriter::faultCommand(std::uint32_t tick, const std::uint8_t* data,
   record(4, tick, data, length);
 }
 
+void RecordingWriter::faultsActing(std::uint32_t step, std::uint8_t mask) { record(5, step, &mask, 1); }
+
 void RecordingWriter::record(std::uint8_t kind, std::uint32_t tick, const std::uint8_t* data, std::size_t length) {
   if (f_ == nullptr) return;
   const std::uint16_t n = static_cast<std::uint16_t>(length > 65535 ? 65535 : length);
@@ -118,15 +122,17 @@ bool readRecording(const std::string& path, RecordingHeader& header, std::vector
     if (n < sizeof chunk) break;
   }
   std::fclose(f);
-  if (bytes.size() >= 8 && std::memcmp(bytes.data(), kMagic, 7) == 0 && bytes[7] >= '1' && bytes[7] < kMagic[7]) {
+  if (bytes.size() >= 8 && std::memcmp(bytes.data(), kMagic, 7) == 0 && bytes[7] >= '1' && bytes[7] < kOldestReplayed) {
     error = path + ": a recording of protocol version " + static_cast<char>(bytes[7]) + " (BELTREC" +
             static_cast<char>(bytes[7]) + "): replay it with the beltsim that made it";
     return false;
   }
-  if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
-    error = path + ": not a beltsim recording (magic BELTREC3 missing)";
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), kMagic, 7) != 0 || bytes[7] < kOldestReplayed ||
+      bytes[7] > kMagic[7]) {
+    error = path + ": not a beltsim recording (magic BELTREC4 or BELTREC3 missing)";
     return false;
   }
+  header.version = bytes[7] - '0';
   Reader r{bytes, 8};
   if (!r.text(header.scenarioName) || !r.text(header.scenarioText) || !r.text(header.options)) {
     error = path + ": truncated header";
@@ -138,10 +144,12 @@ bool readRecording(const std::string& path, RecordingHeader& header, std::vector
     std::uint8_t kind;
     RecordedEvent e;
     bool ok = r.u8(kind) && r.u32(e.tick);
-    if (ok && (kind == 1 || kind == 4)) {
+    if (ok && (kind == 1 || kind == 4 || kind == 5)) {
       std::uint16_t n;
-      e.kind = kind == 1 ? RecordedEvent::Kind::kFrame : RecordedEvent::Kind::kFaultCommand;
-      ok = r.u16(n) && r.raw(n, e.data);
+      e.kind = kind == 1 ? RecordedEvent::Kind::kFrame
+               : kind == 4 ? RecordedEvent::Kind::kFaultCommand
+                           : RecordedEvent::Kind::kFaultsActing;
+      ok = r.u16(n) && r.raw(n, e.data) && (kind != 5 || n == 1);
     } else if (ok && (kind == 2 || kind == 3)) {
       e.kind = RecordedEvent::Kind::kTick;
       e.computeOverrun = kind == 3;

@@ -23,7 +23,7 @@ struct TailMeans {
 };
 
 // Largest relative deviation of the axial force over a pulley's slip arc from the capstan law
-// F(phi) = F_start exp(+-mu phi) (docs/model.md §9.6 check 4; Euler-Eytelwein), phi the wrap angle from the
+// F(phi) = F_start exp(+-mu phi) (docs/model_start_and_benchmark.md §9.6 check 4; Euler-Eytelwein), phi the wrap angle from the
 // start s0 of the pulley's contact arc (ArcAngle), F_start the force of the span arriving there and
 // F_end that of the span leaving the arc's other end; the sign makes F run from F_start towards
 // F_end, and the arc over which the law reaches F_end is ln(F_tight / F_slack) / mu. The belt runs

@@ -19,7 +19,7 @@ namespace beltsim::host {
 
 constexpr int kMaxSegments = 8;  // contact.segments_per_element may be 1..8 at run time
 
-// Per-segment contact values from the per-area values (docs/model.md §9.1: c_F = b L / n_cs) and the
+// Per-segment contact values from the per-area values (docs/model_start_and_benchmark.md §9.1: c_F = b L / n_cs) and the
 // scenario's contact and friction options.
 inline ContactParameters contactParametersOf(const Scenario& sc, double elementLength) {
   ContactParameters contact = contactFromPerArea(sc.contactPerArea, sc.belt, elementLength, sc.segmentsPerElement);
@@ -31,7 +31,7 @@ inline ContactParameters contactParametersOf(const Scenario& sc, double elementL
   return contact;
 }
 
-// The static equilibrium (docs/model.md §8.3-8.4) from q. A solve that fails or does not converge says so
+// The static equilibrium (docs/model_start_and_benchmark.md §8.3-8.4) from q. A solve that fails or does not converge says so
 // with its residual and returns false: the run stops before anything is written.
 template <typename Drive>
 bool staticStart(const Scenario& sc, Drive& drive, typename Drive::Vector& q, const FrictionParameters& friction,
@@ -125,13 +125,13 @@ int beginRun(const RunOptions& options, OutputFiles& out, Stepper& integrator, D
 // (profile and command); a fixed pulley's axle holds the belt's torque.
 template <typename Drive>
 double pulleyTorque(const Drive& drive, int p, double t) {
-  const PulleyKind kind = drive.circle(p).kind;
+  const PulleyKind kind = drive.pulley(p).kind;
   return kind == PulleyKind::kSpeedDriven ? drive.driveTorque(p)
          : kind == PulleyKind::kFixed     ? -drive.beltTorque(p)
                                           : drive.appliedTorque(p, t);
 }
 
-// What a run may reach before it counts as diverged (issue 35; docs/host_simulator.md, "A run that
+// What a run may reach before it counts as diverged (docs/host_simulator.md, "A run that
 // goes wrong"). The position bound comes from the scenario's start: ten times the distance of its
 // farthest node or pulley centre from the origin plus the belt's length (a belt cannot get
 // farther while it is attached to anything). The speeds are fixed: a belt drive runs at some m/s
@@ -200,8 +200,8 @@ std::string implausibility(const Drive& drive, const typename Drive::Vector& q, 
 
 // The fixed-step run to sc.endTime: beforeStep(t) before each step to t (the injected faults,
 // simulation_impl.hpp), afterStep(t) after each step the run keeps (the emulated sensors),
-// sample(t, health) at t = 0, every output.sample_interval and
-// at the end (health: what the steps since the previous sample accepted). Returns false if
+// sample(t, health) at t = 0, every output.sample_interval and at the end (health: what the
+// steps since the previous sample accepted). Returns false if
 // the model faulted, the state left RunLimits or Newton failed RunLimits::newtonFailuresInARow
 // steps in a row: the run stops there (one line on stderr, totals.faultReason), the samples so
 // far kept.

@@ -574,7 +574,7 @@ void readBelt(const std::string& file, const toml::table& t, Scenario& s) {
          std::to_string(s.elements) + " is not compiled in; supported element counts" +
              (s.eulerianMesh ? " of the eulerian mesh: " : ": ") + list);
   }
-  // The eulerian mesh's grading (standing_mesh_stations.hpp): elements per metre on a wrap over
+  // The eulerian mesh's grading (eulerian_stations.hpp): elements per metre on a wrap over
   // those on a span, and the growth of a wrap element's length per element from the wrap's ends.
   r.number("wrap_density", s.grading.wrapDensity);
   r.number("wrap_grading", s.grading.gradingStep);
@@ -587,7 +587,7 @@ void readBelt(const std::string& file, const toml::table& t, Scenario& s) {
          "material mesh only");
   readCableEnds(file, t, r, s);
   auto& e = s.belt.element;
-  // Decision (issue 35): the paper belt's pre-stretch (-0.05, 400 N) is the default of a closed
+  // Decision: the paper belt's pre-stretch (-0.05, 400 N) is the default of a closed
   // belt only; an open cable is stress-free at its drawn length unless it says otherwise (a
   // cantilever written without the key must not start under 400 N of tension).
   if (!s.belt.closed) e.referenceAxialStrain = 0.0;
@@ -642,7 +642,7 @@ void readFriction(const std::string& file, const toml::table& t, Scenario& s) {
   const std::string law = r.text("law");
   s.law = law == "continuous" ? TangentialLaw::kContinuous : TangentialLaw::kBristle;
   r.number("characteristic_velocity", s.characteristicVelocity);
-  // Bristle anchors (issue 33): "segment" (the paper's) or "element" (kept only from the step
+  // Bristle anchors: "segment" (the paper's) or "element" (kept only from the step
   // the segment's whole element lies on the pulley until it leaves contact); the continuous law
   // keeps none.
   const bool elementByDefault = s.contactPerArea.stickMemory == StickMemory::kWholeElement;
@@ -702,7 +702,7 @@ void readSolver(const std::string& file, const toml::table& t, Scenario& s) {
   r.integer("block_age_steps", s.integrator.blockAgeSteps);
   r.integer("renewal_pairs", s.integrator.renewalPairsPerStep);
   r.number("fixed_residual_tolerance", s.integrator.fixedResidualTolerance);
-  // The eulerian mesh's passes with pair updates (fixed_cost_stepper.hpp, docs/model.md §2.11).
+  // The eulerian mesh's passes with pair updates (fixed_cost_stepper.hpp, docs/model_element.md §2.11).
   r.integer("post_newton_passes", s.integrator.postNewtonPasses);
   r.integer("pass_update_pairs", s.integrator.passUpdatePairs);
   for (const char* key : {"post_newton_passes", "pass_update_pairs"})
@@ -826,8 +826,8 @@ void readPulleys(const std::string& file, const toml::node& n, Scenario& s) {
 // What each [[fault]] kind takes (docs/injected_faults.md, the table of kinds): its target key
 // ("pulley", "span" or none), whether the target must be named, and the key of its amount ("value",
 // "std", "rate" or none) with what it means (bearing_drag also takes `viscous`, optional, 0 by
-// default). Its name, whether it ramps (not isSteppedFault) and
-// whether it takes a seed (isSeededFault) come from the model (injected_faults.hpp).
+// default). Its name, whether it ramps (not isSteppedFault) and whether it takes a seed
+// (isSeededFault) come from the model (injected_faults.hpp).
 struct FaultKindKeys {
   InjectedFaultKind kind;
   const char* target;
@@ -1067,7 +1067,7 @@ ParseResult parseScenario(const std::string& file, const std::vector<std::string
   ParseResult result;
   Scenario s;
   s.file = file;
-  // Defaults of the paper's belt (docs/model.md §9.1); a scenario file states what it changes.
+  // Defaults of the paper's belt (docs/model_start_and_benchmark.md §9.1); a scenario file states what it changes.
   s.belt = paperBelt();
   s.integrator.newmark = true;
   // The solver defaults a scenario sets over the model's (host_sim/scenario_keys.toml).

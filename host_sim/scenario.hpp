@@ -10,7 +10,7 @@
 #include "beltsim/system/emulated_sensors.hpp"
 #include "beltsim/system/injected_faults.hpp"
 #include "beltsim/system/paper_parameters.hpp"
-#include "beltsim/system/standing_mesh_stations.hpp"
+#include "beltsim/system/eulerian_stations.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
 
 namespace beltsim::host {
@@ -31,10 +31,10 @@ struct Scenario {
 
   // [belt]
   int elements = 60;
-  // mesh = "eulerian": the mesh that stands still (closed belts; docs/model.md §2.11); "material"
+  // mesh = "eulerian": the eulerian mesh (closed belts; docs/model_element.md §2.11); "material"
   // (default): elements that travel with the belt.
   bool eulerianMesh = false;
-  // Its grading (`wrap_density`, `wrap_grading`; standing_mesh_stations.hpp): the program's
+  // Its grading (`wrap_density`, `wrap_grading`; eulerian_stations.hpp): the program's
   // unless the file says more.
   MeshGrading grading;
   BeltParameters belt;  // belt.element.length comes from the geometry (closed) or the nodes (open)
@@ -48,9 +48,9 @@ struct Scenario {
   // Per-area values of [contact] (stiffness_per_area, damping_per_area) and [friction]
   // (coefficient, bristle_stiffness_per_area, velocity_penalty_damping_ratio), kept in the model's
   // own type: `beltsim run` and `beltsim hil` both hand this to contactFromPerArea (per-segment =
-  // per-area x width x L / segments, docs/model.md §9.1), so the two cannot map them differently.
+  // per-area x width x L / segments, docs/model_start_and_benchmark.md §9.1), so the two cannot map them differently.
   ContactPerArea contactPerArea = scenarioContactDefaults();
-  // Decision (issue 33): scenarios measure gaps to the arc through each segment's ends unless they
+  // Decision: scenarios measure gaps to the arc through each segment's ends unless they
   // ask for the paper's chord gap (the paper's validation does); the penetration compensation is
   // off (measured worse against the 240-element paper run: docs/validation_and_convergence.md,
   // *Segment geometry*).
@@ -107,7 +107,7 @@ inline bool sensorsWanted(const Scenario& s) {
   return s.hasSensors;
 }
 
-// Pulley p as the belt's path sees it (docs/model.md §8.1): centreline radius r + h/2 on the belt's side.
+// Pulley p as the belt's path sees it (docs/model_start_and_benchmark.md §8.1): centreline radius r + h/2 on the belt's side.
 PathCircle pathCircleOf(const Scenario& s, int p);
 
 // Element counts compiled into the host build (the model's element count is a template

@@ -26,7 +26,7 @@ int runOpenCableWith(const Scenario& scenario, const RunOptions& options);
 template <int NE, int NP>
 int runScenarioWith(const Scenario& scenario, const RunOptions& options);
 
-// The same on the mesh that stands still (belt.mesh = "eulerian"; closed belts only).
+// The same on the eulerian mesh (belt.mesh = "eulerian"; closed belts only).
 template <int NE, int NP>
 int runEulerianScenarioWith(const Scenario& scenario, const RunOptions& options);
 

@@ -14,8 +14,8 @@
 #include "beltsim/system/belt_geometry.hpp"
 #include "beltsim/system/belt_outputs.hpp"
 #include "beltsim/system/injected_faults.hpp"
-#include "beltsim/system/mixed_belt_outputs.hpp"
-#include "beltsim/system/standing_mesh_stations.hpp"
+#include "beltsim/system/eulerian_belt_outputs.hpp"
+#include "beltsim/system/eulerian_stations.hpp"
 #include "beltsim/system/paper_parameters.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
 #include "beltsim/stepping/time_stepper.hpp"
@@ -35,12 +35,10 @@ struct MaterialMesh {
   static bool setUp(const Scenario& sc, const BeltPath<NP>& path, Drive& drive, Stepper& stepper,
                     const PulleyParameters* circleParameters, int pulleys, ContactParameters& contact) {
     const double length = elementLength(path);
-    // Decision (issue 33): an element longer than kCoarseElementPerRadius times a pulley's radius is
-    // a mesh too coarse for that pulley. Measured on accessory_drive.toml (speed ripple over
-    // 1.5-2.0 s, arc gap): elements of 0.85 and 1.0 times the radius of the back-side idler and the
-    // tensioner pulley ripple by 2.1 % and 2.9 %, of 0.43 and 0.5 times by 0.26 % and 0.16 %; the
-    // paper's drive at 24 elements (0.52) runs smooth. A warning, not an error: a fast coarse run is
-    // allowed.
+    // Decision: an element longer than kCoarseElementPerRadius times a pulley's radius is a mesh
+    // too coarse for that pulley: the pulley's speed ripples where elements about as long as its
+    // radius pass (docs/validation_and_convergence.md, *Ripple of coarse meshes*). A warning, not an
+    // error: a fast coarse run is allowed.
     constexpr double kCoarseElementPerRadius = 0.6;
     for (int p = 0; p < pulleys; ++p) {
       const double radius = circleParameters[p].radius;
@@ -69,20 +67,20 @@ struct MaterialMesh {
   }
 };
 
-// The mesh that stands still (belt.mesh = "eulerian"; docs/model.md §2.11): the mixed
-// Eulerian-Lagrangian drive, its NE nodes where the program puts them from the layout
-// (standing_mesh_stations.hpp), the reference or the fixed-cost stepping; the contact values of
+// The eulerian mesh (belt.mesh = "eulerian"; docs/model_element.md §2.11): the drive with nodal material
+// coordinates, its NE nodes where the program puts them from the layout
+// (eulerian_stations.hpp), the reference or the fixed-cost stepping; the contact values of
 // each element in proportion to its length from those of the mean length.
 template <int NE, int NP>
 struct EulerianMesh {
-  using Drive = MixedBeltDrive<NE, NP, kMaxSegments>;
+  using Drive = EulerianBeltDrive<NE, NP, kMaxSegments>;
   using Stepper = TimeStepper<Drive>;
   static double elementLength(const BeltPath<NP>& path) { return path.totalLength / NE; }
   static bool setUp(const Scenario& sc, const BeltPath<NP>& path, Drive& drive, Stepper& stepper,
                     const PulleyParameters* circleParameters, int pulleys, ContactParameters& contact) {
     double station[NE], lengths[NE];
     int elementsInPart[2 * NP];
-    if (!standingMeshStations(path, sc.grading, station, lengths, elementsInPart).ok()) {
+    if (!eulerianStations(path, sc.grading, station, lengths, elementsInPart).ok()) {
       std::fprintf(stderr,
                    "%s: key 'belt.elements': %d elements are too few for the eulerian mesh of %d pulleys (it needs "
                    "at least 1 per span and 2 per wrap: %d)\n",
@@ -96,7 +94,10 @@ struct EulerianMesh {
       std::fprintf(stderr, "%s: invalid model parameter '%s'\n", sc.file.c_str(), e.parameter);
       return false;
     }
-    drive.setStepSize(sc.stepSize);
+    if (!drive.setStepSize(sc.stepSize).ok()) {
+      std::fprintf(stderr, "%s: key 'solver.step_size': invalid value %g\n", sc.file.c_str(), sc.stepSize);
+      return false;
+    }
     const ParameterError s = stepper.setUp(sc.integrator, sc.stepSize);
     if (!s.ok()) {
       std::fprintf(stderr, "%s: key 'solver': invalid setting '%s'\n", sc.file.c_str(), s.parameter);
@@ -137,7 +138,7 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
   auto drive = std::make_unique<Drive>();
   auto integrator = std::make_unique<typename Mesh::Stepper>();
 
-  // ---- geometry (docs/model.md §8.1): belt centreline at r + h/2 on every pulley ----------------------
+  // ---- geometry (docs/model_start_and_benchmark.md §8.1): belt centreline at r + h/2 on every pulley ----------------------
   PathCircle circles[NP];
   PulleyParameters circleParameters[NP];
   for (int p = 0; p < pulleys; ++p) {
@@ -155,7 +156,7 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
   ContactParameters contact;
   if (!Mesh::setUp(sc, path, *drive, *integrator, circleParameters, pulleys, contact)) return 2;
 
-  // ---- the start: static equilibrium (docs/model.md §8.3-8.4), or the drawn path at rest -----------------
+  // ---- the start: static equilibrium (docs/model_start_and_benchmark.md §8.3-8.4), or the drawn path at rest -----------------
   RunInfo info;
   Vector q, a;
   Mesh::place(*drive, path, q);
@@ -267,7 +268,7 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
   runSteps(sc, *integrator, *drive, applyFaults, readSensors, sample, stepMicros, totals, options);
   const double wallTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
 
-  // ---- end-of-run profile along the belt (spatial arc coordinate s_l of docs/model.md §9.5) -----------
+  // ---- end-of-run profile along the belt (spatial arc coordinate s_l of docs/model_start_and_benchmark.md §9.5) -----------
   const Vector& qEnd = integrator->positions();
   const Vector& vEnd = integrator->velocities();
   const double offset = spatialArcOffset(*drive, qEnd, path);

@@ -11,7 +11,7 @@ Columns: the four quantities (tail means of omega_P2 and the drive torque over t
 F1 and F2 as tail means too with --tail-forces), the largest deviation, flagged steps, the
 capstan check over P1's slip arc and the creep (v1 - v2)/v1 against (F1 - F2)/EA (the paper's
 check, limit 5 %) and against the steady-state relation of mass-flux conservation,
-(F1 - F2)/EA / (1 + eps_ref + F1/EA) (docs/model.md §9.6 check 3; eps_ref the belt's reference strain).
+(F1 - F2)/EA / (1 + eps_ref + F1/EA) (docs/model_start_and_benchmark.md §9.6 check 3; eps_ref the belt's reference strain).
 --ripple adds the ripple of the drive torque, F1, F2 and the tight span's speed: the standard
 deviation of each time series over the last 0.65 s (1.8-2.45 s on the paper's drive, after the
 load ramp has settled), in per cent of its mean (timeseries.csv, every sample).

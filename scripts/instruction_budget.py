@@ -29,7 +29,7 @@
              -DBELTSIM_FIRMWARE_MCU_SCENARIO=tests/bench/configs/microcontroller_fixed_cost.toml).
   --meshes     accuracy and time per step of the microcontroller configuration with 8 to 24
              elements (builds and runs tests/bench/bench_mesh_floor.cpp).
-  --eulerian   the mesh that stands still (builds tests/bench/bench_eulerian.cpp): x86-64
+  --eulerian   the eulerian mesh (builds tests/bench/bench_eulerian.cpp): x86-64
              instructions per step (callgrind, steps 18001-18300 of the paper's scenario, one dump
              a step: median, p99, worst, mean) at 16 and 24 elements, with the fixed-cost stepping
              of eulerian_belt_drive.toml (decided states) and with five passes.
@@ -331,7 +331,7 @@ def meshes():
     print(run([os.path.join(ROOT, 'build/host/tests/bench_mesh_floor')], ROOT), end='')
 
 
-# The two fixed-cost forms on the mesh that stands still (docs/model.md §2.11).
+# The two fixed-cost forms on the eulerian mesh (docs/model_element.md §2.11).
 EULERIAN_FORMS = (
     ('decided states (eulerian_belt_drive.toml)', []),
     ('five passes (n 1, frozen 1, 8 pairs)', ['--set', 'newton=1', '--set', 'frozen=1', '--set', 'passes=5',

@@ -7,7 +7,7 @@
 #       speed, drive torque and span forces
 #   scripts/run_main.sh --closed-loop-faults [OUTPUT_DIR]   the same for 3 s against
 #       hil_injected_faults.toml: a wet motor pulley, then a stuck motor encoder
-#       (docs/injected_faults.md, "A controller against injected faults")
+#       (docs/hil.md, "A controller against injected faults")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 closed_loop=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validation against the paper's belt drive (paper [P] Sect. 4, Table 4; docs/model.md section 9.6).
+"""Validation against the paper's belt drive (paper [P] Sect. 4, Table 4; docs/model_start_and_benchmark.md §9.6).
 
 Runs host_sim/scenarios/paper_belt_drive.toml (240 elements, step 5e-5 s, 2.45 s) with beltsim
 and checks the summary:
@@ -9,7 +9,7 @@ and checks the summary:
   torque balance (F1 - F2) R against the drive torque within 1 % (R = 0.1 m, as the paper);
   creep (v1 - v2) / v1 against (F1 - F2) / EA within 5 % (the paper finds 3.3 %), and against the
   steady-state relation of mass-flux conservation (F1 - F2) / EA / (1 + eps_ref + F1 / EA) within
-  1 % (docs/model.md §9.6 check 3: 0.0579; eps_ref = -0.05, the belt's reference strain);
+  1 % (docs/model_start_and_benchmark.md §9.6 check 3: 0.0579; eps_ref = -0.05, the belt's reference strain);
   axial force over P1's slip arc against the capstan law F2 exp(mu phi), phi the wrap angle of each
   sample's position about P1's centre: at most 3 %, on the profile at the end and on the mean force
   of the last 0.15 s (summary.json's capstan_tail: F exp(-mu phi) averaged in bins of 0.02 rad

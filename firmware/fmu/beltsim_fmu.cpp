@@ -412,7 +412,7 @@ fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState FMUState) {
 fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState* FMUState) {
   InstanceSlot* s = slotOf(instance);
   if (s == nullptr || FMUState == nullptr) return fmi3Error;
-  // Decision (issue 35): an importer that passes the state itself where the standard passes the
+  // Decision: an importer that passes the state itself where the standard passes the
   // address of the variable holding it (fmusim 0.0.39 of the Reference-FMUs does, when it saves or
   // restores a state file) means that state. When the pointer is one of this instance's own pool
   // states in use, it is freed with a warning (logged when the category "logStatusWarning" is on)

@@ -1,8 +1,7 @@
 // The model of an FMU built from a user's scenario (CMake option BELTSIM_FMU_SCENARIO;
 // docs/fmu.md, *An FMU of your drive*): the closed belt drive of 2 to 8 pulleys that
-// scripts/scenario_to_fmu.py generated into
-// fmu_scenario_plant_config.hpp (the firmware generator's PlantConfig, the file's element count)
-// and fmu_scenario_variables.hpp (the variable table, names from the pulleys' names).
+// scripts/scenario_to_fmu.py generated into fmu_scenario_plant_config.hpp (the firmware
+// generator's PlantConfig, the file's element count) and fmu_scenario_variables.hpp (the variable table, names from the pulleys' names).
 //
 // Value references (stable for a given scenario; scenario_to_fmu.py writes the same numbers):
 //   the common variables of fmu_variables.hpp (time 0, friction_coefficient 13, ...);

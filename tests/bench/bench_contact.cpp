@@ -4,10 +4,10 @@
 // Prints the share of element-circle pairs the box skips.
 //
 // Belt-drive-like configuration: pulleys of radius 0.1 m at (0, 0) and (0.5, 0); a belt of 60
-// elements wrapped around them (arcs and tangent spans, docs/model.md §8.1), nodes on the centreline of
+// elements wrapped around them (arcs and tangent spans, docs/model_start_and_benchmark.md §8.1), nodes on the centreline of
 // radius 0.1 + 5e-5 m with unit-tangent slopes; segment points offset by h_o = -5e-5 m onto the
 // inner surface; contact radius 0.1 m (the inner surface touches the pulley; the brief's
-// "0.1 + 5e-5" is the centreline radius); 4 segments per element; k_c etc. as docs/model.md §9.2 (n_e = 60).
+// "0.1 + 5e-5" is the centreline radius); 4 segments per element; k_c etc. as docs/model_start_and_benchmark.md §9.2 (n_e = 60).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -30,7 +30,7 @@ constexpr int kSegments = 4;
 ContactParameters beltParameters(bool useBox, double contactRadius) {
   ContactParameters p;
   p.segmentCount = kSegments;
-  p.contactStiffness = 1675516.08;  // docs/model.md §9.2, n_e = 60, n_cs = 4
+  p.contactStiffness = 1675516.08;  // docs/model_start_and_benchmark.md §9.2, n_e = 60, n_cs = 4
   p.contactDamping = 33.5103;
   p.friction.frictionCoefficient = 0.5;
   p.friction.bristleStiffness = 2094395.10;
@@ -50,7 +50,7 @@ struct BeltDrive {
 
   BeltDrive(bool useBox, double contactRadius) {
     circle[1].centre = Vector2(0.5, 0.0);
-    const double speed = 1.2;  // m/s: 12 rad/s at 0.1 m (docs/model.md §9.1)
+    const double speed = 1.2;  // m/s: 12 rad/s at 0.1 m (docs/model_start_and_benchmark.md §9.1)
     circle[0].angularVelocity = circle[1].angularVelocity = -speed / belt.radius;
     for (int e = 0; e < kElements; ++e) {
       belt.element(e, 0.0, speed, q[e], qDot[e]);

@@ -1,4 +1,4 @@
-// Cost and robustness of the fixed-cost stepping on the mesh that stands still (docs/model.md
+// Cost and robustness of the fixed-cost stepping on the eulerian mesh (docs/model_element.md
 // §2.11; a benchmark, not a test). The drive is the paper's, graded from its layout, as
 // host_sim/scenarios/eulerian_belt_drive.toml builds it (tests/support/graded_paper_drive.hpp).
 //
@@ -53,7 +53,7 @@ struct Options {
 template <int NE>
 struct Bench : test::GradedPaperDriveOf<NE, FixedCostStepper> {
   PlantConfig config(const Options& o) const {
-    PlantConfig c = test::standingMeshPaperConfig(kStep);
+    PlantConfig c = test::eulerianPaperConfig(kStep);
     c.integrator.stepping = Stepping::kFixedCost;
     c.integrator.fixedNewtonIterations = o.newton;
     c.integrator.frozenStateIterations = o.frozen;

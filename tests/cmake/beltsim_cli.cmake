@@ -140,7 +140,7 @@ if(MODE STREQUAL "bad_input")
                  "key 'solver.post_newton_passes': applies to the eulerian mesh only \\(belt.mesh = \"eulerian\"\\)"
                  run "${SCENARIO}" --set solver.stepping=fixed_cost --set solver.post_newton_passes=3
                  --out "${WORK}/out5n3")
-  # 5o. The mesh that stands still (belt.mesh = "eulerian", docs/model.md §2.11) with what it does
+  # 5o. The eulerian mesh (belt.mesh = "eulerian", docs/model_element.md §2.11) with what it does
   # not run: the material mesh's switch updates in its fixed-cost stepping, an open belt, a start at
   # rest, an element count not compiled for it, a pulley that moves. Each named by its key and line.
   # EULERIAN_COUNTS: the build's eulerian element counts (the sanitizer preset compiles none).

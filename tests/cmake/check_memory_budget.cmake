@@ -1,4 +1,4 @@
-# Memory budget of a Cortex-M7 image (issue 6): flash = .text + .ARM.exidx + .init_array + .data
+# Memory budget of a Cortex-M7 image: flash = .text + .ARM.exidx + .init_array + .data
 # (its load image) <= FLASH_LIMIT; RAM = .data + .bss + .noinit + 64 bytes of fault record (top of
 # RAM, outside the sections) + the worst-case stack bound from
 # the call graph (scripts/stack_bound.py) <= RAM_LIMIT. The bound must also fit the image's

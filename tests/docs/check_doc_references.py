@@ -19,15 +19,20 @@ Citation forms checked (NAME is a section name, FILE a path such as docs/firmwar
                                                           words that some README heading holds
   FILE             FILE, *NAME*        FILE (*NAME*)      FILE, *NAME*, *NAME2*
   FILE, "NAME"     FILE ("NAME")       FILE#anchor        [text](FILE) and [text](FILE#anchor)
-  docs/model.md §4.5, FILE, §4.5, FILE §4.7 / §11.19: a heading that begins with that number
-                   ("### 4.5 ..."); in a Markdown file with numbered headings (docs/model.md) a
-                   bare §4.5 (not after "spec" or "paper") names a section of that file
+  docs/model_contact.md §4.5, FILE, §4.5, FILE §4.7 / §10.18: a heading that begins with that
+                   number ("### 4.5 ..."); in a Markdown file with numbered headings a bare §4.5
+                   (not after "spec" or "paper") names a section of that file
   *NAME* above / *NAME*, *NAME2* below  (in a Markdown file: a section of the same file)
 
 FILE is README.md, a docs/*.md file or any other repository Markdown file cited with its
 folder (tests/goldens/README.md); a cited file that does not exist fails. Markdown links are
-resolved relative to the citing file. docs/model.md is checked only once it exists (until
-then its citations are counted and skipped with a note).
+resolved relative to the citing file. A file listed in NOT_YET is checked only once it exists
+(until then its citations are counted and skipped with a note).
+
+The model pages (docs/model.md, the index, and docs/model_*.md) number their sections across the
+pages, each number on one page. A citation of a model page by a number that another model page
+holds fails and names that page; so does a bare §N in a model page whose section is on a sibling
+page (write the page: docs/model_contact.md §4.7).
 
 A section NAME exists in a file when, compared case-insensitively without Markdown markup and
 trailing punctuation, it equals one of the file's section names or their first words. Section
@@ -42,7 +47,9 @@ Figures tied to a test: for each row of TIES, the value a doc states (DOC_REGEX 
 equal the value a test enforces (SOURCE_REGEX in SOURCE, and ENFORCER must use it): the README's
 Cortex-M7 memory budgets against cortex_m7_firmware_memory_budget's FLASH_LIMIT / RAM_LIMIT, and
 the README's validation table (paper values and limits) against scripts/validate_paper.py's checks.
-Every model/ header is named in the README's folder map, and one over 500 lines says why there.
+Every model/ header is named in the README's folder map, and one over 500 lines (counted here) says
+why it is one idea there ("long because ..."); the folder map states no line counts, which go stale.
+Every docs/*.md has at most MAX_DOC_LINES lines: a longer page is split by concept.
 
 Output: one line per broken citation ("path:line: cites FILE section 'NAME', which does not
 exist (sections there: closest matches)") and exit status 1, or the number of citations checked
@@ -59,7 +66,10 @@ TOP_FILES = ("README.md", "CMakeLists.txt")
 TOP_EXTENSIONS = (".cmake", ".toml", ".py", ".md", ".hpp", ".cpp", ".h")
 SKIP_DIRS = {"build", ".git"}
 C_LIKE = (".hpp", ".cpp", ".h", ".c", ".cc", ".ld")
-NOT_YET = {"docs/model.md"}  # cited files that are being written: skipped with a note while missing
+NOT_YET = set()  # cited files that are being written: skipped with a note while missing
+MODEL_PAGE = re.compile(r"^docs/model(?:_[\w-]+)?\.md$")  # the index docs/model.md and its pages
+MAX_DOC_LINES = 400  # lines of a docs/*.md page
+LONG_HEADER = 500  # lines of a model/ header whose folder-map entry says why it is one idea
 SELF = "tests/docs/check_doc_references.py"
 
 # (what, doc file, regex of the stated figure in it (value, unit), source file, regex of the
@@ -284,12 +294,34 @@ class Checker:
             self.errors.append(f"{where}: cites {cited} section '{phrase}', which does not exist "
                                f"(sections there: {d.closest(phrase)})")
 
-    def numbered(self, where, cited, number):
+    def model_pages(self):
+        """The model pages (docs/model.md and docs/model_*.md) that exist."""
+        folder = os.path.join(self.root, "docs")
+        names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+        return [f"docs/{n}" for n in names if MODEL_PAGE.match(f"docs/{n}")]
+
+    def holder(self, cited, number):
+        """The sibling model page that holds section §number, or None."""
+        if not MODEL_PAGE.match(cited):
+            return None
+        for page in self.model_pages():
+            d = self.doc(page)
+            if page != cited and d is not None and number in d.numbered:
+                return page
+        return None
+
+    def numbered(self, where, cited, number, bare=False):
         d = self.target(where, cited)
         if d is None:
             return
         self.log(where, f"{cited} section '§{number}'", d.numbered.get(number))
         if number not in d.numbered:
+            page = self.holder(cited, number)
+            if page is not None:
+                what = f"a bare §{number}" if bare else f"{cited} section '§{number}'"
+                self.errors.append(f"{where}: cites {what}, which is on {page}: write "
+                                   f"'{page} §{number}'")
+                return
             near = sorted(d.numbered, key=lambda k: [int(p) for p in k.split(".")])
             near = [k for k in near if k.split(".")[0] == number.split(".")[0]] or near
             self.errors.append(f"{where}: cites {cited} section '§{number}', which does not exist "
@@ -357,7 +389,7 @@ class Checker:
             rest = flat[m.end():]
             w = where(m.start())
             s = re.match(r",?\s*§\s*(\d+(?:\.\d+)*)", rest)
-            if s:  # docs/model.md §4.7, also chained: §4.7 / §11.19, §4.7 and §4.9
+            if s:  # docs/model_contact.md §4.7, also chained: §4.7 / §10.18, §4.7 and §4.9
                 numbers, tail = [s.group(1)], rest[s.end():]
                 while True:
                     t = re.match(r"\s*(?:,|/|and|or)\s*§\s*(\d+(?:\.\d+)*)", tail)
@@ -408,13 +440,14 @@ class Checker:
                 else:
                     self.file(w, cited)
 
-            # A numbered section of the same file (a file with numbered headings: docs/model.md):
-            # a bare §4.5 that follows no cited file and no "spec" or "paper".
-            if self.doc(rel) is not None and self.doc(rel).numbered:
+            # A numbered section of the same file (a file with numbered headings, and every model
+            # page): a bare §4.5 that follows no cited file and no "spec" or "paper". In a model
+            # page it must be a section of that page, not of a sibling.
+            if self.doc(rel) is not None and (self.doc(rel).numbered or MODEL_PAGE.match(rel)):
                 bare = r"(?<![\w/.-])((?:spec|paper|Spec|Paper),?\s+)?§\s*(\d+(?:\.\d+)*)"
                 for m in re.finditer(bare, flat):
                     if m.group(1) is None and free(m):
-                        self.numbered(where(m.start()), rel, m.group(2))
+                        self.numbered(where(m.start()), rel, m.group(2), bare=True)
 
             # A section of the same file: *NAME* above, *NAME*, *NAME2* below.
             names = r"((?:" + ITALIC + r"(?:,\s*|\s+and\s+|\s+or\s+))*" + ITALIC + r")"
@@ -461,10 +494,11 @@ class Checker:
 
 
 # Documents outside the repository that sources must not cite any more (issue 50): the external
-# specification and the papers by their file names. docs/model.md holds the model and names the
-# papers ([P], [D], [B] under *References*).
+# specification and the papers by their file names. The model pages hold the model; their index,
+# docs/model.md, names the papers ([P], [D], [B] under *References*).
 RETIRED = (
-    (re.compile(r"\b[Ss]pec §"), "cite docs/model.md §N instead of the external specification"),
+    (re.compile(r"\b[Ss]pec §"), "cite the model page's section (docs/model_contact.md §N; docs/model.md "
+                                  "lists the pages) instead of the external specification"),
     (re.compile(r"\bseeds? 00\d\b"), "cite the paper as [P] (docs/model.md, *References*), not by its seed file"),
 )
 
@@ -503,11 +537,16 @@ def validation_table_ties(root):
 
 
 def folder_map_gaps(root):
-    """Every model/ header is named in the README's folder map; one over 500 lines says why there."""
+    """Every model/ header is named in the README's folder map; one over LONG_HEADER lines says why
+    it is one idea there ("long because ..."); the folder map states no line counts."""
     readme = read_text(os.path.join(root, "README.md")) or ""
     start = readme.find("## Folder map")
     section = readme[start:readme.find("\n## ", start + 1)] if start >= 0 else ""
     errors = []
+    row = re.search(r"^\| `model/` \|.*$", section, re.M)  # the row that names the headers
+    for m in re.finditer(r"\b\d[\d,]*\s+lines\b", row.group(0) if row else ""):
+        errors.append(f"README.md:{readme.count(chr(10), 0, start + row.start() + m.start()) + 1}: the folder map "
+                      f"states a line count ('{m.group(0)}'): say why the header is one idea instead (counts go stale)")
     base = os.path.join(root, "model", "include", "beltsim")
     for folder in sorted(os.listdir(base)):
         for name in sorted(os.listdir(os.path.join(base, folder))):
@@ -520,8 +559,108 @@ def folder_map_gaps(root):
                 lines = sum(1 for _ in f)
             entry = section[section.find(f"`{name}`"):]
             entry = entry[:entry.find(")") + 1]
-            if lines > 500 and "500" not in entry and str(lines) not in entry:
-                errors.append(f"README.md: {folder}/{name} has {lines} lines; the folder map must say why it is one idea")
+            if lines > LONG_HEADER and "long because" not in entry:
+                errors.append(f"README.md: {folder}/{name} has {lines} lines (over {LONG_HEADER}); its folder-map "
+                              f"entry must say why it is one idea ('long because ...')")
+    return errors
+
+
+def long_docs(root):
+    """Every docs/*.md page has at most MAX_DOC_LINES lines."""
+    folder = os.path.join(root, "docs")
+    errors = []
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if not name.endswith(".md"):
+            continue
+        text = read_text(os.path.join(folder, name)) or ""
+        lines = len(text.splitlines())
+        if lines > MAX_DOC_LINES:
+            errors.append(f"docs/{name}: {lines} lines, more than the {MAX_DOC_LINES} a docs page may have: "
+                          f"split it by concept")
+    return errors
+
+
+# ---- the Cortex-M7 figures (docs/cortex_m7_figures.json, written by scripts/cortex_m7_figures.py) ----
+FIGURES_FILE = "docs/cortex_m7_figures.json"
+FIGURES_PAGE = "docs/firmware.md"
+FIGURES_BEGIN, FIGURES_END = "<!-- cortex_m7_figures: begin -->", "<!-- cortex_m7_figures: end -->"
+
+
+def figures_table(fig):
+    """The Markdown table of docs/firmware.md, *Measured figures*, from the figures file."""
+    m, s = fig["product_image"], fig["scripted_run_instructions_per_step"]
+    parts = m["ram_parts_bytes"]
+    rows = [
+        "| figure | value |",
+        "|---|---|",
+        f"| flash, product image | {m['flash_bytes']:,} B |",
+        f"| RAM, product image: data + bss + noinit + fault record + stack bound | {m['ram_bytes']:,} B "
+        f"({parts['data']:,} + {parts['bss']:,} + {parts['noinit']:,} + {parts['fault_record']:,} + "
+        f"{parts['stack_bound']:,}) |",
+        f"| instructions per step, `firmware_scripted_run` ({s['steps']} steps): min, median, p99, max, mean | "
+        f"{s['min']:,}, {s['median']:,}, {s['p99']:,}, **{s['max']:,}**, {s['mean']:,} |",
+        f"| worst / median | {s['max'] / s['median']:.3f} |",
+    ]
+    return "\n".join(rows)
+
+
+def write_figures_table(root, fig):
+    path = os.path.join(root, FIGURES_PAGE)
+    text = read_text(path)
+    a, b = text.index(FIGURES_BEGIN) + len(FIGURES_BEGIN), text.index(FIGURES_END)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:a] + "\n" + figures_table(fig) + "\n" + text[b:])
+
+
+def figure_strings(fig):
+    """The file's large figures (byte counts and instruction counts of 100,000 or more) as the docs
+    would write them: 1,234,567 and 1234567 and 1.235 M."""
+    out = set()
+
+    def walk(v):
+        if isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, int) and v >= 100000:
+            out.update({f"{v:,}", str(v), f"{v / 1e6:.3f} M"})
+    walk({k: v for k, v in fig.items() if k != "about"})
+    return out
+
+
+def cortex_m7_figure_ties(root):
+    """The figures table of docs/firmware.md equals the figures file, and no other page restates a
+    Cortex-M7 measurement: a figure of the file anywhere, or a line on the Cortex-M7 with a byte
+    count or a count in millions (a stale figure)."""
+    import json
+    try:
+        fig = json.load(open(os.path.join(root, FIGURES_FILE)))
+    except (OSError, ValueError) as e:
+        return [f"{FIGURES_FILE}: cannot be read ({e})"]
+    errors = []
+    page = read_text(os.path.join(root, FIGURES_PAGE)) or ""
+    if FIGURES_BEGIN not in page or FIGURES_END not in page:
+        return [f"{FIGURES_PAGE}: the markers of the Measured figures table are missing"]
+    a, b = page.index(FIGURES_BEGIN), page.index(FIGURES_END)
+    if page[a + len(FIGURES_BEGIN):b].strip() != figures_table(fig):
+        errors.append(f"{FIGURES_PAGE}: the Measured figures table differs from {FIGURES_FILE} "
+                      f"(scripts/cortex_m7_figures.py write writes both)")
+    known = figure_strings(fig)
+    stale = re.compile(r"\b\d{1,3}(?:,\d{3})+ (?:B|bytes)\b|\b\d\.\d{2,3} M\b")
+    pages = ["README.md"] + [os.path.join("docs", n) for n in sorted(os.listdir(os.path.join(root, "docs")))
+                             if n.endswith(".md")]
+    for rel in pages:
+        text = read_text(os.path.join(root, rel)) or ""
+        if rel == FIGURES_PAGE:  # the table itself is the file's; blanked, its lines kept
+            text = text[:a] + re.sub(r"[^\n]", " ", text[a:b]) + text[b:]
+        for number, line in enumerate(text.split("\n"), 1):
+            for s in sorted(known):
+                if re.search(r"(?<![\d,.])" + re.escape(s) + r"(?![\d,])", line):
+                    errors.append(f"{rel}:{number}: restates the Cortex-M7 figure {s} of {FIGURES_FILE}: "
+                                  f"cite {FIGURES_PAGE}, *Measured figures*")
+            if "Cortex-M7" in line:
+                for m in stale.finditer(line):
+                    errors.append(f"{rel}:{number}: a Cortex-M7 measurement ({m.group(0)}) outside "
+                                  f"{FIGURES_FILE}: cite {FIGURES_PAGE}, *Measured figures*")
     return errors
 
 
@@ -532,6 +671,8 @@ def main():
     c.run()
     c.errors.extend(retired_citations(root))
     c.errors.extend(folder_map_gaps(root))
+    c.errors.extend(long_docs(root))
+    c.errors.extend(cortex_m7_figure_ties(root))
     c.errors.extend(validation_table_ties(root))
     c.checked += len(VALIDATION_ROWS)
     for cited, n in sorted(c.skipped.items()):

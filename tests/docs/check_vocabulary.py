@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One vocabulary (issue 50): a name per concept in code, scenario keys and docs. The retired names
+"""One vocabulary: a name per concept in code, scenario keys and docs. The retired names
 of the axial rule, the integrator and the stepping must not come back (CTest
 `docs_vocabulary`, label `docs`).
 
@@ -15,6 +15,14 @@ Scanned: the files tests/docs/check_doc_references.py scans. Retired, with the n
   GeneralizedAlpha (the stepper)      ReferenceStepper (it also runs Newmark)
   CircleKind, CircleParameters        PulleyKind, PulleyParameters (the drive says pulley; only
   circleDof, circleCount, kCircles    the contact model, contact/, meets a circle)
+  drive.circle(p), pulleys_.circle(p) drive.pulley(p)
+  Mixed* (MixedBeltDrive, ...)        Eulerian* (the mesh users write as belt.mesh = "eulerian")
+  mixed_belt_drive.hpp and the other  eulerian_belt_drive.hpp, eulerian_cable2d.hpp, ...
+    mixed_*.hpp, standing_mesh_*.hpp
+  "mesh that stands still", "form B"  the eulerian mesh
+  material_flow_inertia.hpp,          flow_through_inertia.hpp, FlowThroughInertia (the retired
+    MaterialFlowInertia, EulerianLoop   one-coordinate formulation of docs/model_element.md §2.10, tests
+    test_eulerian_belt                  only; "eulerian" names the nodal-coordinate mesh alone)
 The old key names stay where they are still read: the alias entries of host_sim/scenario_keys.toml
 and the tests of the old names (ALIAS_TESTS).
 
@@ -41,6 +49,12 @@ RETIRED = (
     (r"\bcircleDof\b", "pulleyDof"),
     (r"\bcircleCount\b", "pulleyCount"),
     (r"\bkCircles\b", "kPulleys"),
+    (r"\b(?:drive|pulleys_?)\.circle\(|PulleyParameters& circle\(", "pulley(p)"),
+    (r"\bMixed[A-Z]\w*", "Eulerian*"),
+    (r"\bmixed_(?:belt|cable|flow|newton)\w*|\bstanding_?[mM]esh\w*|\bStandingMesh\w*", "eulerian_*"),
+    (r"\bmesh that stands still\b|\bform B\b", "the eulerian mesh"),
+    (r"\bmaterial_flow_inertia\b|\bMaterialFlow(?:Inertia|Terms)\b|\bEulerianLoop\b|\btest_eulerian_belt\b",
+     "flow_through_* (the retired formulation of docs/model_element.md §2.10)"),
 )
 SELF = "tests/docs/check_vocabulary.py"
 KEY_TABLE = "host_sim/scenario_keys.toml"

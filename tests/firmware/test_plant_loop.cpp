@@ -343,8 +343,9 @@ TEST(PlantLoop, EmulatedSensorsQuantizeTheGroundTruth) {
 
 // Sensor faults scheduled in the configuration (docs/injected_faults.md, "Sensors") act on the
 // frame's readings only: an encoder offset on P2 and a load-cell gain on span 1 from tick 100
-// (t = 0.1 s) give offset and gain exactly, byte 455 shows both tables acting, and every other
-// byte of every frame, the truth among them, is the unfaulted run's.
+// (t = 0.1 s) give offset and gain exactly, the loop reports both tables acting to the bench
+// (actingFaults) while the frame's byte 455 stays 0, and every other byte of every frame, the
+// truth among them, is the unfaulted run's.
 TEST(PlantLoop, SensorFaultsChangeTheReadingsAndNotTheTruth) {
   const PlantConfig plain = microcontrollerPlantConfig(MotorMode::kSpeed);
   PlantConfig faulted = plain;
@@ -368,11 +369,13 @@ TEST(PlantLoop, SensorFaultsChangeTheReadingsAndNotTheTruth) {
     const bool acting = tick > 100;
     EXPECT_EQ(y.encoderCount[1], x.encoderCount[1] + (acting ? 4096 : 0)) << "tick " << tick;
     EXPECT_EQ(y.loadCell[0], acting ? x.loadCell[0] * 1.25 : x.loadCell[0]) << "tick " << tick;
-    EXPECT_EQ(y.injectedFaults, acting ? 3 : 0) << "tick " << tick;  // byte 455: both tables act
-    EXPECT_EQ(x.injectedFaults, 0);
+    EXPECT_EQ(b->actingFaults(), acting ? 3 : 0) << "tick " << tick;  // both tables act
+    EXPECT_EQ(a->actingFaults(), 0);
+    std::uint8_t wire[kOutputFrameSize];
+    encodeOutput(y, wire);
+    EXPECT_EQ(wire[455], 0) << "tick " << tick;  // never in the controller's frame
     y.encoderCount[1] = x.encoderCount[1];
     y.loadCell[0] = x.loadCell[0];
-    y.injectedFaults = 0;
     ASSERT_TRUE(samePhysics(x, y)) << "tick " << tick;
   }
 }
@@ -506,7 +509,8 @@ TEST(PlantLoop, RefusedFaultCommandsChangeNothingAndALiveTableWaitsForTheBench) 
 
 // An accepted start acts from the next step: the reading's offset ramps in over the table's ramp
 // (5 ms) and is then the commanded value exactly; a new value ramps from where it is; a clear
-// ramps back to exactly 0. The truth never changes, and byte 455 shows the table while it acts.
+// ramps back to exactly 0. The truth never changes, and the loop reports the table acting to the
+// bench (actingFaults) while it acts.
 TEST(PlantLoop, ALiveFaultActsFromTheNextStepAndRampsToTheCommandedValue) {
   PlantConfig clean = liveFaultConfig();
   clean.faults.count = 0;
@@ -544,10 +548,9 @@ TEST(PlantLoop, ALiveFaultActsFromTheNextStepAndRampsToTheCommandedValue) {
       EXPECT_TRUE(offset < 20.0 && offset > -35.0) << "tick " << tick << ": " << offset;
     }
     if (tick != kClear + 4) {
-      EXPECT_EQ(y.injectedFaults, tick >= kStart && tick < kClear + 4 ? 1 : 0) << "tick " << tick;
+      EXPECT_EQ(b->actingFaults(), tick >= kStart && tick < kClear + 4 ? 1 : 0) << "tick " << tick;
     }
     y.loadCell[0] = x.loadCell[0];
-    y.injectedFaults = 0;
     ASSERT_TRUE(samePhysics(x, y)) << "tick " << tick;
   }
   EXPECT_EQ(started, kStart);

@@ -92,8 +92,8 @@ int main(int argc, char** argv) {
   append(outputs, output(6));
   outputs.push_back(0x46);  // control byte: chunks of 7 bytes, pop after every other chunk
 
-  // A reserved field set, CRC valid: the decoder must refuse it (PROTOCOL.md, common rules); an
-  // output frame with injected faults acting (byte 455), which it decodes.
+  // A reserved field set, CRC valid: the decoder must refuse it (PROTOCOL.md, common rules), in a
+  // command frame (bytes 10..11) and in an output frame (byte 455).
   std::vector<std::uint8_t> commandReserved = command(7, 1, 12.0, 25.0);
   commandReserved[10] = 0x01;
   le::putU32(commandReserved.data() + 84, crc32(commandReserved.data(), 84));

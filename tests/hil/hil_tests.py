@@ -13,7 +13,7 @@
                 counts the superseded frames and enters the safe state (fault 6) after the hold.
   interrupt     SIGINT during a lockstep run and SIGTERM while a real-time run waits for its
                 controller: the run ends between ticks with all outputs written and exit 128 + sig.
-  injected_faults  host plant + beltctl on hil_injected_faults.toml (docs/injected_faults.md, "A
+  injected_faults  host plant + beltctl on hil_injected_faults.toml (docs/hil.md, "A
                 controller against injected faults"): the wet motor pulley slows the load while the
                 controller holds the motor's speed; the stuck encoder saturates the controller's torque
                 and the motor runs away; the plant keeps running; the recording replays bit for bit.
@@ -55,10 +55,10 @@ def fail(msg):
     sys.exit(1)
 
 
-OUT_SIZE = 508  # protocol version 3 (firmware/PROTOCOL.md)
+OUT_SIZE = 508  # protocol version 4 (firmware/PROTOCOL.md)
 
 
-def command_frame(seq, motor, load, mode=2, flags=0, magic=b'BD', version=3, ftype=1, reserved=0, count=2):
+def command_frame(seq, motor, load, mode=2, flags=0, magic=b'BD', version=4, ftype=1, reserved=0, count=2):
     """A command for the two-pulley hil plant: pulley 1's input of kind `mode`, a load torque on pulley 2."""
     kinds = [mode, 3] + [0] * 6
     if count != 2:
@@ -69,7 +69,7 @@ def command_frame(seq, motor, load, mode=2, flags=0, magic=b'BD', version=3, fty
 
 
 def command_frame_v1(seq, motor, load):
-    """A protocol version 1 command (32 bytes): refused by a version 3 plant."""
+    """A protocol version 1 command (32 bytes): refused by a version 4 plant."""
     body = b'BD' + struct.pack('<BBIBBHdd', 1, 1, seq, 2, 0, 0, motor, load)
     return body + struct.pack('<I', zlib.crc32(body) & 0xFFFFFFFF)
 
@@ -83,6 +83,9 @@ def decode_output(b):
     if zlib.crc32(b[:OUT_SIZE - 4]) & 0xFFFFFFFF != struct.unpack_from('<I', b, OUT_SIZE - 4)[0]:
         fail('output frame with a bad CRC')
     v = OUT.unpack(b)
+    # Version 4: byte 455 is reserved; the controller under test never learns of injected faults.
+    if v[1] != 4 or b[455] != 0:
+        fail('output frame of version %d with byte 455 = %d (expected version 4, 0)' % (v[1], b[455]))
     n = v[71]  # pulley count
     return dict(seq=v[3], step=v[4], cmdseq=v[5], time=v[6], angle=v[7:7 + n], speed=v[15:15 + n],
                 torque=v[23:23 + n], span=v[31:31 + n], arm=v[39:39 + n], encoder=v[47:47 + n],
@@ -151,7 +154,7 @@ def closed_loop(beltsim, beltctl, scenario, work):
               (run, s['settling_time_2pct'], s['load_dip'], s['load_recovery_time_2pct']))
     if traces[0] != traces[1]:
         fail('two closed-loop runs gave different traces')
-    # Every frame carries what its step accepted (version 3): a step flagged converged has its
+    # Every frame carries what its step accepted: a step flagged converged has its
     # post-Newton error within the scenario's pns_tolerance (5 N); the fields are filled.
     frames = [decode_output(traces[0][k:k + OUT_SIZE]) for k in range(0, len(traces[0]), OUT_SIZE)]
     if any(not (0.0 <= f['residual'] < math.inf and 0.0 <= f['pns_error'] < math.inf) for f in frames):
@@ -202,7 +205,7 @@ def bad_input(beltsim, scenario, work):
         ('truncated', lambda seq: command_frame(seq, 5.0, 0.0)[:87]),
         ('oversized', lambda seq: command_frame(seq, 5.0, 0.0) + b'\0'),
         ('wrong magic', lambda seq: command_frame(seq, 5.0, 0.0, magic=b'XD')),
-        ('wrong version', lambda seq: command_frame(seq, 5.0, 0.0, version=4)),
+        ('wrong version', lambda seq: command_frame(seq, 5.0, 0.0, version=5)),
         ('version 2', lambda seq: command_frame(seq, 5.0, 0.0, version=2)),
         ('version 1', lambda seq: command_frame_v1(seq, 5.0, 0.0)),
         ('other drive', lambda seq: command_frame(seq, 5.0, 0.0, count=3)),
@@ -369,7 +372,7 @@ def cortex_m7(beltsim, beltctl, scenario, work, image):
 
 
 def injected_faults(beltsim, beltctl, scenario, work):
-    """The pass criteria of docs/injected_faults.md, "A controller against injected faults"."""
+    """The pass criteria of docs/hil.md, "A controller against injected faults"."""
     faulted = os.path.join(os.path.dirname(scenario), 'hil_injected_faults.toml')
     plant = start_plant(beltsim, faulted, 47823, os.path.join(work, 'plant'), ['--lockstep', '--duration', '3'])
     s, trace = run_controller(beltctl, ['--udp', '127.0.0.1:47823'], work, 'ctl', duration=3.0)
@@ -482,9 +485,9 @@ def foreign_sender(beltsim, beltctl, scenario, work):
         fail('with --controller naming another address the plant obeyed or answered beltctl')
 
 
-def fault_command(seq, table, action, value, ftype=3, crc_ok=True):
+def fault_command(seq, table, action, value, ftype=3, crc_ok=True, version=4):
     """A test bench's fault command (firmware/PROTOCOL.md, "Test bench frames"), 24 bytes."""
-    body = b'BD' + struct.pack('<BBIBBHd', 3, ftype, seq, table, action, 0, value)
+    body = b'BD' + struct.pack('<BBIBBHd', version, ftype, seq, table, action, 0, value)
     crc = zlib.crc32(body) & 0xFFFFFFFF
     return body + struct.pack('<I', crc if crc_ok else crc ^ 1)
 
@@ -496,10 +499,32 @@ def decode_ack(b):
     if len(b) != ACK.size or zlib.crc32(b[:-4]) & 0xFFFFFFFF != struct.unpack_from('<I', b, ACK.size - 4)[0]:
         fail('a fault acknowledgement of %d bytes or with a bad CRC' % len(b))
     v = ACK.unpack(b)
-    if v[2] != 4:
-        fail('an answer to the bench of frame type %d' % v[2])
+    if v[1] != 4 or v[2] != 4:
+        fail('an answer to the bench of version %d, frame type %d' % (v[1], v[2]))
     return dict(seq=v[3], table=v[4], result=v[5], action=v[6], acting=v[7], effective=v[8], value=v[9],
                 accepted=v[10], refused=v[11], foreign=v[12], steps=v[13])
+
+
+def recorded_acting(path):
+    """The acting-fault records (5) of a recording (host_sim/recording.hpp): [(step, mask)]."""
+    b = open(path, 'rb').read()
+    if b[:8] != b'BELTREC4':
+        fail('%s: not a version-4 recording' % path)
+    at = 8
+    for _ in range(3):  # scenario name, scenario text, options
+        at += 4 + struct.unpack_from('<I', b, at)[0]
+    found = []
+    while at < len(b):
+        kind, tick = struct.unpack_from('<BI', b, at)
+        at += 5
+        if kind in (1, 4, 5):
+            n = struct.unpack_from('<H', b, at)[0]
+            if kind == 5:
+                found.append((tick, b[at + 2]))
+            at += 2 + n
+        else:
+            at += 4
+    return found
 
 
 def live_faults(beltsim, beltctl, scenario, work):
@@ -599,7 +624,7 @@ def live_faults(beltsim, beltctl, scenario, work):
         bench.settimeout(10.0)
 
     script = {101: [send(fault_command(10, 2, 1, 20.0))], 102: [collect],
-              201: [send(fault_command(20, 3, 1, 0.3))], 202: [collect],
+              201: [send(fault_command(20, 3, 1, 0.3, version=3))], 202: [collect],  # version 3: same layout, taken
               301: [send(fault_command(30, 2, 1, -40.0))], 302: [collect],
               401: [beltsim_inject], 402: [reopen, send(fault_command(40, 2, 1, 20.0))], 403: [collect]}
     frames, acks, summary, trace, out = run('live', script)
@@ -620,11 +645,12 @@ def live_faults(beltsim, beltctl, scenario, work):
     first_truth_change = next((k for k in range(steps) if truth(frames[k]) != truth(clean_frames[k])), None)
     first_change = next((k for k in range(steps) if frames[k]['raw'] != clean_frames[k]['raw']), None)
     offsets = [frames[k]['load_cell'][0] - clean_frames[k]['load_cell'][0] for k in range(steps)]
-    acting = [frames[k]['raw'][455] for k in range(steps)]
+    acting = summary['injected_faults_acting']
+    recorded = recorded_acting(os.path.join(out, 'recording.bin'))
     print('first frame that differs: step %s (the truth: step %s); load-cell offset at steps 100, 101, 111, 300, '
-          '311, 400, 411: %s; byte 455 at 100, 101, 201: %s' %
+          '311, 400, 411: %s; tables acting (summary): %s; recorded: %s; acknowledged: %s' %
           (first_change and first_change + 1, first_truth_change and first_truth_change + 1,
-           [offsets[k - 1] for k in (100, 101, 111, 300, 311, 400, 411)], [acting[k - 1] for k in (100, 101, 201)]))
+           [offsets[k - 1] for k in (100, 101, 111, 300, 311, 400, 411)], acting, recorded, [a['acting'] for a in acks]))
     if first_change != 100 or first_truth_change is None or first_truth_change < 200:
         fail('the first command did not act from step 101 or the truth changed before the wet pulley (step 201)')
     # Offsets exact once ramped in (0.01 s = 10 steps), with the truth of the live run itself.
@@ -635,8 +661,17 @@ def live_faults(beltsim, beltctl, scenario, work):
             else None
         if want is not None and frames[k]['load_cell'][0] - q != want:
             fail('step %d: load-cell offset %r, expected %r' % (step, frames[k]['load_cell'][0] - q, want))
-    if acting[99] != 0 or acting[100] != 4 or acting[200] != 12 or acting[450] != 8:
-        fail('byte 455 does not show the live tables acting: %s' % [acting[k] for k in (99, 100, 200, 450)])
+    # The bench learns what acts (never the controller: byte 455 is 0 in every frame, decode_output):
+    # table 2 from step 101, tables 2 and 3 from 201, table 3 alone once the clear of 401 has ramped
+    # out (0.01 s); the recording says the same, and so do the acknowledgements (after the step before).
+    changes = [(c['step'], c['tables']) for c in acting]
+    if changes[:2] != [(101, [2]), (201, [2, 3])] or len(changes) != 3 or changes[2][1] != [3] or \
+            not 401 < changes[2][0] <= 412:
+        fail('summary.json does not name the live tables and the steps they acted from: %s' % changes)
+    if recorded != [(s, sum(1 << k for k in tables)) for s, tables in changes]:
+        fail('the recording names other acting tables than summary.json: %s' % recorded)
+    if [a['acting'] for a in acks] != [0, 4, 12, 12]:
+        fail('the acknowledgements do not name the tables acting: %s' % [a['acting'] for a in acks])
     wet = sum(frames[k]['speed'][1] for k in range(500, 600)) / 100.0
     dry = sum(clean_frames[k]['speed'][1] for k in range(500, 600)) / 100.0
     print('load pulley speed over 0.5-0.6 s: %.4f rad/s with the live wet pulley, %.4f without' % (wet, dry))
@@ -694,8 +729,12 @@ def live_fault_in_real_time(beltsim, faulted, work):
     for f in frames:
         offset = f['load_cell'][0] - math.floor(f['span'][0] / 0.5 + 0.5) * 0.5
         want = 0.0 if f['step'] < start else 20.0 if f['step'] >= start + 11 else None
-        if (want is not None and offset != want) or (f['raw'][455] == 4) != (f['step'] >= start):
-            fail('real time, step %d: offset %r (expected %r), byte 455 = %d' % (f['step'], offset, want, f['raw'][455]))
+        if want is not None and offset != want:
+            fail('real time, step %d: offset %r (expected %r)' % (f['step'], offset, want))
+    summary = json.load(open(os.path.join(out, 'summary.json')))
+    if summary['injected_faults_acting'] != [{'step': start, 'tables': [2]}]:
+        fail('real time: summary.json does not name table 2 acting from step %d: %s' %
+             (start, summary['injected_faults_acting']))
 
 
 def main():

@@ -1,5 +1,5 @@
-// Modal validation of the planar ANCF cable element: mass matrix (docs/model.md §2.3) and stiffness
-// (docs/model.md §2.8) of a straight cantilever give the Euler-Bernoulli bending frequencies.
+// Modal validation of the planar ANCF cable element: mass matrix (docs/model_element.md §2.3) and stiffness
+// (docs/model_element.md §2.8) of a straight cantilever give the Euler-Bernoulli bending frequencies.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>

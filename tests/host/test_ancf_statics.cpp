@@ -210,7 +210,7 @@ TEST(AncfStatics, EndMomentRollsCantileverIntoFullCircle) {
   }
 }
 
-// Scheme comparison (docs/model.md §2.6, §11 item 33; paper [P] Sect. 2.1 and Fig. 22): a pre-stretched belt
+// Scheme comparison (docs/model_element.md §2.6, docs/model_differences.md §10.29; paper [P] Sect. 2.1 and Fig. 22): a pre-stretched belt
 // (EA = 8000 N, EI = 1.333e-3 N m^2, eps0 = -0.05, i.e. about 400 N) lying on a quarter circle of
 // radius 0.1 m, 10 elements of parameter length (pi R / 2) / 10.
 // Loading, chosen to be reproducible without a contact model: the quarter is one quarter of a

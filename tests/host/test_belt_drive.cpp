@@ -20,7 +20,7 @@ using namespace beltsim;
 constexpr int kNE = 60, kNP = 2, kNCS = 4;
 using Drive = BeltDrive<kNE, kNP, kNCS>;
 
-// The paper's drive (docs/model.md §9.1) at 60 elements; per-segment values from the per-area values of
+// The paper's drive (docs/model_start_and_benchmark.md §9.1) at 60 elements; per-segment values from the per-area values of
 // §9.1 times c_F = b L / n_cs, mu_v = sqrt(2 mu_k m_seg) as in the data (§9.2): paper_parameters.hpp.
 struct PaperDrive {
   Drive drive;
@@ -69,7 +69,7 @@ IntegratorSettings paperIntegrator() {
 }
 
 TEST(BeltDrive, StaticEquilibriumCarriesThePreTensionAndHasASmallResidual) {
-  // docs/model.md §8.2: N = -EA eps0 = 400 N in the reference geometry; the equilibrium changes it by
+  // docs/model_start_and_benchmark.md §8.2: N = -EA eps0 = 400 N in the reference geometry; the equilibrium changes it by
   // about 1 N (contact penetration, gravity: rho A g times the 0.2 m height difference = 1.6 N).
   static PaperDrive p;
   const StaticResult r = solveStaticEquilibrium(p.drive, p.q, StaticSettings{}, p.friction);
@@ -84,7 +84,7 @@ TEST(BeltDrive, StaticEquilibriumCarriesThePreTensionAndHasASmallResidual) {
 
 TEST(BeltDrive, BeltAtRestInEquilibriumStaysAtRest) {
   // With the drive speed 0 until t0 = 0.05 s, 200 steps of 5e-5 s must not move the belt. The
-  // only imbalance is the reaction of the static phase's lock on node 0's x (docs/model.md §8.3; a few mN
+  // only imbalance is the reaction of the static phase's lock on node 0's x (docs/model_start_and_benchmark.md §8.3; a few mN
   // from gravity on the frictionless belt), which the bristle springs take up: the belt settles
   // within micrometres, against a belt speed of 1.2 m/s in operation.
   static PaperDrive p;
@@ -107,8 +107,45 @@ TEST(BeltDrive, BeltAtRestInEquilibriumStaysAtRest) {
   EXPECT_LT((integ.positions() - p.q).cwiseAbs().maxCoeff(), 1e-6);
 }
 
+// Every fault setter checks what it would write before writing any of it: given invalid values
+// mid-run (the belt running up, t = 0.06 s) it refuses them all, and the run goes on bit for bit
+// as a run that was never given them.
+TEST(BeltDrive, InvalidFaultValuesMidRunChangeNothing) {
+  static PaperDrive clean, probed;
+  ASSERT_EQ(solveStaticEquilibrium(clean.drive, clean.q, StaticSettings{}, clean.friction).status, Status::kOk);
+  ASSERT_EQ(solveStaticEquilibrium(probed.drive, probed.q, StaticSettings{}, probed.friction).status, Status::kOk);
+  static ReferenceStepper<Drive> a, b;
+  ASSERT_TRUE(a.setUp(paperIntegrator(), 5e-5).ok());
+  ASSERT_TRUE(b.setUp(paperIntegrator(), 5e-5).ok());
+  a.initialize(clean.q, Drive::Vector::Zero(), Drive::Vector::Zero(), 0.0);
+  b.initialize(probed.q, Drive::Vector::Zero(), Drive::Vector::Zero(), 0.0);
+  for (int i = 0; i < 1200; ++i) {
+    a.step(clean.drive);
+    b.step(probed.drive);
+  }
+  FrictionParameters negative = probed.friction;
+  negative.frictionCoefficient = -0.1;
+  FrictionParameters notFinite = probed.friction;
+  notFinite.bristleStiffness = std::nan("");
+  EXPECT_FALSE(probed.drive.setFriction(negative).ok());
+  EXPECT_FALSE(probed.drive.setFriction(notFinite, 1).ok());
+  EXPECT_FALSE(probed.drive.setFriction(probed.friction, 2).ok());  // no pulley 2
+  EXPECT_FALSE(probed.drive.setAxialStiffness(-1.0).ok());
+  EXPECT_FALSE(probed.drive.setAxialStiffness(std::nan("")).ok());
+  EXPECT_FALSE(probed.drive.setBearingDrag(1, -1.0, 0.0).ok());
+  EXPECT_FALSE(probed.drive.setBearingDrag(0, 1.0, 0.0).ok());  // the speed-driven pulley takes none
+  EXPECT_FALSE(probed.drive.setArmStiffnessFactor(1, 0.5).ok());  // not a tensioner
+  for (int i = 0; i < 400; ++i) {
+    a.step(clean.drive);
+    b.step(probed.drive);
+  }
+  EXPECT_EQ(std::memcmp(a.positions().data(), b.positions().data(), sizeof(double) * Drive::kSize), 0);
+  EXPECT_EQ(std::memcmp(a.velocities().data(), b.velocities().data(), sizeof(double) * Drive::kSize), 0);
+  EXPECT_GT(a.velocities()(Drive::pulleyDof(1, 2)), 0.1);  // the belt runs: a real run
+}
+
 TEST(BeltDrive, SpeedDrivenPulleyFollowsItsProfileExactly) {
-  // The prescribed row sets omega(t_{n+1}) exactly (docs/model.md §7.12 elimination).
+  // The prescribed row sets omega(t_{n+1}) exactly (docs/model_drive_and_solver.md §7.11 elimination).
   static PaperDrive p;
   solveStaticEquilibrium(p.drive, p.q, StaticSettings{}, p.friction);
   static ReferenceStepper<Drive> integ;

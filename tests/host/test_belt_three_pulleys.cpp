@@ -1,7 +1,7 @@
 // A closed belt around three pulleys (issue 5 topologies: idlers included): driver P1, an idler
 // P3 on the upper path, load P2. Static equilibrium carries the pre-tension everywhere; in motion
 // the unloaded idler rolls with the belt, so its surface speed equals the driver's (no torque on
-// the idler, hence no creep across it; docs/model.md §9.6 check 3: omega R ~ v on a stick arc).
+// the idler, hence no creep across it; docs/model_start_and_benchmark.md §9.6 check 3: omega R ~ v on a stick arc).
 #include <gtest/gtest.h>
 
 #include <cmath>

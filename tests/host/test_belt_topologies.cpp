@@ -57,8 +57,8 @@ void straightCable(const OpenCable& drive, OpenCable::Vector& q) {
     q(OpenCable::nodeDof(k, 0)) = k * kOpenElement;
     q(OpenCable::nodeDof(k, 2)) = 1.0;
   }
-  q(OpenCable::pulleyDof(0, 0)) = drive.circle(0).centre(0);
-  q(OpenCable::pulleyDof(0, 1)) = drive.circle(0).centre(1);
+  q(OpenCable::pulleyDof(0, 0)) = drive.pulley(0).centre(0);
+  q(OpenCable::pulleyDof(0, 1)) = drive.pulley(0).centre(1);
 }
 
 AncfCable2DSection<double> openSection(const OpenCable& drive, const OpenCable::Vector& q, int e, double x) {
@@ -163,7 +163,7 @@ constexpr double kPulleyRadius = 0.09995, kBeltThickness = 1e-4;
 constexpr double kCentreDistance = 0.1 * detmath::kPi;
 constexpr double kEA = 8000.0, kMassPerLength = 0.8288, kPreStrain = -0.05;
 
-// The paper's belt and contact (docs/model.md §9.1-9.2, per-segment values from the per-area values) on
+// The paper's belt and contact (docs/model_start_and_benchmark.md §9.1-9.2, per-segment values from the per-area values) on
 // pulleys of the given kinds; P1 at (0, 0), P2 at (d, 0).
 struct TwoPulleyBelt {
   Drive drive;

@@ -5,9 +5,9 @@
 //
 //  * the bristle model of this project (bristle_friction.hpp; mu = 1 with |f_n| = 1 N,
 //    mu_k = 1e5 N/m, mu_v = 10^2.5 N s/m, no wrapping). Time integration as in the plant
-//    (docs/model.md §7): trapezoidal rule (Newmark beta = 1/4, gamma = 1/2) for M a + f_t(x, v) = K (V t - x),
+//    (docs/model_drive_and_solver.md §7): trapezoidal rule (Newmark beta = 1/4, gamma = 1/2) for M a + f_t(x, v) = K (V t - x),
 //    Newton on a_{n+1} with the friction state frozen (newtonTangentialForce), then the PNS
-//    (pnsTangential); the step is re-solved while e_PNS > 1e-3 N, at most 5 PNS per step (docs/model.md §7.7).
+//    (pnsTangential); the step is re-solved while e_PNS > 1e-3 N, at most 5 PNS per step (docs/model_drive_and_solver.md §7.7).
 //  * LuGre: dz/dt = v - sigma0 |v| z / g(v), g(v) = F_c + (F_s - F_c) exp(-(v / v_s)^2),
 //    F = sigma0 z + sigma1 dz/dt + sigma2 v, sigma0 = 1e5, sigma1 = 10^2.5, sigma2 = 0, F_s = 1.5 N,
 //    v_s = 1e-3 m/s; the stiff ODE (x, v, z) integrated by the trapezoidal rule with h = 1e-5 s and a
@@ -36,7 +36,7 @@
 namespace {
 
 constexpr double kMass = 1.0, kSpring = 2.0, kPullSpeed = 0.1, kCoulomb = 1.0, kDuration = 20.0;
-constexpr double kPnsTolerance = 1e-3;  // N (docs/model.md §9.4)
+constexpr double kPnsTolerance = 1e-3;  // N (docs/model_start_and_benchmark.md §9.4)
 constexpr int kPnsMaxIterations = 5;
 const double kAnalyticPeriod = 2.0 * 3.14159265358979323846 / std::sqrt(kSpring / kMass);
 
@@ -63,7 +63,7 @@ BristleRun simulateBristle() {
   p.frictionCoefficient = 1.0;
   p.bristleStiffness = 1e5;
   p.velocityPenalty = std::pow(10.0, 2.5);
-  const double normalForce = -1.0;  // LHS compression (docs/model.md §4.4): mu |f_n| = 1 N = F_c
+  const double normalForce = -1.0;  // LHS compression (docs/model_contact.md §4.4): mu |f_n| = 1 N = F_c
   const double h = 1e-4;
   const int steps = static_cast<int>(std::lround(kDuration / h));
   beltsim::SegmentHistory current;  // gap <= 0: in contact all the time; state undefined at start
@@ -429,7 +429,7 @@ std::filesystem::path outputDirectory() {
 
 }  // namespace
 
-// Seed 000 eq. (21) with the PNS of docs/model.md §4.7: the bristle model's friction force never exceeds
+// Seed 000 eq. (21) with the PNS of docs/model_contact.md §4.7: the bristle model's friction force never exceeds
 // mu |f_n| = F_c = 1 N by more than the PNS tolerance (1e-3 N), over the whole 20 s.
 TEST(Contact1DFriction, BristleForceNeverExceedsCoulombLimitBeyondPnsTolerance) {
   const BristleRun& run = bristle();

@@ -1,6 +1,6 @@
 // Deterministic elementary functions (issue 4; detmath.hpp, used by the contact for atan2 of the
-// normal, docs/model.md §4.5, and exp/log of the continuous law / exponent law): against the C library
-// within a few ulp over many values, and the wrap operator of docs/model.md §4.5 / paper [P] eq. (25).
+// normal, docs/model_contact.md §4.5, and exp/log of the continuous law / exponent law): against the C library
+// within a few ulp over many values, and the wrap operator of docs/model_contact.md §4.5 / paper [P] eq. (25).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -36,7 +36,7 @@ constexpr int kSamples = 1000000;
 
 }  // namespace
 
-// atan2 in (-pi, pi] (docs/model.md §4.5 item 1) within 3 ulp of std::atan2 over 10^6 random argument pairs
+// atan2 in (-pi, pi] (docs/model_contact.md §4.5 item 1) within 3 ulp of std::atan2 over 10^6 random argument pairs
 // (magnitudes 1e-30..1e30 of both signs) plus the axes and the diagonal |y| = |x|. ("A few ulp",
 // detmath.hpp: the table of atan(k/16) and the short series measure 2 ulp at most; the two
 // argument halvings used before 2026-11-27 reached 5.)
@@ -134,7 +134,7 @@ TEST(ContactDetmath, PowMatchesStdForContactRange) {
   EXPECT_EQ(dm::pow(0.0, 1.5), 0.0);
 }
 
-// docs/model.md §4.5 item 5 / eq. (25): wrapDifference equals std::remainder (round-half-even) except at
+// docs/model_contact.md §4.5 item 5 / eq. (25): wrapDifference equals std::remainder (round-half-even) except at
 // exact ties, where it picks -period/2; result in [-p/2, p/2).
 TEST(ContactDetmath, WrapDifferenceMatchesRemainder) {
   contact_test::Lcg rng(75);

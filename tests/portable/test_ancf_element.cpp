@@ -51,7 +51,7 @@ void printFigure(const char* name, double value) {
   minitest::print("\n");
 }
 
-// The paper's belt (docs/model.md §9): rho A = 0.8288 kg/m, EA = 8000 N, EI = 1.333e-3 N m^2.
+// The paper's belt (docs/model_start_and_benchmark.md §9): rho A = 0.8288 kg/m, EA = 8000 N, EI = 1.333e-3 N m^2.
 Parameters beltParameters(AxialRule rule) {
   Parameters p;
   p.length = 0.1;
@@ -119,7 +119,7 @@ Matrix8 finiteDifferenceJacobian(const Element& e, const Vector8& q, const Vecto
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// Quadrature (docs/model.md §2.6): weights sum to 2 (the length of [-1, 1]) and each rule integrates the
+// Quadrature (docs/model_element.md §2.6): weights sum to 2 (the length of [-1, 1]) and each rule integrates the
 // monomials up to its degree exactly: GL n points degree 2n-1, Lobatto 3 points degree 3.
 MT_TEST(quadrature_rules_integrate_monomials_up_to_their_degree) {
   struct Case {
@@ -155,7 +155,7 @@ MT_TEST(quadrature_rules_integrate_monomials_up_to_their_degree) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Mass (docs/model.md §2.3): the closed form integrates rho A S^T S exactly, so the total mass is rho A L
+// Mass (docs/model_element.md §2.3): the closed form integrates rho A S^T S exactly, so the total mass is rho A L
 // and a rigid translation with velocity v has kinetic energy m |v|^2 / 2 (rel. 1e-12).
 MT_TEST(mass_matrix_gives_total_mass_and_rigid_translation_energy) {
   Element e;
@@ -184,7 +184,7 @@ MT_TEST(mass_matrix_gives_total_mass_and_rigid_translation_energy) {
   MT_EXPECT_NEAR((m - integrated).cwiseAbs().maxCoeff(), 0.0, 1e-14 * m.cwiseAbs().maxCoeff());
 }
 
-// Gravity (docs/model.md §2.7): the generalized force equals int rho A S^T g dx and its translational
+// Gravity (docs/model_element.md §2.7): the generalized force equals int rho A S^T g dx and its translational
 // components add up to m g.
 MT_TEST(gravity_force_is_consistent_with_the_shape_functions) {
   Element e;
@@ -205,7 +205,7 @@ MT_TEST(gravity_force_is_consistent_with_the_shape_functions) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pre-stretch (docs/model.md §2.4): an element at its straight parameter length with eps0 = -0.05 and
+// Pre-stretch (docs/model_element.md §2.4): an element at its straight parameter length with eps0 = -0.05 and
 // EA = 8000 N carries N = -EA eps0 = +400 N (tension) everywhere, in every rule, and its LHS
 // force pulls the nodes together: Q = N [-1 0 0 0 1 0 0 0].
 MT_TEST(prestretched_straight_element_carries_400_newton_tension) {
@@ -233,7 +233,7 @@ MT_TEST(prestretched_straight_element_carries_400_newton_tension) {
   }
 }
 
-// Outputs (docs/model.md §2.9): position, slope and velocity interpolate the nodal values; at the nodes
+// Outputs (docs/model_element.md §2.9): position, slope and velocity interpolate the nodal values; at the nodes
 // they return them exactly. The section's force includes the strain-rate damping d_eps eps_dot.
 MT_TEST(section_outputs_interpolate_nodes_and_include_damping) {
   Element e;
@@ -260,7 +260,7 @@ MT_TEST(section_outputs_interpolate_nodes_and_include_damping) {
   MT_EXPECT(e.position(q, -1e-9, r) == Status::kInvalidParameter);
 }
 
-// The strain rates used by the damping are the true time derivatives (docs/model.md §2.4; seed eq. 7-8):
+// The strain rates used by the damping are the true time derivatives (docs/model_element.md §2.4; seed eq. 7-8):
 // eps_dot and K_dot equal central differences of eps and K along q + t qDot (rel. 1e-7).
 // (Seed eq. 8 as printed has (S'' qDot) x r' as second term; d/dt (r' x r'') = r'_dot x r'' +
 // r' x r''_dot has the opposite sign there. This test pins the correct one.)
@@ -287,7 +287,7 @@ MT_TEST(strain_rates_are_time_derivatives_of_the_strains) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Q_int is the gradient of the quadrature strain energy U (docs/model.md §2.5 from the virtual work):
+// Q_int is the gradient of the quadrature strain energy U (docs/model_element.md §2.5 from the virtual work):
 // central differences of U agree with Q(q, 0) to 1e-7 relative.
 MT_TEST(internal_force_is_the_gradient_of_the_strain_energy) {
   Lcg rng{2024};
@@ -324,7 +324,7 @@ MT_TEST(internal_force_is_the_gradient_of_the_strain_energy) {
   printFigure("energy_gradient_max_rel_error", worst);
 }
 
-// The analytic Jacobians (docs/model.md §2.8) match central finite differences of Q_int to 1e-6 relative
+// The analytic Jacobians (docs/model_element.md §2.8) match central finite differences of Q_int to 1e-6 relative
 // (Frobenius norm) for random large-deformation states: all rules, with and without eps0/K0
 // and strain-rate damping (d_eps, d_K != 0), axial- and bending-dominated parameters.
 MT_TEST(jacobians_match_central_differences_in_large_deformation) {
@@ -409,7 +409,7 @@ MT_TEST(undamped_stiffness_is_symmetric_and_damping_force_is_linear_in_velocity)
 }
 
 // The viscous part alone (viscousForce: the strain-rate damping, N = d_eps eps_dot, M_b = d_K K_dot;
-// the mixed element takes its elastic force from its own strain) is the internal force less its
+// the eulerian element takes its elastic force from its own strain) is the internal force less its
 // value at rest, Q_int(q, qDot) - Q_int(q, 0), and its Jacobians are the differences of theirs
 // (the damping matrix is the same): to rounding, for every rule, with bending damping and without
 // it (then the bending points are skipped), under pre-strain and pre-curvature, which it must not
@@ -575,7 +575,7 @@ MT_TEST(invalid_parameters_are_rejected_by_name) {
   MT_EXPECT(!e.isSetUp());
 }
 
-// Degenerate states (docs/model.md §11 item 12 spirit, status.hpp): |r'| = 0 at an integration point is
+// Degenerate states (docs/model_differences.md §10.11 spirit, status.hpp): |r'| = 0 at an integration point is
 // reported as kDegenerateState and NaN/Inf input as kNonFiniteValue; outputs are zeroed, never NaN.
 MT_TEST(degenerate_and_non_finite_states_are_flagged) {
   for (int s = 0; s < 3; ++s) {

@@ -1,4 +1,4 @@
-// Initial belt geometry (docs/model.md §8.1) against closed forms: the paper's two equal pulleys, the
+// Initial belt geometry (docs/model_start_and_benchmark.md §8.1) against closed forms: the paper's two equal pulleys, the
 // open-belt length of two unequal pulleys, and a three-pulley drive.
 #include <cmath>
 
@@ -12,7 +12,7 @@ constexpr double kPi = 3.14159265358979323846;
 }
 
 MT_TEST(two_equal_pulleys_give_the_papers_closed_form_nodes) {
-  // docs/model.md §8.1 table: d = 0.1 pi, R = 0.1; l_b = 2d + 2 pi R = 0.4 pi; top span (s, R) slope
+  // docs/model_start_and_benchmark.md §8.1 table: d = 0.1 pi, R = 0.1; l_b = 2d + 2 pi R = 0.4 pi; top span (s, R) slope
   // (1, 0); arc on P2 (d + R sin th, R cos th) slope (cos th, -sin th); bottom (d - u, -R).
   const double d = 0.1 * kPi, r = 0.1;
   const PathCircle circles[2] = {{Vector2(0, 0), r, 1}, {Vector2(d, 0), r, 1}};

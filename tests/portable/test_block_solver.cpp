@@ -1,4 +1,4 @@
-// The O(N) bordered block-tridiagonal solver (docs/model.md §7.12) against its own definition: for random
+// The O(N) bordered block-tridiagonal solver (docs/model_drive_and_solver.md §7.11) against its own definition: for random
 // non-symmetric, block-diagonally dominant matrices the solution satisfies A x = b to round-off,
 // and a singular pivot block is reported instead of producing NaN.
 #include "beltsim/solver/bordered_block_tridiagonal.hpp"

@@ -1,10 +1,10 @@
 // Force and moment balance between the belt element and the circle (issue 4; paper [P] Sect. 2.5
-// eqs. 31-34; docs/model.md §4.8, §0.2) for random contact states: random elements near a circle, random
+// eqs. 31-34; docs/model_contact.md §4.8, docs/model_element.md §0.2) for random contact states: random elements near a circle, random
 // velocities, random offsets, both normal choices, both tangential laws, random histories
 // (stick, slip, undefined, not flagged).
 //
 // What is exactly true (derivation):
-//  * The generalized LHS of the element is Q_e = sum_k J_k^T F_k (docs/model.md §3). For a rigid-body virtual
+//  * The generalized LHS of the element is Q_e = sum_k J_k^T F_k (docs/model_contact.md §3). For a rigid-body virtual
 //    displacement dq of the element (translation, or rotation about the circle centre c), J_k dq
 //    is the rigid displacement of point P_k (S1 + S3 = 1, S1' + S3' = 0, and the offset normal turns
 //    with the slope). So Q_e . dq_translation = sum_k F_k (resultant of the point forces) and
@@ -169,14 +169,14 @@ void runBalance(minitest::Context& mt_ctx, bool segmentNormals, std::uint64_t se
 
 }  // namespace
 
-// docs/model.md §4.8 (SN), eqs. (31)-(34): sum of the point forces (from Q_e by a rigid translation) plus the
+// docs/model_contact.md §4.8 (SN), eqs. (31)-(34): sum of the point forces (from Q_e by a rigid translation) plus the
 // circle's force is zero; the point forces' moment about c is sum delta_i f_t,i; the circle's torque
 // balances it up to sum g_i f_t,i (derivation at the top). 500 random states, 1e-10 relative.
 MT_TEST(segment_normals_forces_sum_to_zero_and_moments_match_closest_point_law) {
   runBalance(mt_ctx, true, 31, "SN", "contact_balance_sn_checksum");
 }
 
-// docs/model.md §4.8 (PWN): same balance with point-wise normals; the moment arm is the rho-weighted mean of
+// docs/model_contact.md §4.8 (PWN): same balance with point-wise normals; the moment arm is the rho-weighted mean of
 // the endpoint distances |P_k - c|.
 MT_TEST(pointwise_normals_forces_sum_to_zero_and_moments_match_endpoint_law) {
   runBalance(mt_ctx, false, 32, "PWN", "contact_balance_pwn_checksum");

@@ -1,16 +1,16 @@
 // The bounding-box pre-check is a pure speed-up (issue 4; paper [P] Sect. 2.3 "Bounding box";
-// docs/model.md §5 items 5-7, §11.32). Two sets of pairs, with and without the pre-check, are driven
+// docs/model_contact.md §5.5-5.7, docs/model_differences.md §10.28). Two sets of pairs, with and without the pre-check, are driven
 // through the same multi-step PNS / Newton-force sequence.
 //
 // What is asserted, at every PNS and every force evaluation:
 //  * stick/slip states and anchors are bit-identical, and so are the Newton forces (element
 //    vector, circle force, torque): a skipped pair has no flagged segment, exactly as without box;
 //  * gaps are identical except after a skip, where the box pair stores the surrogate
-//    dist(c, inflated box) - r (docs/model.md §5.6), which is positive and never larger than the exact gap
+//    dist(c, inflated box) - r (docs/model_contact.md §5.6), which is positive and never larger than the exact gap
 //    (the segments lie inside the inflated box);
 //  * PNS errors are identical except when a segment goes from a surrogate gap into contact; then
 //    e_box = e_exact + k_c (surrogate - exact previous gap) exactly (the e_n term of eq. 28 uses
-//    the stored gap), so e_box <= e_exact, both > 0. docs/model.md §5.6 accepts this; the tests report how
+//    the stored gap), so e_box <= e_exact, both > 0. docs/model_contact.md §5.6 accepts this; the tests report how
 //    often it happens and whether both errors were above the PNS tolerance 1e-3 N.
 #include <cmath>
 
@@ -116,14 +116,14 @@ ContactParameters beltParameters(bool useBox) {
   p.friction.bristleStiffness = 1e6;
   p.friction.velocityPenalty = 10.0;
   p.radius = 0.1;       // pulley (contact) radius
-  p.offset = -5e-5;     // inner surface, h_o = -h_b / 2 (docs/model.md §3, §8.1)
+  p.offset = -5e-5;     // inner surface, h_o = -h_b / 2 (docs/model_contact.md §3, docs/model_start_and_benchmark.md §8.1)
   p.useBoundingBox = useBox;
   return p;
 }
 
 }  // namespace
 
-// docs/model.md §5.6-5.7, §11.32: a belt of 24 elements around two pulleys (d = 0.3 m, centreline radius
+// docs/model_contact.md §5.6-5.7, docs/model_differences.md §10.28: a belt of 24 elements around two pulleys (d = 0.3 m, centreline radius
 // 0.1 + 5e-5 m) runs at 0.5 m/s for 150 steps of 1 ms (elements enter and leave the arcs);
 // pulley 0 rolls with the belt, pulley 1 turns 2 % slower (creep: slip zones). Three PNS per step.
 MT_TEST(belt_sequence_with_and_without_bounding_box_gives_identical_states_and_forces) {
@@ -173,7 +173,7 @@ MT_TEST(belt_sequence_with_and_without_bounding_box_gives_identical_states_and_f
   printBits("contact_belt_force_checksum", checksum);
 }
 
-// docs/model.md §5.6: a circle that jumps from far away straight into contact makes segments change from a
+// docs/model_contact.md §5.6: a circle that jumps from far away straight into contact makes segments change from a
 // surrogate gap to contact; the states and forces stay identical, and the errors follow
 // e_box = e_exact + k_c (surrogate - exact gap) with both above the PNS tolerance here.
 MT_TEST(circle_jumping_into_contact_from_skipped_state_changes_only_the_gap_error) {

@@ -1,4 +1,4 @@
-// Exact bounding box of a cubic ANCF element (issue 4, paper [P] eqs. 10-13, docs/model.md §5 items 1-5).
+// Exact bounding box of a cubic ANCF element (issue 4, paper [P] eqs. 10-13, docs/model_contact.md §5.1-5.5).
 // Reference: the centreline sampled at 10^4 + 1 equally spaced parameters with the Hermite shape
 // functions (an evaluation independent of the monomial coefficients the box uses). The box must
 // contain every sample, and equal the sample box once the extreme samples are refined to the true
@@ -106,7 +106,7 @@ MT_TEST(box_of_random_large_deformation_elements_matches_and_contains_samples) {
   minitest::print(" m\n");
 }
 
-// docs/model.md §5 item 2 special cases: a3 = 0 exactly (quadratic coordinate, single root -a1/(2 a2)),
+// docs/model_contact.md §5.2 special cases: a3 = 0 exactly (quadratic coordinate, single root -a1/(2 a2)),
 // a2 = a3 = 0 (straight element: end points only), and a nearly parabolic coordinate far from the
 // origin where a3 is rounding noise (the cancellation-free root formula is needed there).
 MT_TEST(box_handles_quadratic_straight_and_nearly_parabolic_coordinates) {
@@ -136,7 +136,7 @@ MT_TEST(box_handles_quadratic_straight_and_nearly_parabolic_coordinates) {
   MT_EXPECT(outside == 0);
 }
 
-// docs/model.md §5 item 4: the centreline box inflated by |h_o| contains the offset segment points (and so
+// docs/model_contact.md §5.4: the centreline box inflated by |h_o| contains the offset segment points (and so
 // the segments, which are their convex combinations) of random elements.
 MT_TEST(box_inflated_by_offset_contains_offset_segment_points) {
   contact_test::Lcg rng(22);
@@ -159,7 +159,7 @@ MT_TEST(box_inflated_by_offset_contains_offset_segment_points) {
   MT_EXPECT(outside == 0);
 }
 
-// docs/model.md §5 item 5: separatedFromCircle is exactly "the distance from the centre to the box exceeds r".
+// docs/model_contact.md §5.5: separatedFromCircle is exactly "the distance from the centre to the box exceeds r".
 MT_TEST(box_circle_separation_test_uses_distance_to_box) {
   BoundingBox box;
   box.lower = Vector2(0.0, 0.0);

@@ -1,5 +1,5 @@
-// Friction state machine of the bristle model (issue 4; paper [P] Sect. 2.4 eqs. 20-30; docs/model.md §4.5-4.7,
-// §11.19-20): stick with f_t = mu_k dx up to mu |f_n|, slip at mu |f_n| with the anchor re-set so
+// Friction state machine of the bristle model (issue 4; paper [P] Sect. 2.4 eqs. 20-30; docs/model_contact.md §4.5-4.7,
+// docs/model_differences.md §10.18-19): stick with f_t = mu_k dx up to mu |f_n|, slip at mu |f_n| with the anchor re-set so
 // that the spring is pre-tensioned (no force jump at the next step), and no jump when the sticking
 // coordinate crosses the atan2 branch cut at +-pi r.
 #include <cmath>
@@ -46,14 +46,14 @@ LawDriver makeDriver() {
   drv.p.frictionCoefficient = 0.5;
   drv.p.bristleStiffness = 1e5;
   drv.p.velocityPenalty = 0.0;
-  drv.normalForce = -10.0;  // LHS compression (docs/model.md §4.4): limit mu |f_n| = 5 N
+  drv.normalForce = -10.0;  // LHS compression (docs/model_contact.md §4.4): limit mu |f_n| = 5 N
   drv.period = 0.0;
   return drv;
 }
 
 }  // namespace
 
-// Eqs. (20)-(21), docs/model.md §4.7: pulled in steps of 7e-6 m the segment sticks with f = mu_k x
+// Eqs. (20)-(21), docs/model_contact.md §4.7: pulled in steps of 7e-6 m the segment sticks with f = mu_k x
 // (0.7 N per step) while mu_k x <= mu |f_n| = 5 N; at 5.6 N it switches to slip (+1), the PNS
 // error is the excess 0.6 N, and the Newton force is mu |f_n| = 5 N.
 MT_TEST(bristle_sticks_with_spring_force_until_coulomb_limit_then_slips_at_limit) {
@@ -71,7 +71,7 @@ MT_TEST(bristle_sticks_with_spring_force_until_coulomb_limit_then_slips_at_limit
   MT_EXPECT_NEAR(drv.step(x), 5.0, 0.0);
   MT_EXPECT(drv.d.state == StickSlip::kSlipPositive);
   MT_EXPECT_NEAR(drv.lastError, 0.6, 1e-9);
-  // Re-anchored, pre-tensioned (docs/model.md §4.7): x - anchor = mu |f_n| / mu_k.
+  // Re-anchored, pre-tensioned (docs/model_contact.md §4.7): x - anchor = mu |f_n| / mu_k.
   MT_EXPECT_NEAR(x - drv.d.stickingPosition, 5.0 / 1e5, 1e-15);
   // Further pulling keeps slipping at exactly mu |f_n|, the anchor following x.
   for (int k = 9; k <= 12; ++k) {
@@ -82,7 +82,7 @@ MT_TEST(bristle_sticks_with_spring_force_until_coulomb_limit_then_slips_at_limit
   }
 }
 
-// docs/model.md §4.7 "pre-tensioned spring": when the pull stops after slipping, the next step sticks (or
+// docs/model_contact.md §4.7 "pre-tensioned spring": when the pull stops after slipping, the next step sticks (or
 // keeps slipping, at the rounding level of the limit) with force mu |f_n| = 5 N: no jump; pulling
 // back then unloads the spring linearly from 5 N and finally slips at -5 N.
 MT_TEST(stopping_after_slip_continues_at_coulomb_force_without_jump_then_unloads_linearly) {
@@ -110,7 +110,7 @@ MT_TEST(stopping_after_slip_continues_at_coulomb_force_without_jump_then_unloads
   MT_EXPECT_NEAR(x - drv.d.stickingPosition, -5e-5, 1e-15);
 }
 
-// docs/model.md §4.7 / §11.19: repeated PNS within one step read the anchor from D0, so the anchor does not
+// docs/model_contact.md §4.7 / docs/model_differences.md §10.18: repeated PNS within one step read the anchor from D0, so the anchor does not
 // drift, and a PNS that finds the same state reports no error.
 MT_TEST(repeated_pns_in_one_step_reads_start_of_step_anchor_and_converges) {
   LawDriver drv = makeDriver();
@@ -135,7 +135,7 @@ MT_TEST(repeated_pns_in_one_step_reads_start_of_step_anchor_and_converges) {
   MT_EXPECT_NEAR(r.error, 1.0, 1e-9);  // switched back: |excess| = |4 - 5|
 }
 
-// Eq. (25), docs/model.md §4.5 item 5: with period 2 pi r, a sticking coordinate that crosses the branch cut
+// Eq. (25), docs/model_contact.md §4.5 item 5: with period 2 pi r, a sticking coordinate that crosses the branch cut
 // (x_cur jumps from +pi r - e to -pi r + e) gives the same spring force as the unwrapped motion.
 MT_TEST(sticking_coordinate_crossing_plus_minus_pi_r_gives_no_force_jump) {
   LawDriver drv = makeDriver();
@@ -154,7 +154,7 @@ MT_TEST(sticking_coordinate_crossing_plus_minus_pi_r_gives_no_force_jump) {
   }
 }
 
-// docs/model.md §4.7 row "mu_k = 0" (§4.11 row 10): without bristle stiffness the slip sign comes from v_t
+// docs/model_contact.md §4.7 row "mu_k = 0" (§4.11 row 10): without bristle stiffness the slip sign comes from v_t
 // and the anchor stays; the Newton force is the velocity penalty in stick and mu |f_n| s in slip.
 MT_TEST(without_bristle_stiffness_slip_sign_comes_from_tangential_velocity) {
   FrictionParameters p;
@@ -264,7 +264,7 @@ struct DraggedPair {
 
 }  // namespace
 
-// The same state machine through ContactPair (docs/model.md §4.5-4.7 with the geometry of §4.2): a segment
+// The same state machine through ContactPair (docs/model_contact.md §4.5-4.7 with the geometry of §4.2): a segment
 // pressed with f_n = -10 N and dragged along x. Sliding by u in +x is sliding in -t (t = (-1, 0)),
 // so x_cur decreases by u and f_t = -mu_k u (LHS), until |f_t| > mu |f_n| = 3 N; then slip (-1) at
 // f_t = -3 N with the anchor pre-tensioned, so stopping gives -3 N again.
@@ -316,7 +316,7 @@ Vector8 elementAtAngle(double theta, double r, double penetration) {
 
 }  // namespace
 
-// docs/model.md §4.5 items 1, 5 and §11.10: the element slides around a fixed circle across polar angle pi,
+// docs/model_contact.md §4.5 items 1, 5 and docs/model_differences.md §10.9: the element slides around a fixed circle across polar angle pi,
 // where atan2 jumps from +pi to -pi (x_c from +pi r to -pi r). The wrapped spring force grows
 // linearly, mu_k r (theta - theta0), without the 2 pi r mu_k jump. Rolling (the circle turning
 // with the element) keeps the force at 0 across the cut.

@@ -1,6 +1,6 @@
-// Contact geometry of one segment (issue 4, docs/model.md §4.2, paper [P] Sect. 2.3 eqs. 14-16): the three
+// Contact geometry of one segment (issue 4, docs/model_contact.md §4.2, paper [P] Sect. 2.3 eqs. 14-16): the three
 // closest-point cases of rho, the gap sign, the normal from the circle centre to the segment, and
-// the degenerate case of a centre on the segment. Also the wrap operator of docs/model.md §4.5 / eq. (25).
+// the degenerate case of a centre on the segment. Also the wrap operator of docs/model_contact.md §4.5 / eq. (25).
 #include <cmath>
 
 #include "beltsim/contact/pair_finite_difference.hpp"
@@ -22,9 +22,9 @@ constexpr double kEps = 2.220446049250313e-16;
 bool isUnit(const Vector2& v) { return std::fabs(v.norm() - 1.0) < 8 * kEps; }
 }  // namespace
 
-// docs/model.md §4.2 case 2a / eq. (14) case 1: rho < 0 is clamped to 0, the closest point is P_i, the
+// docs/model_contact.md §4.2 case 2a / eq. (14) case 1: rho < 0 is clamped to 0, the closest point is P_i, the
 // distance is |c - P_i| and the normal points from the centre to P_i (not perpendicular to the
-// segment, docs/model.md §11.13).
+// segment, docs/model_differences.md §10.12).
 MT_TEST(rho_below_zero_clamps_to_first_point_with_normal_from_centre_to_it) {
   const Vector2 p0(0.0, 0.0), p1(1.0, 0.0), c(-0.3, -0.4);  // projection parameter -0.3
   const SegmentGeometry g = segmentGeometry(p0, p1, c, 0.2);
@@ -36,7 +36,7 @@ MT_TEST(rho_below_zero_clamps_to_first_point_with_normal_from_centre_to_it) {
   MT_EXPECT(!g.degenerate);
 }
 
-// docs/model.md §4.2 case 2b / eq. (14) case 2: rho >= 1 is clamped to 1, closest point P_{i+1}.
+// docs/model_contact.md §4.2 case 2b / eq. (14) case 2: rho >= 1 is clamped to 1, closest point P_{i+1}.
 MT_TEST(rho_at_or_above_one_clamps_to_second_point_with_normal_from_centre_to_it) {
   const Vector2 p0(0.0, 0.0), p1(1.0, 0.0), c(1.4, 0.3);  // projection parameter 1.4
   const SegmentGeometry g = segmentGeometry(p0, p1, c, 0.6);
@@ -52,7 +52,7 @@ MT_TEST(rho_at_or_above_one_clamps_to_second_point_with_normal_from_centre_to_it
   MT_EXPECT_NEAR(e.normal(1), 1.0, 4 * kEps);
 }
 
-// docs/model.md §4.2 case 2c / eq. (15): 0 <= rho < 1, delta = sqrt(|v_p|^2 - n_rho^2 / d_rho), the normal is
+// docs/model_contact.md §4.2 case 2c / eq. (15): 0 <= rho < 1, delta = sqrt(|v_p|^2 - n_rho^2 / d_rho), the normal is
 // perpendicular to the segment and points from the centre to the segment, t = n^perp.
 MT_TEST(interior_rho_gives_perpendicular_distance_and_normal) {
   const Vector2 p0(0.0, 0.0), p1(2.0, 0.0), c(0.5, -0.25);
@@ -68,7 +68,7 @@ MT_TEST(interior_rho_gives_perpendicular_distance_and_normal) {
 
 // Eq. (16): g = delta - r is positive outside the circle, zero on it, negative inside; and for
 // random segments around a circle the normal always points from the centre to the closest point:
-// c + delta n is the closest point, which lies on the segment (docs/model.md §4.2 item 4).
+// c + delta n is the closest point, which lies on the segment (docs/model_contact.md §4.2 item 4).
 MT_TEST(gap_sign_and_normal_direction_from_centre_to_closest_point_for_random_segments) {
   contact_test::Lcg rng(11);
   int outside = 0, inside = 0;
@@ -97,7 +97,7 @@ MT_TEST(gap_sign_and_normal_direction_from_centre_to_closest_point_for_random_se
   MT_EXPECT(outside > 100 && inside > 100);  // both signs exercised
 }
 
-// Issue 4 "Bad input" / docs/model.md §11.12: a centre exactly on the segment (delta = 0) yields a unit
+// Issue 4 "Bad input" / docs/model_differences.md §10.11: a centre exactly on the segment (delta = 0) yields a unit
 // normal (the segment's left normal), a flagged state and no NaN, for generic orientations where
 // the radicand of eq. (15) does not cancel to exactly 0.
 MT_TEST(centre_on_segment_gives_flagged_unit_left_normal_without_nan) {
@@ -161,7 +161,7 @@ MT_TEST(contact_pair_with_centre_on_segment_point_is_flagged_and_finite) {
   MT_EXPECT(contact_test::allFinite(k.data(), 121) && contact_test::allFinite(c.data(), 121));
 }
 
-// docs/model.md §4.5 item 5 / paper [P] eq. (25): wrap(D) = D - floor(D / (2 pi r) + 1/2) 2 pi r lies in
+// docs/model_contact.md §4.5 item 5 / paper [P] eq. (25): wrap(D) = D - floor(D / (2 pi r) + 1/2) 2 pi r lies in
 // [-pi r, pi r) and differs from D by a whole number of periods.
 MT_TEST(wrap_difference_maps_into_half_open_period_by_whole_periods) {
   contact_test::Lcg rng(13);

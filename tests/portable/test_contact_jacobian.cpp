@@ -1,4 +1,4 @@
-// Jacobian of a contact pair's LHS over its 11 local coordinates (issue 4; docs/model.md §4.9): the pair's
+// Jacobian of a contact pair's LHS over its 11 local coordinates (issue 4; docs/model_contact.md §4.9): the pair's
 // own central differences (ContactPair::jacobian) against (a) this test's central differences of
 // localLhs with two other step sizes, for random states away from switching surfaces, and (b) the
 // analytic stiffness and damping of a pure normal penetration of a straight element.
@@ -48,7 +48,7 @@ bool finiteDifferences(const Pair& pair, const Vector11& x, const Vector11& v, d
 // Relative deviation in the matrix max norm: max |a - b| / max |b|. (Per column the deviation is
 // larger where a column's entries are small compared with the forces: central differences carry
 // a rounding error ~eps |LHS| / step in every entry, e.g. ~1e-5 N s/m in a damping matrix at
-// |LHS| ~ 100 N and the velocity step 1e-9 m/s that docs/model.md §4.9's rule gives for |v| < 0.01 m/s.)
+// |LHS| ~ 100 N and the velocity step 1e-9 m/s that docs/model_contact.md §4.9's rule gives for |v| < 0.01 m/s.)
 double relativeDeviation(const Matrix11& a, const Matrix11& b) {
   const double norm = b.cwiseAbs().maxCoeff();
   if (norm == 0.0) return a.cwiseAbs().maxCoeff() == 0.0 ? 0.0 : 1.0;
@@ -139,7 +139,7 @@ bool randomConfig(contact_test::Lcg& rng, Config& c) {
 
 }  // namespace
 
-// docs/model.md §4.9: the pair's Jacobian (central differences, step factor 1e-7) equals this test's
+// docs/model_contact.md §4.9: the pair's Jacobian (central differences, step factor 1e-7) equals this test's
 // central differences with step factors 1e-6 and 3e-7 to 1e-6 relative (matrix max norm,
 // stiffness and damping separately), for 60
 // random in-contact states (SN and PWN, bristle and continuous laws, all stick/slip states, offsets).
@@ -191,7 +191,7 @@ MT_TEST(pair_jacobian_matches_independent_central_differences_away_from_switchin
 // velocities and state "undefined" (f_t = mu_v v_t = 0). Then n = (0, 1), t = (-1, 0),
 // F_i = (1 - rho) f n, F_{i+1} = rho f n, f = k_c g, circle LHS -f n, torque 0. Perturbing the
 // segment ends by (alpha, a), (beta, b) and the centre by gamma (delta = r + g, u = (b - a) / L_s):
-//   dg   = (1 - rho) a + rho b - gamma_y            (docs/model.md §4.9: dg/dP_i = (1 - rho) n^T, dg/dc = -n^T)
+//   dg   = (1 - rho) a + rho b - gamma_y            (docs/model_contact.md §4.9: dg/dP_i = (1 - rho) n^T, dg/dc = -n^T)
 //   drho = (gamma_x - (1 - rho) alpha - rho beta) / L_s - u delta / L_s
 //   dn   = (-u, 0)
 //   dF_i = k_c [(1 - rho) dg n - g drho n + (1 - rho) g dn],  dF_{i+1} = k_c [rho dg n + g drho n + rho g dn]

@@ -1,7 +1,7 @@
 // The analytic pair Jacobian (contact_jacobian.hpp) against central finite differences of the
 // pair's own LHS (ContactPair::jacobian), for random penetrating states away from switching
 // surfaces: every tangential state, offset and no offset, segment and point-wise normals, linear
-// and Hertz normal law, bristle and continuous friction. docs/model.md §4.9: analytic derivatives must
+// and Hertz normal law, bristle and continuous friction. docs/model_contact.md §4.9: analytic derivatives must
 // reproduce the derivative of the Newton-phase LHS with the history frozen.
 #include <cmath>
 

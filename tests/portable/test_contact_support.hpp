@@ -1,5 +1,5 @@
 // Shared helpers of the contact tests (issue 4): a tiny deterministic LCG (no <random>, same
-// numbers on every target), element builders, the closed belt path of docs/model.md §8.1 around two equal
+// numbers on every target), element builders, the closed belt path of docs/model_start_and_benchmark.md §8.1 around two equal
 // pulleys, and rigid-body virtual displacements of an element. No heap, small stack use; usable by
 // the portable minitest images, the GoogleTest suites and the benchmark.
 #pragma once
@@ -81,7 +81,7 @@ inline Vector2 centreline(const Vector8& q, double length, double x) {
 // rotation about `centre` (delta r = (r - c)^perp, delta r' = r'^perp). Because S1 + S3 = 1 and
 // S1' + S3' = 0, these move every point of the centreline (and every offset point, whose normal
 // turns with the slope) rigidly; so Q_e . dq equals the resultant force component / the moment
-// about `centre` of the point forces behind Q_e = sum_k J_k^T F_k (docs/model.md §3) exactly.
+// about `centre` of the point forces behind Q_e = sum_k J_k^T F_k (docs/model_contact.md §3) exactly.
 inline Vector8 translationMode(int axis) {
   Vector8 d = Vector8::Zero();
   d(axis) = 1.0;
@@ -96,7 +96,7 @@ inline Vector8 rotationMode(const Vector8& q, const Vector2& centre) {
   return d;
 }
 
-// Closed belt path of docs/model.md §8.1 around two equal pulleys, centres (0, 0) and (d, 0), centreline
+// Closed belt path of docs/model_start_and_benchmark.md §8.1 around two equal pulleys, centres (0, 0) and (d, 0), centreline
 // radius R, traversed clockwise from the top of pulley 0: top span, arc on pulley 1, bottom span,
 // arc on pulley 0. Node coordinates are [position; unit tangent].
 struct TwoPulleyBelt {

@@ -42,7 +42,7 @@ MT_TEST(exp_and_log_are_inverse_and_multiplicative) {
 }
 
 MT_TEST(wrap_difference_maps_into_half_open_period) {
-  // docs/model.md §4.5: wrap(d) = d - floor(d/P + 1/2) P lies in [-P/2, P/2).
+  // docs/model_contact.md §4.5: wrap(d) = d - floor(d/P + 1/2) P lies in [-P/2, P/2).
   const double period = 2.0 * detmath::kPi * 0.1;
   MT_EXPECT_NEAR(detmath::wrapDifference(period * 0.75, period), -period * 0.25, 1e-16);
   MT_EXPECT_NEAR(detmath::wrapDifference(-period * 0.75, period), period * 0.25, 1e-16);
@@ -51,7 +51,7 @@ MT_TEST(wrap_difference_maps_into_half_open_period) {
 }
 
 MT_TEST(smooth_step_is_the_papers_load_ramp) {
-  // docs/model.md §6 / paper [P] eq. 37: tau(t) = 25 (0.5 - 0.5 cos(2 pi (t - 1))) for 1 < t < 1.5.
+  // docs/model_drive_and_solver.md §6 / paper [P] eq. 37: tau(t) = 25 (0.5 - 0.5 cos(2 pi (t - 1))) for 1 < t < 1.5.
   for (int i = 0; i <= 50; ++i) {
     const double t = 1.0 + 0.01 * i;
     const double expected = 25.0 * (0.5 - 0.5 * detmath::cos(2.0 * detmath::kPi * (t - 1.0)));
@@ -63,7 +63,7 @@ MT_TEST(smooth_step_is_the_papers_load_ramp) {
 }
 
 MT_TEST(linear_ramp_is_the_papers_drive_speed) {
-  // docs/model.md §6: omega(t) = 12 (t - 0.05) / 0.55 between 0.05 s and 0.6 s.
+  // docs/model_drive_and_solver.md §6: omega(t) = 12 (t - 0.05) / 0.55 between 0.05 s and 0.6 s.
   RampProfile drive{RampProfile::Shape::kLinear, 0.05, 0.6, 0.0, 12.0};
   MT_EXPECT_NEAR(drive.at(0.0), 0.0, 0.0);
   MT_EXPECT_NEAR(drive.at(0.325), 6.0, 1e-14);

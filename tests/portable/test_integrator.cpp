@@ -1,4 +1,4 @@
-// The fixed-step integrator (docs/model.md §7.2-7.3, §7.11) on systems with known answers: linear
+// The fixed-step integrator (docs/model_drive_and_solver.md §7.2-7.3, §7.10) on systems with known answers: linear
 // oscillators (discrete dispersion of the trapezoidal rule, order of accuracy, high-frequency
 // damping of generalized-alpha), and mock systems that pin the hard bounds of Newton and PNS.
 #include <cmath>
@@ -90,7 +90,7 @@ MT_TEST(trapezoidal_rule_follows_its_discrete_dispersion_exactly) {
 }
 
 MT_TEST(generalized_alpha_with_rho_one_is_the_trapezoidal_rule) {
-  // docs/model.md §7.3: rho_inf = 1 gives alpha_m = alpha_f = 1/2, beta = 1/4, gamma = 1/2.
+  // docs/model_drive_and_solver.md §7.3: rho_inf = 1 gives alpha_m = alpha_f = 1/2, beta = 1/4, gamma = 1/2.
   beltsim::IntegratorSettings ga;
   ga.spectralRadius = 1.0;
   const double omega = 5.0, h = 0.01;

@@ -1,5 +1,5 @@
 // Centrifugal tension on the paper's drive, unloaded (tests/host/test_eulerian_drive.cpp and
-// tests/host/test_mixed_drive.cpp): the paper's two equal pulleys on fixed centres, no gravity, no
+// tests/host/test_eulerian_drive.cpp): the paper's two equal pulleys on fixed centres, no gravity, no
 // damper on P2, P1 brought to 105 rad/s over 1 s (belt at 10.5 m/s: rho A v^2 = 91 N, more than a
 // fifth of the 400 N pre-tension) and held; P2's hub load, tail mean over the last 0.1 s, against
 // 2 (T0 - rho A v^2 / (1 + alpha)).

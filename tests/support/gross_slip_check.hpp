@@ -1,5 +1,5 @@
-// Gross slip on a mesh that stands still, for the drive fixtures of tests/host/test_eulerian_drive.cpp
-// and tests/host/test_mixed_drive.cpp: the paper's drive with mu = 0.3 and 30 N m on P2 from 1.0 to
+// Gross slip on an eulerian mesh, for the drive fixtures of tests/host/test_eulerian_drive.cpp
+// and tests/host/test_eulerian_drive.cpp: the paper's drive with mu = 0.3 and 30 N m on P2 from 1.0 to
 // 1.5 s, more than friction can carry, so the belt slides over P1's whole wrap (the law as in
 // tests/system/gross_slip.py). Over the last 0.15 s F1/F2 within `bound` of e^(0.3 pi) = 2.566; while
 // the belt slides (from 1.5 s) under 1 % of the steps flagged, never 10 in a row. omega_P2 is printed

@@ -1,5 +1,5 @@
 // Transverse modes of a travelling span from its linearised gyroscopic eigenproblem
-// M x'' + G x' + K x = 0 (tests/host/test_eulerian_belt.cpp and test_mixed_cable.cpp: the
+// M x'' + G x' + K x = 0 (tests/host/test_flow_through_belt.cpp and test_eulerian_cable.cpp: the
 // Wickert-Mote check of both standing meshes). The matrices cover every unknown; `free` lists the
 // unknowns that are not held; `across(dof)` says whether an unknown moves the span across (y, y')
 // rather than along it. A mode counts as transverse if its across components carry more than 100

@@ -18,7 +18,7 @@ Cases (one behaviour each):
                            elements are no shipped configuration. Loosened on issue 49's notes.)
   creep_24                 the 24-element run's creep (v1 - v2)/v1 from the tail means of the span
                            speeds against (F1 - F2)/EA: within 5 %, the paper's check
-                           (scripts/validate_paper.py; docs/model.md §9.6 check 3)
+                           (scripts/validate_paper.py; docs/model_start_and_benchmark.md §9.6 check 3)
   per_segment_memory_24    24 elements with the paper's per-segment anchors: F2 more than 1 % high
                            (the bias the whole-element memory removes; shows the measure can fail)
   fixed_cost_memory_24     the main job (realtime_belt_drive.toml, next to the paper's scenario: 24

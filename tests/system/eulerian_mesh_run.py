@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""The paper's drive on the mesh that stands still through `beltsim run` (issue 51).
+"""The paper's drive on the eulerian mesh through `beltsim run` (issue 51).
 
 Usage: eulerian_mesh_run.py BELTSIM SCENARIO WORK_DIR
 
 Three runs of host_sim/scenarios/eulerian_belt_drive.toml (24 elements, belt.mesh = "eulerian",
-docs/model.md §2.11): with its reference stepping; with the fixed-cost stepping of its
+docs/model_element.md §2.11): with its reference stepping; with the fixed-cost stepping of its
 `--set solver.stepping=fixed_cost` settings (two Newton iterations a step, the matrix refreshed in
 slices); and that again on equal elements (belt.wrap_density = 1, belt.wrap_grading = 0). Then one
 check per behaviour and run:
@@ -16,7 +16,7 @@ check per behaviour and run:
                     forces and both span speeds below 0.1 %: no element passes a pulley (the
                     material mesh at 24 elements: 2.0 %, 1.3 %, 0.5 %, 4.7 %, 1.0 %)
   creep             (v1 - v2)/v1 from the tail means of the span speeds against (F1 - F2)/EA
-                    within 5 %, the paper's check (docs/model.md §9.6 check 3)
+                    within 5 %, the paper's check (docs/model_start_and_benchmark.md §9.6 check 3)
   converged         every step converged (nonconverged_steps 0 in summary.json), with the
                     scenario's Newton matrix kept across steps (solver.reuse_jacobian); the
                     fixed-cost run: no step flagged at its 5 N tolerance

@@ -17,7 +17,7 @@ steps, summed).
 Cases: the shipped real-time settings at their own meshes and steps (the main job's scenario,
 firmware/configs/microcontroller.toml and pc.toml, both with P1 speed-driven as the firmware's
 scripted test runs it), the paper's settings at 24 and 60 elements (1e-4 s), with either stick
-memory at 24, and the mesh that stands still with its fixed-cost stepping (eulerian_belt_drive.toml,
+memory at 24, and the eulerian mesh with its fixed-cost stepping (eulerian_belt_drive.toml,
 measured F1/F2 -0.31 %, omega_P2 -2.64 %, no step flagged). Measured before the fix (the paper's sgn(0) = 0 for a segment anchored in its own
 pass, bristle_friction.hpp): F1 / F2 2.98 (main job), 3.13 (24 elements, whole-element memory),
 omega_P2 6.5 and 7.35 rad/s instead of about 3.4; flagged while sliding 30 % (main job) and 17 %

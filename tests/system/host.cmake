@@ -79,7 +79,7 @@ if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "Re
                        beltsim_injected_sensors beltsim_injected_plant_faults beltsim_injected_riding_through
                        PROPERTIES TIMEOUT 300
                        LABELS "cli;faults")
-  # The mesh that stands still (issue 51) through beltsim run: the paper's drive without the
+  # The eulerian mesh (issue 51) through beltsim run: the paper's drive without the
   # element-passing ripple, its tail means, creep and material flux.
   add_test(NAME beltsim_eulerian_mesh_run
            COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/eulerian_mesh_run.py $<TARGET_FILE:beltsim>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A worn belt (issue 52; docs/injected_faults.md): a belt_stiffness fault scheduled in a scenario.
+"""A worn belt (docs/injected_faults.md): a belt_stiffness fault scheduled in a scenario.
 Standard library only.
 
 The main job's scenario (host_sim/scenarios/realtime_belt_drive.toml: EA 8000 N, reference strain
@@ -13,8 +13,9 @@ the last 0.5 s of a run to 2.8 s:
 - 0.8: the pre-tension no longer carries the load's torque: the belt slides, F1 / F2 = exp(mu pi)
   within 3 % and omega_P2 = (R (F1 + F2) tanh(mu pi / 2) - 25) / 2 (P2's balance with the
   sliding belt, as tests/system/gross_slip.py) within 5 %, at 60 elements; the main job's own 24
-  elements with their fixed-cost stepping give F1 / F2 4.8 % below exp(mu pi) (printed, not
-  asserted: the coarse mesh's shortfall, docs/injected_faults.md);
+  elements with their fixed-cost stepping fall short of exp(mu pi) (docs/injected_faults.md): that
+  coarse mesh's known limit is asserted as F1 / F2 no more than 6 % below exp(mu pi), its omega_P2
+  printed;
 and in both: no model fault, never 10 flagged steps in a row, the timeseries' axial_stiffness at
 the end the worn EA.
 
@@ -61,9 +62,11 @@ def check(fraction, elements, result, ea, mu, radius):
                                                     f"{balance:.3f}: {100 * (omega / balance - 1):+.2f} % (limit 5 %)")]
         if elements >= 60:
             checks += lines
-        else:
-            for _, line in lines:
-                print(f"     EA to {fraction}, {elements} elements: {line}: not asserted at this mesh")
+        else:  # the coarse mesh's known shortfall, bounded so that it cannot grow unseen
+            checks.append((-0.06 <= ratio / law - 1 <= 0.03,
+                           f"F1/F2 {ratio:.4f} against exp(mu pi) {law:.4f}: {100 * (ratio / law - 1):+.2f} % "
+                           f"(the {elements}-element mesh's known limit: -6 % to +3 %)"))
+            print(f"     EA to {fraction}, {elements} elements: {lines[1][1]}: not asserted at this mesh")
     return report(f"EA to {fraction}, {elements} elements", checks + riding_through(summary, rows, START))
 
 

@@ -9,7 +9,7 @@ tired spring: the drive at rest and without loads, so that the belt's tension is
   to settle sooner: neither changes where it rests). The spring to half its rate from 0.5 s (ramp
   0.05 s). Reference: the belt as a string on its path (tests/system/belt_path.py) with one
   tension T: the path's length at arm angle delta is L_drawn (1 + eps0 + T / EA) (the axial force
-  EA (eps - eps0), docs/model.md §2.4), and the arm's spring balances the moment of the two spans'
+  EA (eps - eps0), docs/model_element.md §2.4), and the arm's spring balances the moment of the two spans'
   pull T (u_out - u_in) about the pivot: k (preload - delta) + (c - pivot) x T (u_out - u_in) = 0.
   Asserted: the change of the arm angle (mean over 1.0-1.5 s minus the mean over 0.3-0.5 s)
   within 2 % of the reference's, the two spans next to the arm within 2 % of its T.
@@ -39,7 +39,7 @@ load drag and seized load: the main job's scenario (host_sim/scenarios/realtime_
     sliding belt (R (F1 + F2) tanh(mu pi / 2) - 25 - 10) / (2 + 0.5) (as tests/system/gross_slip.py);
   - 100 N m (a seized bearing): P2 at rest, below 1 % of its speed before the fault at every sample
     of 2.3-2.8 s, and F1 / F2 within 3 % of exp(mu pi);
-  - 10 N m and 0.5 N m s/rad on the mesh that stands still (host_sim/scenarios/eulerian_belt_drive.toml,
+  - 10 N m and 0.5 N m s/rad on the eulerian mesh (host_sim/scenarios/eulerian_belt_drive.toml,
     the same drive at 0.1 ms with the reference stepping): the same two checks as the first.
 In every run from the fault on: no model fault and never 10 flagged steps in a row (the issue's
 riding through).

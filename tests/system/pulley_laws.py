@@ -3,7 +3,7 @@
 
 capstan SCENARIO (host_sim/scenarios/two_drives_in_slip.toml): every driven pulley (kind speed or
   torque) in slip. Reference: the capstan (Euler-Eytelwein) law F_tight / F_slack = exp(mu phi)
-  over the slip arc (paper [P], Sect. 2 and eq. (42); docs/model.md section 9.6 check 4). Asserted per
+  over the slip arc (paper [P], Sect. 2 and eq. (42); docs/model_start_and_benchmark.md §9.6 check 4). Asserted per
   driven pulley from summary.json's `capstan` entry: the axial force over the measured slip arc
   deviates from the law by at most 3 % (the limit of P1's check in scripts/validate_paper.py),
   and the slip arc is not trivial: at least half of ln(F_tight / F_slack) / mu and several

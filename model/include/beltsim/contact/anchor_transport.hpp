@@ -1,8 +1,8 @@
-// Bristle anchors carried with the material through a mesh that stands still (docs/model.md §4.12).
+// Bristle anchors carried with the material through an eulerian mesh (docs/model_contact.md §4.12).
 //
 // On a material mesh a segment's history (its stick/slip state and its anchor x_stick, a
 // coordinate fixed on the circle) belongs to the material of that segment. On the Eulerian mesh
-// (docs/model.md §2.10) the segments stay where they are and the material flows through them, so
+// (docs/model_element.md §2.10) the segments stay where they are and the material flows through them, so
 // the history of the material must flow too: once per step, before the step's Newton phase, each
 // segment takes the state and anchor of the material that reaches it during the step. That
 // material was a distance d = sigma_end - sigma_start (reference length) upstream. Semi-Lagrangian
@@ -21,7 +21,7 @@
 // contact. Material entering contact thus arrives with the deflection it builds over the distance
 // it has been in contact, not with the deflection of the material ahead of it (which would let a
 // sticking zone hold a tension change at a contact's entry and take the creep away,
-// docs/model.md §4.12). At a band's trailing edge (the departure point nearer a sample in contact
+// docs/model_contact.md §4.12). At a band's trailing edge (the departure point nearer a sample in contact
 // downstream of one without, for shifts over half a spacing) the anchor is extrapolated along the
 // band; where the nearer sample has no anchor, the segment is left undefined, so that material
 // entering contact anchors where its post-Newton step finds it (§4.7).
@@ -61,8 +61,8 @@ Status transportAnchors(const MaterialAnchor (&in)[Count], int count, double spa
   return transportAnchors(in, count, pitch, travel, period, out);
 }
 
-// The same on samples spaced unevenly, with a travel of its own for every sample (the mixed belt,
-// docs/model.md §2.11: graded elements, and material that crosses the mesh at a speed varying along
+// The same on samples spaced unevenly, with a travel of its own for every sample (the eulerian belt,
+// docs/model_element.md §2.11: graded elements, and material that crosses the mesh at a speed varying along
 // the belt). `pitch[i]` is the distance (mesh length) from sample i to sample i + 1 (the last to
 // the first), `travel[i]` the distance the material now at sample i has come in the step (positive
 // in the direction of increasing i), less than the pitch it crosses. Extrapolations along a band

@@ -1,4 +1,4 @@
-// Axis-aligned bounding box that fits a cubic ANCF element exactly (paper [P] eqs. 10-13, docs/model.md §5):
+// Axis-aligned bounding box that fits a cubic ANCF element exactly (paper [P] eqs. 10-13, docs/model_contact.md §5):
 // the extrema of each polynomial coordinate r_x(x) = a0 + a1 x + a2 x^2 + a3 x^3 on [0, L] are at
 // the ends or at roots of r_x'. Used to skip element-circle pairs that cannot touch.
 #pragma once
@@ -74,7 +74,7 @@ inline void cubicRange(double a0, double a1, double a2, double a3, double length
 }
 }  // namespace detail
 
-// Exact box of the element centreline (docs/model.md §2.2 monomial coefficients).
+// Exact box of the element centreline (docs/model_element.md §2.2 monomial coefficients).
 inline BoundingBox elementBoundingBox(const Vector8& q, double length) {
   BoundingBox box;
   const double l2 = length * length;

@@ -1,6 +1,6 @@
 // Tangential contact law of one segment: the bristle model with history variables of paper [P]
-// Sect. 2.5 (docs/model.md §4.5-4.7), and, selectable, the continuous friction law of [B] eq. (10).
-// All forces are LHS quantities (docs/model.md §0.2): the physical force on the belt is -f_t t.
+// Sect. 2.5 (docs/model_contact.md §4.5-4.7), and, selectable, the continuous friction law of [B] eq. (10).
+// All forces are LHS quantities (docs/model_element.md §0.2): the physical force on the belt is -f_t t.
 #pragma once
 #include <cstdint>
 
@@ -8,7 +8,7 @@
 
 namespace beltsim {
 
-// Stick/slip state of a segment (docs/model.md §4.1 s^D).
+// Stick/slip state of a segment (docs/model_contact.md §4.1 s^D).
 enum class StickSlip : std::int8_t {
   kUndefined = -2,  // no anchor yet (no contact, or contact not yet evaluated by a PNS)
   kSlipNegative = -1,
@@ -19,8 +19,8 @@ enum class StickSlip : std::int8_t {
 inline int slipSign(StickSlip s) { return static_cast<int>(s); }  // -1, 0, +1 (or -2)
 inline bool isSlipping(StickSlip s) { return s == StickSlip::kSlipNegative || s == StickSlip::kSlipPositive; }
 
-// History variables of one segment (docs/model.md §4.1). Initial gap 0.1 (not 0: a zero gap would flag
-// every segment as in contact for the first Newton solve, docs/model.md §11.16).
+// History variables of one segment (docs/model_contact.md §4.1). Initial gap 0.1 (not 0: a zero gap would flag
+// every segment as in contact for the first Newton solve, docs/model_differences.md §10.15).
 struct SegmentHistory {
   double gap = 0.1;                          // m, gap found by the last PNS; <= 0 means "in contact"
   StickSlip state = StickSlip::kUndefined;   // stick/slip state
@@ -33,7 +33,7 @@ enum class TangentialLaw : std::uint8_t {
   kContinuous,  // [B] eq. 10: f_t = mu |f_n| sgn(v_t) (1 - exp(-|v_t| / v0))
 };
 
-// Which sticking positions a segment keeps from step to step (bristle law; issue 33).
+// Which sticking positions a segment keeps from step to step (bristle law).
 //   kSegment: the paper's rule. A segment anchors where its first post-Newton step finds it in
 //     contact and keeps that anchor while it stays in contact and sticks.
 //   kWholeElement: a sticking segment keeps its anchor only once its element has lain wholly on the
@@ -65,7 +65,7 @@ inline double wrappedDifference(double difference, double period) {
   return period > 0 ? detmath::wrapDifference(difference, period) : difference;
 }
 
-// Newton phase (docs/model.md §4.6): the state is frozen; nothing switches. normalForce is f_n (LHS),
+// Newton phase (docs/model_contact.md §4.6): the state is frozen; nothing switches. normalForce is f_n (LHS),
 // tangentialVelocity v_t, stickingCoordinate the current x_cur of the segment.
 inline double newtonTangentialForce(const FrictionParameters& p, const SegmentHistory& current,
                                     double normalForce, double tangentialVelocity,
@@ -93,9 +93,9 @@ struct TangentialPnsResult {
   double error;  // e_t contribution (N): |excess| if the state changed, else 0
 };
 
-// Post-Newton step for a segment with g <= 0 (docs/model.md §4.7). `current` is D (compared for the
+// Post-Newton step for a segment with g <= 0 (docs/model_contact.md §4.7). `current` is D (compared for the
 // error), `startOfStep` is D0 (anchor and "undefined" test are read from it, never from D, so
-// the anchor cannot drift over repeated PNS iterations, docs/model.md §11.19).
+// the anchor cannot drift over repeated PNS iterations, docs/model_differences.md §10.18).
 inline TangentialPnsResult pnsTangential(const FrictionParameters& p, const SegmentHistory& current,
                                          const SegmentHistory& startOfStep, double normalForce,
                                          double tangentialVelocity, double stickingCoordinate,
@@ -110,7 +110,7 @@ inline TangentialPnsResult pnsTangential(const FrictionParameters& p, const Segm
   double linearForce = p.velocityPenalty * tangentialVelocity;
   double anchor = startOfStep.stickingPosition;
   double xc = anchor;
-  double delta = tangentialVelocity;  // sign source when mu_k == 0 (docs/model.md §4.11 row 10)
+  double delta = tangentialVelocity;  // sign source when mu_k == 0 (docs/model_contact.md §4.11 row 10)
   if (p.bristleStiffness != 0.0) {
     xc = stickingCoordinate;
     if (startOfStep.state == StickSlip::kUndefined) anchor = xc;  // first contact: anchor here
@@ -124,9 +124,9 @@ inline TangentialPnsResult pnsTangential(const FrictionParameters& p, const Segm
     // Slip in the direction of the bristle's deflection (the paper's rule). A segment without a
     // deflection, anchored in this very pass (a new contact, or a renewed anchor under
     // StickMemory::kWholeElement), slips in the direction of its force, the velocity penalty: the
-    // paper takes sgn(0) = 0 and keeps it sticking for the step whatever the force (docs/model.md §11.20),
+    // paper takes sgn(0) = 0 and keeps it sticking for the step whatever the force (docs/model_differences.md §10.19),
     // so a renewed anchor never slipped and a belt sliding over a pulley carried more than the
-    // capstan law allows (issue 49). The new anchor pre-tensions the spring to exactly the
+    // capstan law allows. The new anchor pre-tensions the spring to exactly the
     // Coulomb force, so a later stick starts from the slip force without a jump.
     const double direction = delta != 0.0 ? signOf(delta) : signOf(linearForce);
     result.state = static_cast<StickSlip>(static_cast<int>(direction));

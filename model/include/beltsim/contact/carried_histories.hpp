@@ -1,5 +1,5 @@
-// The contact histories of a belt whose mesh stands still, carried with its material (docs/model.md
-// §4.12, §2.11): what such a drive (system/mixed_belt_drive.hpp) keeps between steps besides the
+// The contact histories of a belt whose mesh stands still, carried with its material (docs/model_contact.md
+// §4.12, docs/model_element.md §2.11): what such a drive (system/eulerian_belt_drive.hpp) keeps between steps besides the
 // pairs themselves, the contact coordinate x_c of the material at every segment in contact, and the
 // step that hands each segment the state and anchor of the material reaching it
 // (contact/anchor_transport.hpp).

@@ -1,6 +1,6 @@
 // Penalty contact between a circle (pulley, roll) and one ANCF cable element, with bristle
-// friction and history variables (paper [P] Sects. 2.2-2.5; [D]; docs/model.md §4, §5).
-// One ContactPair per (element, circle). All forces are LHS quantities (docs/model.md §0.2): the belt
+// friction and history variables (paper [P] Sects. 2.2-2.5; [D]; docs/model_contact.md §4, §5).
+// One ContactPair per (element, circle). All forces are LHS quantities (docs/model_element.md §0.2): the belt
 // receives -F physically, the circle +F_sum and the torque +T_sum.
 //
 // Phases of one time step:
@@ -39,17 +39,21 @@ class ContactPair {
     return e;
   }
   // New friction parameters; the history, its start-of-step copy and the stepping's view stay.
-  ParameterError setFriction(const FrictionParameters& friction) {
+  // Whether setFriction would take these friction parameters (it changes nothing otherwise).
+  ParameterError checkFriction(const FrictionParameters& friction) const {
     ContactParameters changed = p_;
     changed.friction = friction;
-    const ParameterError e = validateContactParameters<MaxSegments>(changed);
+    return validateContactParameters<MaxSegments>(changed);
+  }
+  ParameterError setFriction(const FrictionParameters& friction) {
+    const ParameterError e = checkFriction(friction);
     if (!e.ok()) return e;
-    p_ = changed;
+    p_.friction = friction;
     for (int i = 0; i < MaxSegments; ++i) decidedSwitches_[i] = 0;
     return e;
   }
   // History from the geometry of element coordinates (q, qDot) of the given length
-  // (docs/model.md §8.4): a segment in contact (g <= 0) sticks, anchored where it is; any other
+  // (docs/model_start_and_benchmark.md §8.4): a segment in contact (g <= 0) sticks, anchored where it is; any other
   // is undefined. Also the start-of-step copy. An element whose segment points cannot be
   // computed keeps its history.
   void initializeHistory(const Eigen::Matrix<double, 8, 1>& q, const Eigen::Matrix<double, 8, 1>& qDot, double length,
@@ -69,7 +73,7 @@ class ContactPair {
     }
     beginStep();
   }
-  // Initial history [0.1, undefined, 0] (docs/model.md §4.1, §11.16).
+  // Initial history [0.1, undefined, 0] (docs/model_contact.md §4.1, docs/model_differences.md §10.15).
   void reset() {
     for (int i = 0; i < MaxSegments; ++i) current_[i] = SegmentHistory{};
     beginStep();
@@ -140,7 +144,7 @@ class ContactPair {
     return signature;
   }
 
-  // Newton-phase LHS forces with the history frozen (docs/model.md §4.6, §4.8).
+  // Newton-phase LHS forces with the history frozen (docs/model_contact.md §4.6, §4.8).
   Status evaluateNewton(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
                         PairForces& out, PairKinematics<MaxSegments>* keep = nullptr) const {
     out = PairForces{};
@@ -172,7 +176,7 @@ class ContactPair {
   }
 
   // The LHS forces with every segment's contact and stick/slip state decided at this point, by
-  // the post-Newton step's own rule from the start-of-step history D0 (docs/model.md §4.7): contact where
+  // the post-Newton step's own rule from the start-of-step history D0 (docs/model_contact.md §4.7): contact where
   // the gap is <= 0; stick where the bristle's linear force mu_v v_t + mu_k (x_cur - x_stick)
   // stays within mu |f_n|, else slip at mu |f_n|. The decided states become the current history D
   // (what the Newton matrix and its switch updates read). At a converged point the forces and
@@ -193,7 +197,7 @@ class ContactPair {
   // without this, a segment at the edge of a slip arc can alternate at every iteration.
   static constexpr int kMaxDecidedSwitches = 2;
 
-  // Post-Newton step (docs/model.md §4.7, with the bounding-box rules of §5.6). Updates the current
+  // Post-Newton step (docs/model_contact.md §4.7, with the bounding-box rules of §5.6). Updates the current
   // history D from the converged state, reading anchors from D0. Returns e_PNS = e_n + e_t, the
   // sum over the segments (N).
   Status postNewtonStep(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
@@ -206,7 +210,7 @@ class ContactPair {
   // Same, with the shape functions from a table (built for this length and p.segmentCount).
   // known (optional): what a Newton-phase evaluation at this same state computed (its points,
   // and the kinematics of its segments in contact); the rest is computed here, with the same bits.
-  // keep (optional, pair_results.hpp): what it computed, for a mesh that stands still (the
+  // keep (optional, pair_results.hpp): what it computed, for an eulerian mesh (the
   // contact coordinates it carries with the material, contact/carried_histories.hpp, and the
   // kinematics for the next residual at this state).
   Status postNewtonStep(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
@@ -225,7 +229,7 @@ class ContactPair {
       BoundingBox box = elementBoundingBox(q, length);
       box.inflate(absOf(p_.offset) + kBoxMargin);
       if (box.separatedFromCircle(circle.centre, contactSurfaceRadius(p_))) {
-        // Skipped pair: every gap is positive; store a positive surrogate (docs/model.md §5.6).
+        // Skipped pair: every gap is positive; store a positive surrogate (docs/model_contact.md §5.6).
         const double surrogate = boxDistance(box, circle.centre) - contactSurfaceRadius(p_);
         for (int i = 0; i < MaxSegments; ++i) {
           if (i >= p_.segmentCount) break;
@@ -285,7 +289,7 @@ class ContactPair {
     return degenerate ? Status::kDegenerateState : Status::kOk;
   }
 
-  // Outputs per segment with the current history (docs/model.md §4.10).
+  // Outputs per segment with the current history (docs/model_contact.md §4.10).
   Status outputs(const Vector8& q, const Vector8& qDot, double length, const CircleState& circle,
                  SegmentOutput (&out)[MaxSegments]) const {
     for (int i = 0; i < MaxSegments; ++i) out[i] = SegmentOutput{};
@@ -317,7 +321,7 @@ class ContactPair {
 
  private:
   // Forces of the segments in contact. decided == nullptr: the history D as it stands (Newton
-  // phase, docs/model.md §4.6). Otherwise each segment's state is decided here and written to decided[i]
+  // phase, docs/model_contact.md §4.6). Otherwise each segment's state is decided here and written to decided[i]
   // (switches[i] counts its stick/slip switches within the step).
   // known: a post-Newton step's points and kinematics at this state (evaluateNewton).
   Status forces(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
@@ -368,7 +372,7 @@ class ContactPair {
         pointForce[i + 1] += g.rho * f;
         forceSum += f;
       } else {
-        // Point-wise normals (docs/model.md §4.8 PWN): each endpoint uses its own normal direction.
+        // Point-wise normals (docs/model_contact.md §4.8 PWN): each endpoint uses its own normal direction.
         const Vector2 fl = pointFrameForce(points.position[i], circle.centre, fn, ft);
         const Vector2 fr = pointFrameForce(points.position[i + 1], circle.centre, fn, ft);
         pointForce[i] += (1.0 - g.rho) * fl;
@@ -456,7 +460,7 @@ class ContactPair {
   }
   static constexpr double kKeptOpenGap = 1e-12;  // m
 
-  // What the post-Newton step of segment i reads its anchor from: D0 (docs/model.md §11.19), or, for a
+  // What the post-Newton step of segment i reads its anchor from: D0 (docs/model_differences.md §10.18), or, for a
   // segment renewing its anchor (renewsAnchor), D0 without its anchor, so that the step anchors the
   // segment where it finds it.
   SegmentHistory anchorSource(int i) const {
@@ -501,7 +505,7 @@ class ContactPair {
            p_.friction.law == TangentialLaw::kContinuous;
   }
 
-  static constexpr double kBoxMargin = 1e-9;  // m, safety margin of the pre-check (docs/model.md §5.4)
+  static constexpr double kBoxMargin = 1e-9;  // m, safety margin of the pre-check (docs/model_contact.md §5.4)
 
   double wrapPeriod() const { return 2.0 * detmath::kPi * p_.radius; }
 

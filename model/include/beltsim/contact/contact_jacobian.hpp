@@ -1,4 +1,4 @@
-// Analytic Jacobian of one circle-cable contact pair (docs/model.md §4.9 allows analytic derivatives in
+// Analytic Jacobian of one circle-cable contact pair (docs/model_contact.md §4.9 allows analytic derivatives in
 // place of the reference's finite differences): stiffness dLHS/dx and damping dLHS/dx_dot over
 // the 11 local coordinates x = [q_e (8), circle x, y, phi], with the history D frozen, exactly
 // as ContactPair::evaluateNewton computes the LHS.
@@ -10,7 +10,7 @@
 //   f_n = k_c sgn(g)|g|^m + d_c v_n,  x_cur = r (theta(n) - phi) + sigma rho L_seg
 //   f_t: mu_v v_t [+ mu_k wrap(x_cur - xi) if stick] | mu |f_n| s if slip | continuous law
 //   F = f_n n + f_t t;  F_i += (1 - rho) F,  F_{i+1} += rho F,  F_sum += F,  T_sum += r f_t
-// and of the marker (docs/model.md §3): P_k = r + h_o n_hat(r'),  V_k = J_k q_dot,
+// and of the marker (docs/model_contact.md §3): P_k = r + h_o n_hat(r'),  V_k = J_k q_dot,
 //   J_k = S - (h_o / |r'|) t_hat n_hat^T S',  LHS_e = sum_k J_k^T F_k,
 // including the derivatives of J_k (the offset's geometric terms) with respect to q.
 #pragma once
@@ -46,7 +46,7 @@ bool segmentNormalPath(const ContactPair<MaxSegments>& pair, const SegmentShapeT
 // to the 11 pair coordinates once per point, dF_k/dx = sum_j dF_k/dP_j J_j + dF_k/dV_j dV_j/dq,
 // instead of once per segment and term. The two factors are applied to the local derivatives
 // before that map, so the map runs once for the Newton block instead of once each for stiffness
-// and damping (docs/model.md §7.6: the Newton matrix needs only the weighted sum).
+// and damping (docs/model_drive_and_solver.md §7.6: the Newton matrix needs only the weighted sum).
 //
 // The block is a sum over segment terms (a segment in a given history, with a weight): the pair's
 // block takes every segment in its current history with weight 1; the change of one segment's

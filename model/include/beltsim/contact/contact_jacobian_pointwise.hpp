@@ -1,4 +1,4 @@
-// The analytic Jacobian of a contact pair with point-wise normals (docs/model.md §4.8 PWN, §4.9):
+// The analytic Jacobian of a contact pair with point-wise normals (docs/model_contact.md §4.8 PWN, §4.9):
 // the general form, 2 x 11 maps per segment point, stiffness and damping separately. The fast
 // segment-normal path and the dispatch between the two are in contact_jacobian.hpp.
 #pragma once
@@ -71,7 +71,7 @@ inline Eigen::Matrix<double, 8, 8> offsetGeometricStiffness(const PointData& pd,
 
 }  // namespace contact_jacobian_detail
 
-// General form with 2 x 11 maps per segment; used for point-wise normals (docs/model.md §4.8 PWN).
+// General form with 2 x 11 maps per segment; used for point-wise normals (docs/model_contact.md §4.8 PWN).
 template <int MaxSegments>
 Status contactPairJacobianGeneral(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
                                   double length, const CircleState& circle, Eigen::Matrix<double, 11, 11>& stiffness,

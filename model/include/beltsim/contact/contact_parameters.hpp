@@ -1,4 +1,4 @@
-// The circle-segment contact's parameters (docs/model.md §4.1): the circle's state as a pair
+// The circle-segment contact's parameters (docs/model_contact.md §4.1): the circle's state as a pair
 // sees it, what a segment's gap is measured against, the penalty and friction values and their
 // check, and the radius allowances that depend on them.
 #pragma once
@@ -20,7 +20,7 @@ struct CircleState {
   double angularVelocity = 0.0;        // rad/s
 };
 
-// What a segment's gap is measured against (scenario key contact.segment_gap; docs/model.md §4.2).
+// What a segment's gap is measured against (scenario key contact.segment_gap; docs/model_contact.md §4.2).
 //   kChord: the circle itself, as the paper ([P] eq. 7). A straight segment whose ends lie on
 //     the belt's curve sags inside that curve by about L_s^2 / (8 r) at its middle, so the penalty
 //     pushes the belt out until the chord, not the belt, touches the circle: on a coarse mesh every
@@ -39,8 +39,8 @@ struct CircleState {
 //     middle, alpha half the element's angle L / (2 r)), that is e_m 16 xi^2 (1 - xi)^2 at the
 //     element coordinate xi in [0, 1] with e_m = r alpha^4 / 24 (ContactParameters::elementSag).
 //     Without it the penalty pushes the element's middle out by e_m, which the element can only do
-//     with a strain that is high at its nodes and low at its middle: the 12-element belt at rest
-//     carried +2.6 % of its tension (0.31 mm sag), +0.19 % at 24 elements (0.02 mm).
+//     with a strain that is high at its nodes and low at its middle, which adds to the tension of
+//     a belt at rest on a coarse mesh (docs/validation_and_convergence.md, *Segment geometry*).
 enum class SegmentGapMeasure : std::uint8_t { kChord = 0, kArc = 1 };
 
 struct ContactParameters {
@@ -52,8 +52,8 @@ struct ContactParameters {
   double radius = 0.0;             // r, contact radius of the circle, m
   double offset = 0.0;             // h_o, segment points' offset along the element normal, m
   double beltWidth = 1.0;          // b, m; only for contact stresses (force / (b L_seg))
-  bool useSegmentNormals = true;   // SN (default) or point-wise normals (PWN), docs/model.md §4.8
-  bool useBoundingBox = true;      // skip pairs whose element box is clear of the circle (docs/model.md §5)
+  bool useSegmentNormals = true;   // SN (default) or point-wise normals (PWN), docs/model_contact.md §4.8
+  bool useBoundingBox = true;      // skip pairs whose element box is clear of the circle (docs/model_contact.md §5)
   SegmentGapMeasure gapMeasure = SegmentGapMeasure::kChord;
   // m; the gap is measured to a circle of radius r + radiusAllowance (the torque arm and x_cur keep
   // r), so that a loaded belt sits on r instead of inside it.

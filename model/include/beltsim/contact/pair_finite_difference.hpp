@@ -1,4 +1,4 @@
-// A contact pair's Newton block by central differences of its forces (docs/model.md §4.9 allows
+// A contact pair's Newton block by central differences of its forces (docs/model_contact.md §4.9 allows
 // numerical differentiation), with the history frozen: the check of the analytic blocks
 // (contact_jacobian.hpp) in the tests and benchmarks.
 #pragma once
@@ -30,7 +30,7 @@ Status pairLocalLhs(const ContactPair<MaxSegments>& pair, const typename Contact
 }
 
 // Stiffness dLHS/dq and damping dLHS/dq_dot over the 11 local coordinates, by central
-// differences inside this fixed-size block with the history frozen (docs/model.md §4.9 allows numerical
+// differences inside this fixed-size block with the history frozen (docs/model_contact.md §4.9 allows numerical
 // differentiation; the reference uses forward differences). Zero if no segment is flagged.
 // Steps: 1e-7 max(1e-2, |q_j|) for positions (the reference's rule), 1e-7 max(1, |v_j|) for
 // velocities. The LHS is affine in the velocities except for the continuous law (scale v0) and

@@ -1,6 +1,6 @@
 // What a contact pair's evaluation gives (circle_cable_contact.hpp): its generalized forces, the
 // segment kinematics a post-Newton step at the same state may take over, and the per-segment
-// outputs (docs/model.md §4.8, §4.10).
+// outputs (docs/model_contact.md §4.8, §4.10).
 #pragma once
 #include "beltsim/contact/bristle_friction.hpp"
 #include "beltsim/contact/segment_geometry.hpp"
@@ -29,8 +29,8 @@ struct PairKinematics {
   bool stickingKnown[MaxSegments] = {};  // segment[i].stickingCoordinate was computed (stick law)
 };
 
-// What a post-Newton step hands on besides the history, for a mesh that stands still
-// (system/mixed_belt_drive.hpp): x_cur of every frictional segment in contact (0 without
+// What a post-Newton step hands on besides the history, for an eulerian mesh
+// (system/eulerian_belt_drive.hpp): x_cur of every frictional segment in contact (0 without
 // bristles; the other entries stay), and the points and segment kinematics it computed, which a
 // Newton-phase evaluation at the same state takes over (every segment known).
 template <int MaxSegments>
@@ -39,7 +39,7 @@ struct PostNewtonKeep {
   PairKinematics<MaxSegments>* kinematics = nullptr;  // or none
 };
 
-// Per-segment outputs (docs/model.md §4.10, with physical-unit stresses).
+// Per-segment outputs (docs/model_contact.md §4.10, with physical-unit stresses).
 struct SegmentOutput {
   double gap = 0.0;               // m (current geometry)
   double normalForce = 0.0;       // f_n, N, LHS sign (< 0 in compression); 0 if not flagged

@@ -1,4 +1,4 @@
-// One contact segment against a circle (docs/model.md §4.2-4.5): the closest point, the gap
+// One contact segment against a circle (docs/model_contact.md §4.2-4.5): the closest point, the gap
 // (chord or arc), the contact frame, the relative kinematics with the pulley's surface speed, the
 // sticking coordinate and the normal force law. Free functions of the segment's points; the pair
 // (circle_cable_contact.hpp) holds the history that decides what they mean.
@@ -13,7 +13,7 @@
 
 namespace beltsim {
 
-// Closest point of a segment to the circle centre, gap and contact frame (docs/model.md §4.2).
+// Closest point of a segment to the circle centre, gap and contact frame (docs/model_contact.md §4.2).
 struct SegmentGeometry {
   double rho = 0.0;       // closest-point parameter on the segment, clamped to [0, 1]
   double distance = 0.0;  // delta, m
@@ -71,7 +71,7 @@ inline SegmentGeometry segmentGeometry(const Vector2& p0, const Vector2& p1, con
     } else {
       d = centre - (p0 + g.rho * g.direction);
       const double radicand = vp.dot(vp) - nRho * nRho / dRho;
-      g.distance = std::sqrt(radicand > 0.0 ? radicand : 0.0);  // clamped (docs/model.md §4.2)
+      g.distance = std::sqrt(radicand > 0.0 ? radicand : 0.0);  // clamped (docs/model_contact.md §4.2)
     }
   }
   g.surfaceRadius = radius;
@@ -149,7 +149,7 @@ struct SegmentKinematics {
 // x_cur of a segment (needs an atan2; only the stick law and the PNS read it).
 inline double stickingCoordinate(const ContactParameters& p, const SegmentGeometry& g, double length,
                                  const CircleState& circle) {
-  // docs/model.md §4.5: x_c = r * angle of n in the circle frame (atan2(n) - phi, which differs from
+  // docs/model_contact.md §4.5: x_c = r * angle of n in the circle frame (atan2(n) - phi, which differs from
   // atan2(A^T n) only by multiples of 2 pi; only wrapped differences are used), plus the
   // segment part sigma rho L_seg with the orientation sign sigma.
   const double circlePart = p.radius * (detmath::atan2(g.normal(1), g.normal(0)) - circle.angle);
@@ -170,7 +170,7 @@ SegmentKinematics segmentKinematics(const ContactParameters& p, const SegmentPoi
   k.geometry = segmentGeometry(points.position[i], points.position[i + 1], circle.centre, p, i);
   const SegmentGeometry& g = k.geometry;
   const Vector2 pointVelocity = (1.0 - g.rho) * points.velocity[i] + g.rho * points.velocity[i + 1];
-  // Circle surface velocity at the contact includes the rotation r omega t (docs/model.md §4.3, §11.8).
+  // Circle surface velocity at the contact includes the rotation r omega t (docs/model_contact.md §4.3, docs/model_differences.md §10.7).
   const Vector2 surfaceVelocity = circle.velocity + p.radius * circle.angularVelocity * g.tangent;
   const Vector2 relative = pointVelocity - surfaceVelocity;
   k.normalVelocity = relative.dot(g.normal);
@@ -179,7 +179,7 @@ SegmentKinematics segmentKinematics(const ContactParameters& p, const SegmentPoi
   return k;
 }
 
-// f_n = k_c g + d_c v_n (linear), or k_c sgn(g)|g|^n + d_c v_n; not clipped (docs/model.md §4.4, §11.17).
+// f_n = k_c g + d_c v_n (linear), or k_c sgn(g)|g|^n + d_c v_n; not clipped (docs/model_contact.md §4.4, docs/model_differences.md §10.16).
 inline double normalForceLaw(const ContactParameters& p, double gap, double normalVelocity) {
   double spring = p.contactStiffness * gap;
   if (p.normalExponent != 1.0) {

@@ -150,7 +150,7 @@ inline double cos(double x) {
   }
 }
 
-// Wraps a difference into [-period/2, period/2): d - floor(d/period + 1/2) period (docs/model.md §4.5).
+// Wraps a difference into [-period/2, period/2): d - floor(d/period + 1/2) period (docs/model_contact.md §4.5).
 // std::floor is exact on every target.
 inline double wrapDifference(double difference, double period) {
   return difference - std::floor(difference / period + 0.5) * period;

@@ -1,20 +1,20 @@
 // Planar ANCF cable element: cubic Hermite, Bernoulli-Euler, large deformation, axial and bending
-// elasticity, strain-rate damping and a reference (pre-)strain (docs/model.md §2, paper [P] Sect. 2.1).
+// elasticity, strain-rate damping and a reference (pre-)strain (docs/model_element.md §2, paper [P] Sect. 2.1).
 //
-// Coordinates (docs/model.md §2.1): q = [rA_x, rA_y, r'A_x, r'A_y, rB_x, rB_y, r'B_x, r'B_y], absolute
+// Coordinates (docs/model_element.md §2.1): q = [rA_x, rA_y, r'A_x, r'A_y, rB_x, rB_y, r'B_x, r'B_y], absolute
 // (reference + displacement), positions in m, slopes dimensionless; qDot in m/s and 1/s.
 //
-// Strains (docs/model.md §2.4, seed eqs. 4, 6-8), with f_ref = 0 (the stress-free shape is straight):
+// Strains (docs/model_element.md §2.4, seed eqs. 4, 6-8), with f_ref = 0 (the stress-free shape is straight):
 //   eps = |r'| - 1,            N   = EA (eps - eps0) + d_eps eps_dot      (axial force, N)
 //   K   = (r' x r'') / r'.r',  M_b = EI (K - K0)     + d_K   K_dot        (bending moment, N m)
 // With eps0 = -0.05 and eps = 0 the force is N = +0.05 EA: tension.
 //
-// Internal force (docs/model.md §2.5, seed eq. 5), LHS convention of docs/model.md §0.2
+// Internal force (docs/model_element.md §2.5, seed eq. 5), LHS convention of docs/model_element.md §0.2
 // (M qDDot + Q_int(q, qDot) = Q_ext):
 //   Q_int = L/2 sum_{a in A} w_a N eps_q  +  L/2 sum_{b in B} w_b M_b K_q
-// with the rule pair A/B of the selected AxialRule (docs/model.md §2.6).
+// with the rule pair A/B of the selected AxialRule (docs/model_element.md §2.6).
 //
-// Jacobian (docs/model.md §2.8), derived by hand; with t = r'/|r'|, n = t^perp, g = r'.r', f = r' x r'':
+// Jacobian (docs/model_element.md §2.8), derived by hand; with t = r'/|r'|, n = t^perp, g = r'.r', f = r' x r'':
 //   eps_q = S'^T t,  K_q = S'^T alpha + S''^T beta,  beta = r'^perp / g,
 //   alpha = dK/dr' = (df/dr' - 2 K r') / g = ((r''_y, -r''_x) - 2 K r') / g.
 // Axial point: dQ/dq += w L/2 (S'^T S') (x) [EA t t^T + d_eps (n.r'_dot)/|r'| t n^T + N/|r'| n n^T]
@@ -55,13 +55,13 @@ struct AncfCable2DParameters {
   Scalar bendingDamping = Scalar(0);        // d_K, M_b += d_K K_dot [N m^2 s]
   Eigen::Matrix<Scalar, 2, 1> gravity =
       Eigen::Matrix<Scalar, 2, 1>::Zero();  // distributed mass-proportional load [m/s^2]
-  // false: the gravity load's consistent nodal forces (docs/model.md §2.7, with the end moments
+  // false: the gravity load's consistent nodal forces (docs/model_element.md §2.7, with the end moments
   // +-rho A g L^2 / 12 on the slopes); true: lumped, rho A g L / 2 on each node's position.
   bool lumpedGravity = false;
   AxialRule axialRule = kDefaultAxialRule;
 };
 
-// Everything the element reports at a local coordinate x in [0, L] (docs/model.md §2.9).
+// Everything the element reports at a local coordinate x in [0, L] (docs/model_element.md §2.9).
 template <typename Scalar>
 struct AncfCable2DSection {
   Eigen::Matrix<Scalar, 2, 1> position;  // r(x) [m]
@@ -132,17 +132,21 @@ class AncfCable2D {
   bool isSetUp() const { return ready_; }
   const Parameters& parameters() const { return params_; }
   // EA alone (an injected belt_stiffness fault, docs/injected_faults.md): nothing cached uses it.
+  // Whether setAxialStiffness would take EA (N): finite and positive.
+  static ParameterError checkAxialStiffness(Scalar EA) {
+    return isFinite(EA) && EA > Scalar(0) ? ParameterError::success() : ParameterError::invalid("EA");
+  }
   ParameterError setAxialStiffness(Scalar EA) {
-    if (!isFinite(EA) || !(EA > Scalar(0))) return ParameterError::invalid("EA");
+    if (!checkAxialStiffness(EA).ok()) return ParameterError::invalid("EA");
     params_.EA = EA;
     return ParameterError::success();
   }
 
-  // Constant consistent mass matrix (docs/model.md §2.3): rho A L / 420 [156 22L 54 -13L; ...] (x) I2 [kg,
+  // Constant consistent mass matrix (docs/model_element.md §2.3): rho A L / 420 [156 22L 54 -13L; ...] (x) I2 [kg,
   // kg m, kg m^2 by block]. Valid after setUp.
   const Matrix8& massMatrix() const { return mass_; }
 
-  // Generalized gravity force (docs/model.md §2.7), right-hand side (physical) sign:
+  // Generalized gravity force (docs/model_element.md §2.7), right-hand side (physical) sign:
   // rho A [L/2 g; L^2/12 g; L/2 g; -L^2/12 g] [N, N m]. Valid after setUp.
   const Vector8& gravityForce() const { return gravityForce_; }
 
@@ -159,7 +163,7 @@ class AncfCable2D {
     return dispatch<true>(q, qDot, Q, &stiffness, &damping, Scalar(1), Scalar(1));
   }
 
-  // Q_int and the combined Newton matrix  cq dQ/dq + cv dQ/dqDot  (docs/model.md §2.8), assembled in one
+  // Q_int and the combined Newton matrix  cq dQ/dq + cv dQ/dqDot  (docs/model_element.md §2.8), assembled in one
   // matrix: the factors scale each integration point's 2x2 blocks before they are spread over
   // the 8x8 matrix. Note that the mass term (c_a M) is not included. On error all outputs are zero.
   Status internalForceAndCombinedJacobian(const Vector8& q, const Vector8& qDot, Scalar cq,
@@ -168,8 +172,8 @@ class AncfCable2D {
   }
 
   // The viscous part of Q_int alone, the strain-rate damping N = d_eps eps_dot, M_b = d_K K_dot, and
-  // its Jacobians dQ_v/dq and dQ_v/dqDot (Q_int with EA = EI = 0): for the mixed element, whose
-  // elastic force comes from its own strain (mixed_cable2d.hpp). With d_K = 0 the bending points
+  // its Jacobians dQ_v/dq and dQ_v/dqDot (Q_int with EA = EI = 0): for the eulerian element, whose
+  // elastic force comes from its own strain (eulerian_cable2d.hpp). With d_K = 0 the bending points
   // are skipped (their terms are all zero). On error all outputs are zero.
   Status viscousForce(const Vector8& q, const Vector8& qDot, Vector8& Q) const {
     return dispatch<false, true>(q, qDot, Q, nullptr, nullptr);
@@ -226,7 +230,7 @@ class AncfCable2D {
     return interpolate(qDot, x, 0, v);
   }
 
-  // All section quantities at x in [0, L] (docs/model.md §2.9), from the current state; not restricted to
+  // All section quantities at x in [0, L] (docs/model_element.md §2.9), from the current state; not restricted to
   // integration points. kDegenerateState if |r'(x)| is ~0, kNonFiniteValue for NaN/Inf,
   // kInvalidParameter if not set up or x is outside [0, L]. On error, out is zeroed.
   Status section(const Vector8& q, const Vector8& qDot, Scalar x, Section& out) const {
@@ -266,7 +270,7 @@ class AncfCable2D {
   }
 
  private:
-  // Axial quantities at one point (docs/model.md §2.4).
+  // Axial quantities at one point (docs/model_element.md §2.4).
   struct Axial {
     Scalar l;       // |r'|
     Scalar invL;    // 1 / |r'|
@@ -276,7 +280,7 @@ class AncfCable2D {
     Scalar N;       // axial force with damping
   };
 
-  // Bending quantities at one point (docs/model.md §2.4); K_q = S'^T alpha + S''^T beta.
+  // Bending quantities at one point (docs/model_element.md §2.4); K_q = S'^T alpha + S''^T beta.
   struct Bending {
     Scalar g;                // r'.r'
     Scalar invG;             // 1 / g

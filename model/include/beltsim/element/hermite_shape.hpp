@@ -1,4 +1,4 @@
-// Cubic Hermite shape functions of the planar ANCF cable element (docs/model.md §2.2, paper [P] eq. 1).
+// Cubic Hermite shape functions of the planar ANCF cable element (docs/model_element.md §2.2, paper [P] eq. 1).
 // Node coordinates [r, r'] at both ends; xi = x / L in [0, 1].
 //   S1 = 1 - 3xi^2 + 2xi^3,  S2 = L (xi - 2xi^2 + xi^3),  S3 = 3xi^2 - 2xi^3,  S4 = L (xi^3 - xi^2)
 // The element vector is q = [rA_x, rA_y, r'A_x, r'A_y, rB_x, rB_y, r'B_x, r'B_y]; scalar shape

@@ -1,5 +1,5 @@
 // The material velocity of an element whose mesh stands still while the belt's material flows
-// through it at v (reference length per second; docs/model.md §2.10), as element rates.
+// through it at v (reference length per second; docs/model_element.md §2.10), as element rates.
 //
 // On one element r(x) = S(x) q is a cubic, so r'(x) is a quadratic, and cubic Hermite
 // interpolation of its nodal values and slopes reproduces it exactly:
@@ -58,7 +58,7 @@ class MaterialVelocity {
   Matrix8 slopeMatrix() const { return expand(slopeMap_); }
 
   // The nodal shares T_A, T_B of T (T_A + T_B = T) for a material velocity that varies linearly
-  // along the element (the mixed belt, docs/model.md §2.11): S(x) T_a q = N_a(x) r'(x) with
+  // along the element (the eulerian belt, docs/model_element.md §2.11): S(x) T_a q = N_a(x) r'(x) with
   // N_A = 1 - x/L, N_B = x/L (a cubic: Hermite interpolation of its end values and slopes is exact).
   const Matrix4& nodalSlopeMap(int node) const { return nodalSlopeMap_[node]; }
   Matrix8 nodalSlopeMatrix(int node) const { return expand(nodalSlopeMap_[node]); }

@@ -1,5 +1,5 @@
 // Quadrature rules on [-1, 1] and the axial rules (the paper's selective reduced integration schemes a, b, c) of the ANCF cable
-// element (docs/model.md §2.6, paper [P] Table 1).
+// element (docs/model_element.md §2.6, paper [P] Table 1).
 //
 // A rule integrates  int_{-1}^{1} h(zeta) dzeta  ~  sum_i w_i h(zeta_i).  On an element of length L
 // the point zeta maps to x = L/2 (zeta + 1) and the weight to L/2 w.
@@ -37,7 +37,7 @@ inline constexpr QuadratureRule<4> kGaussLegendre4{
     {-0.86113631159405257, -0.33998104358485626, 0.33998104358485626, 0.86113631159405257},
     {0.34785484513745385, 0.65214515486254609, 0.65214515486254609, 0.34785484513745385}};
 
-// Gauss-Legendre, 5 points, literals of docs/model.md §2.6. Exact for degree 9.
+// Gauss-Legendre, 5 points, literals of docs/model_element.md §2.6. Exact for degree 9.
 inline constexpr QuadratureRule<5> kGaussLegendre5{
     {-0.906179845938664, -0.5384693101056831, 0.0, 0.5384693101056831, 0.906179845938664},
     {0.23692688505618914, 0.47862867049936636, 0.5688888888888889, 0.47862867049936636,
@@ -48,7 +48,7 @@ inline constexpr QuadratureRule<3> kLobatto3{
     {-1.0, 0.0, 1.0},
     {0.33333333333333333, 1.3333333333333333, 0.33333333333333333}};
 
-// Rule pairs of the selective reduced integration (docs/model.md §2.6 / paper [P] Table 1): rule A for the
+// Rule pairs of the selective reduced integration (docs/model_element.md §2.6 / paper [P] Table 1): rule A for the
 // axial term, rule B for the bending term. The numeric values are those of the reference's flag
 // `useReducedOrderIntegration` (0, 1, 2).
 enum class AxialRule : std::uint8_t {

@@ -1,4 +1,4 @@
-// Segment points of one ANCF cable element (docs/model.md §3; paper [P] Sect. 2.3): the element is cut into
+// Segment points of one ANCF cable element (docs/model_contact.md §3; paper [P] Sect. 2.3): the element is cut into
 // n_cs straight segments by n_cs + 1 points at equal spacing of the element parameter, each moved
 // by `offset` h_o along the element normal (h_o < 0: to the right of the element direction, the
 // belt's inner surface for a belt running clockwise around its pulleys).
@@ -124,7 +124,7 @@ inline void addPointForce(const HermiteShape<double>& shape, const Vector2& slop
   }
 }
 
-// Adds J_k^T F (docs/model.md §3) of a point force F (LHS) at segment point k to the element vector:
+// Adds J_k^T F (docs/model_contact.md §3) of a point force F (LHS) at segment point k to the element vector:
 // J_k = S(x_k) - h_o / |r'|^2 t_hat (r'^perp^T S'(x_k)).
 inline void addPointForce(const Vector8& q, double length, double x, double offset, const Vector2& force,
                           Vector8& elementForce) {

@@ -1,4 +1,4 @@
-// Direct solver for the Newton matrix of a belt (docs/model.md §7.12): a chain of NumBlocks node blocks of
+// Direct solver for the Newton matrix of a belt (docs/model_drive_and_solver.md §7.11): a chain of NumBlocks node blocks of
 // size B (block-tridiagonal), bordered by W dense unknowns (node block 0 of a closed belt, which
 // carries the periodic corner, plus the pulley rotations).
 //

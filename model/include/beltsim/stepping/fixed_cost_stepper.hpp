@@ -1,4 +1,4 @@
-// The fixed-cost stepper of the real-time configurations (issue 15): every step does the same
+// The fixed-cost stepper of the real-time configurations: every step does the same
 // work, fixed by the settings and not by the state, so that the worst step is the typical step.
 //
 // One step t -> t + h (IntegratorSettings: fixedNewtonIterations = n, refreshSteps = S,
@@ -23,29 +23,28 @@
 //   4. one refresh slice: NE / S elements and their contact pairs are evaluated at the accepted
 //      state into the second matrix storage and their blocks eliminated; after S steps that
 //      matrix is complete and becomes the active one.
-// Why the partial re-factorization: a whole slip arc on the load pulley starts sticking in one
-// step every 11 ms or so of the paper's steady state (16 segments of 4 elements), which took 16
-// columns of about 32 k Cortex-M7 instructions each (the worst step 1.5 times the median); the
-// same switches as 4 pair blocks and the elimination from the first of them cost about a third
-// of that (docs/firmware.md, *Fixed-cost stepping*).
-// Why: a matrix kept without the switch updates diverges (a segment that starts sticking adds
-// its bristle stiffness), and a post-Newton loop around a fixed number of iterations decides a
-// switch one Newton solve late (measured, docs/firmware.md, *Fixed-cost stepping*). A
-// softening switch (stick -> slip, contact lost) leaves the stiffer state in the matrix until the
-// refresh: the iteration then
-// converges more slowly there but cannot overshoot (applying softening columns too faulted).
+// Why the partial re-factorization: in the steady state a whole slip arc on the load pulley
+// starts sticking in one step now and then; as low-rank columns, one per segment, that step
+// would cost far more than the median, while the same switches as a few pair blocks and the
+// elimination from the first of them cost a fraction (docs/firmware.md, *Fixed-cost stepping*).
+// Why the switch updates at all: a matrix kept without them diverges (a segment that starts
+// sticking adds its bristle stiffness), and a post-Newton loop around a fixed number of
+// iterations decides a switch one Newton solve late (docs/firmware.md, *Fixed-cost stepping*).
+// A softening switch (stick -> slip, contact lost) leaves the stiffer state in the matrix until
+// the refresh: the iteration then converges more slowly there but cannot overshoot (softening
+// columns applied as well made steps fault).
 // Flags: the reported residual above fixedResidualTolerance or e_PNS above it flag the step as
 // not converged; a non-finite value or a singular matrix restores the start-of-step state and
 // flags a fault.
 //
 // The System is a BeltDrive (the refresh and the switches need its contact pairs) or a
-// MixedBeltDrive (the mesh that stands still, docs/model.md §2.11), which declares
+// EulerianBeltDrive (the eulerian mesh, docs/model_element.md §2.11), which declares
 // kSwitchUpdates = false: its element-pulley pairs never change, and its kept matrix takes no
 // switch columns and no partial re-factorization (the iterations decide the states, step 2, and
 // the refresh, step 4, brings the matrix up to date; switchColumnsPerStep, refactorPairsPerStep,
 // columnsAfterRefactor, blockAgeSteps and renewalPairsPerStep do not apply). It may take steps 2
 // and 3 postNewtonPasses times, with the committed states, and before each later pass the pairs
-// the last one switched go into the kept matrix (MixedBeltDrive::updateSwitchedPairs, at most
+// the last one switched go into the kept matrix (EulerianBeltDrive::updateSwitchedPairs, at most
 // passUpdatePairs of them); the material mesh refuses more than one pass.
 #pragma once
 #include <type_traits>
@@ -141,7 +140,7 @@ class FixedCostStepper {
     predictStep(coefficients_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_, settings_.constantAccelerationPredictor);
 
     // 2. Newton iterations with the states decided at each residual, 3. the post-Newton pass
-    // commits the states at the accepted point; on the mesh that stands still both again, after
+    // commits the states at the accepted point; on the eulerian mesh both again, after
     // an update of the pairs the pass switched (postNewtonPasses).
     Status s = Status::kOk;
     double error = 0.0;
@@ -194,19 +193,16 @@ class FixedCostStepper {
   }
 
   // A step whose stiffening switches need more columns than this re-factorizes instead (when
-  // refactorPairsPerStep > 0). Measured on the paper's scenario (microcontroller, P = 6, K = 4):
-  // above 2 and above 4 flag the same steps to one (61, 62 of 2450).
+  // refactorPairsPerStep > 0); a higher threshold flags about the same steps (docs/firmware.md,
+  // *Fixed-cost stepping*).
   static constexpr int kRefactorAboveColumns = 2;
 
   // Of the last step: low-rank columns added, contact pairs evaluated again by the partial
   // re-factorization, stiffening switches left for later steps.
   int switchColumns() const { return switchColumns_; }
   int refactoredPairs() const { return refactoredPairs_; }
-  // Chain blocks eliminated again that cost about one contact pair's evaluation: with the compact
-  // border a block costs about 2.8 k x86-64 instructions, a pair's block about 21 k (callgrind,
-  // scripted run; with the whole border 4 blocks did). Measured with 7 against 4: the Cortex-M7's
-  // worst step 0.912 M against 0.932 M (scripted), 0.886 M against 0.885 M (paper's scenario),
-  // robustness unchanged (docs/firmware.md, *Compact border*).
+  // Chain blocks eliminated again that cost about one contact pair's evaluation, with the compact
+  // border (docs/firmware.md, *Compact border*).
   static constexpr int kBlocksPerPair = 7;
   int pendingSwitches() const { return pendingSwitches_; }
 

@@ -1,11 +1,11 @@
 // The integrator's formulas: Newmark or generalized-alpha coefficients for a step size, and the
-// predictor of a step (docs/model.md §7.2-7.3).
+// predictor of a step (docs/model_drive_and_solver.md §7.2-7.3).
 #pragma once
 #include "beltsim/stepping/integrator_settings.hpp"
 
 namespace beltsim {
 
-// Coefficients of the integrator for step size h (docs/model.md §7.2-7.5).
+// Coefficients of the integrator for step size h (docs/model_drive_and_solver.md §7.2-7.5).
 struct IntegratorCoefficients {
   double alphaM = 0.5, alphaF = 0.5, beta = 0.25, gamma = 0.5;
   double massFactor = 1.0;       // (1 - alpha_m) / (1 - alpha_f)
@@ -37,7 +37,7 @@ struct IntegratorCoefficients {
   }
 };
 
-// Predictor from the start-of-step state (docs/model.md §7.3 step 2; Newmark: alpha_m = alpha_f = 0):
+// Predictor from the start-of-step state (docs/model_drive_and_solver.md §7.3 step 2; Newmark: alpha_m = alpha_f = 0):
 // q, v, a and the algorithmic acceleration part aBarStar from q0, v0, a0, aBar0 with step h.
 // The end-of-step acceleration a is predicted as 0 (the reference) or, with constantAcceleration,
 // as a0; either way q and v follow from a by the integrator's relations

@@ -1,5 +1,5 @@
 // The stepping and the integrator a drive is run with, as a scenario's [solver] table sets them
-// (docs/model.md §7.2-7.3, §7.6-7.7, §7.11), and their check.
+// (docs/model_drive_and_solver.md §7.2-7.3, §7.6-7.7, §7.10), and their check.
 #pragma once
 #include <cstdint>
 
@@ -24,12 +24,12 @@ struct IntegratorSettings {
   double absoluteTolerance = 1e-10;
   double pnsTolerance = 1e-3;    // N (paper: 1e-3)
   double contractivityLimit = 0.5;  // rebuild the Jacobian if res_j / res_{j-1} exceeds this
-  // false (docs/model.md §7.3, the reference): every post-Newton pass restarts Newton from the predictor.
+  // false (docs/model_drive_and_solver.md §7.3, the reference): every post-Newton pass restarts Newton from the predictor.
   // true: passes 2.. continue from the previous pass's solution (the equations are the same, only
   // the friction history changed), which needs fewer iterations; results agree to the Newton
   // tolerance, not bit for bit with the reference behaviour.
   bool warmStartPns = false;
-  // false (docs/model.md §7.3, the reference): the predictor sets the end-of-step acceleration to 0.
+  // false (docs/model_drive_and_solver.md §7.3, the reference): the predictor sets the end-of-step acceleration to 0.
   // true: to the start-of-step acceleration (a constant-acceleration predictor), which starts
   // Newton nearer to the solution when the belt moves smoothly (the PC configuration's settings
   // over the paper's scenario: 4.74 instead of 5.21 Newton iterations per step, the same tail
@@ -37,13 +37,13 @@ struct IntegratorSettings {
   // a worse worst step, so the configurations keep false); results agree to the Newton
   // tolerance, not bit for bit.
   bool constantAccelerationPredictor = false;
-  // false (docs/model.md §7.11, the reference): the Newton matrix is rebuilt at the first iteration of
+  // false (docs/model_drive_and_solver.md §7.10, the reference): the Newton matrix is rebuilt at the first iteration of
   // every Newton solve. true: the last factorization is kept across post-Newton passes and steps
   // (modified Newton) and rebuilt only when the contraction res_j / res_{j-1} exceeds
   // contractivityLimit or the previous solve did not converge. The step size is fixed, so the
   // integrator's factors in the matrix do not change; only the state it was built at is older.
   bool reuseJacobian = false;
-  // false: every post-Newton pass builds the whole Newton matrix (docs/model.md §7.11). true (with
+  // false: every post-Newton pass builds the whole Newton matrix (docs/model_drive_and_solver.md §7.10). true (with
   // warmStartPns): passes 2.. ask the System for MatrixUpdate::kChangedContacts, so only the
   // contact pairs whose stick/slip states the PNS changed are re-evaluated; the other blocks are
   // from pass 1 at a slightly different state (a modified Newton; the converged solution meets
@@ -54,14 +54,14 @@ struct IntegratorSettings {
   // eliminates every border unknown; true, the prescribed ones (fixed centres, a speed-driven
   // rotation), whose rows are the scaled identity, are solved apart (BeltDrive::setCompactBorder;
   // the fixed-cost stepping's kept matrix always does). The same matrix in fewer operations
-  // (the PC configuration: 5 % fewer instructions per step, 10 % off its worst step); results
-  // agree with the whole border's to rounding, not bit for bit.
+  // (docs/firmware.md, *Compact border*); results agree with the whole border's to rounding, not
+  // bit for bit.
   bool compactBorder = false;
   // Fixed-cost stepping only (fixed_cost_stepper.hpp): Newton iterations per step (one residual,
   // one solve each, on the kept matrix), the number of steps over which the kept matrix is
   // rebuilt (one slice of the elements per step), the low-rank columns per step for switches
   // that stiffen it, and the force (N) above which the step's remaining residual or its
-  // post-Newton error flags it as not converged (the configurations take about 1 % of the
+  // post-Newton error flags it as not converged (the configurations take a small fraction of the
   // belt's pre-tension: docs/firmware.md, *Fixed-cost stepping*).
   int fixedNewtonIterations = 2;
   // Fixed-cost stepping only: the first frozenStateIterations of the n iterations evaluate the
@@ -91,7 +91,7 @@ struct IntegratorSettings {
   int blockAgeSteps = 1;
   int renewalPairsPerStep = 8;
   double fixedResidualTolerance = 5.0;
-  // Fixed-cost stepping on the mesh that stands still only (MixedBeltDrive; the material mesh: 1):
+  // Fixed-cost stepping on the eulerian mesh only (EulerianBeltDrive; the material mesh: 1):
   // the step's passes, each n iterations with the committed states and a post-Newton pass; before
   // each pass after the first, the pairs whose states the last pass changed (at most
   // passUpdatePairs) are evaluated again into the kept matrix (fixed_cost_stepper.hpp).

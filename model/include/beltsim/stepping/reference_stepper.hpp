@@ -1,5 +1,5 @@
 // The reference stepper: implicit fixed-step time integration with bounded Newton and bounded post-Newton (PNS) loops
-// (docs/model.md §7.2-7.3, §7.6-7.7, §7.11). Generalized-alpha in the Arnold-Bruls form with spectral
+// (docs/model_drive_and_solver.md §7.2-7.3, §7.6-7.7, §7.10). Generalized-alpha in the Arnold-Bruls form with spectral
 // radius rho_inf in [0, 1] (rho_inf = 1: the trapezoidal rule of the paper), or Newmark with
 // given beta, gamma. Never shrinks the step, never retries: a step that does not converge within
 // the bounds is completed, flagged and counted.
@@ -98,7 +98,7 @@ class ReferenceStepper {
       if (error <= settings_.pnsTolerance) break;
       if (k == settings_.maxPnsIterations) stats.flags |= kStepPnsNotConverged;  // accepted as is
     }
-    // Algorithmic acceleration of the accepted solution (docs/model.md §7.3 step 4).
+    // Algorithmic acceleration of the accepted solution (docs/model_drive_and_solver.md §7.3 step 4).
     aBar_ = aBarStar_ + (1.0 - coefficients_.alphaF) / (1.0 - coefficients_.alphaM) * a_;
     ++steps_;
     time_ = tNext;
@@ -111,9 +111,11 @@ class ReferenceStepper {
   }
 
   // Newton with at most maxNewtonIterations updates. Jacobian at the first iteration of every
-  // Newton solve (the contact set may have changed in the PNS, docs/model.md §7.11) unless reuseJacobian
+  // Newton solve (the contact set may have changed in the PNS, docs/model_drive_and_solver.md §7.10) unless reuseJacobian
   // keeps the last one, and again whenever the contraction is poor. Returns true if converged.
-  bool newton(System& system, double t, MatrixUpdate firstBuild, StepStatistics& stats) {
+  // Never inlined into step(): its frame and the matrix build's stay apart, which keeps the
+  // Cortex-M7 image's stack bound (docs/firmware.md, *Measured figures*) lowest.
+  [[gnu::noinline]] bool newton(System& system, double t, MatrixUpdate firstBuild, StepStatistics& stats) {
     const IterationPoint<Vector> point{&q_, &v_, &a_, t, &coefficients_};
     Vector r;
     Status s = system.residual(point, r);

@@ -1,4 +1,4 @@
-// Static equilibrium of the belt drive before the dynamic run (docs/model.md §7.9, §8.3-8.4): circle
+// Static equilibrium of the belt drive before the dynamic run (docs/model_drive_and_solver.md §7.9, docs/model_start_and_benchmark.md §8.3-8.4): circle
 // rotations locked, node 0's x locked (the frictionless belt could otherwise slide around the
 // pulleys), friction off (mu = 0, a tiny bristle stiffness so that anchors are computed), gravity
 // stepped geometrically with a mass-proportional stabilizer that vanishes at full load. Bounded:
@@ -30,7 +30,7 @@ struct StaticResult {
   double residualNorm = 0.0;    // at full load without stabilizer, N
 };
 
-// The starting point of the static solve (docs/model.md §8.1): belt nodes on the path, circle centres at
+// The starting point of the static solve (docs/model_start_and_benchmark.md §8.1): belt nodes on the path, circle centres at
 // their rest positions, rotations and everything else 0; `start` as in placeBeltNodes.
 template <typename Drive, int MaxPulleys>
 void placeOnPath(const Drive& drive, const BeltPath<MaxPulleys>& path, typename Drive::Vector& q,
@@ -40,8 +40,8 @@ void placeOnPath(const Drive& drive, const BeltPath<MaxPulleys>& path, typename 
   placeBeltNodes(path, Drive::kElements, nodes, start);
   q.template head<4 * Drive::kElements>() = nodes;
   for (int p = 0; p < Drive::kPulleys; ++p) {
-    q(Drive::pulleyDof(p, 0)) = drive.circle(p).centre(0);
-    q(Drive::pulleyDof(p, 1)) = drive.circle(p).centre(1);
+    q(Drive::pulleyDof(p, 0)) = drive.pulley(p).centre(0);
+    q(Drive::pulleyDof(p, 1)) = drive.pulley(p).centre(1);
   }
 }
 
@@ -62,7 +62,7 @@ StaticResult solveStaticEquilibrium(Drive& drive, typename Drive::Vector& q, con
     return result;
   }
   drive.setMode(Drive::Mode::kStatic);
-  // Flag the contacts of the initial geometry before the first Newton (docs/model.md §8.4). Without it the
+  // Flag the contacts of the initial geometry before the first Newton (docs/model_start_and_benchmark.md §8.4). Without it the
   // first solve runs without contact, the pre-tensioned belt contracts into the pulleys against
   // only the stabilizer, and Newton has to recover from deep penetration.
   const Vector zero = Vector::Zero();

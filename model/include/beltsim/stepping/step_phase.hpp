@@ -1,4 +1,4 @@
-// Where a fixed-cost step spends its time, for a profiling build only (issue 15: the Cortex-M7's
+// Where a fixed-cost step spends its time, for a profiling build only (the Cortex-M7's
 // per-step breakdown). FixedCostStepper calls stepPhase(p) where phase p of a step begins and
 // stepPhase(kEnd) where the step ends. A build that defines BELTSIM_STEP_PHASES supplies the
 // function (the firmware's profiling images: firmware/step_phases.hpp reads the clock at each

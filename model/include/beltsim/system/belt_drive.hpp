@@ -10,7 +10,7 @@
 //   drive_parameters.hpp         what the drive is made of, and the pulleys' validation;
 //   drive_layout.hpp             where each unknown sits in the state vector;
 //   pulley_bodies.hpp            the pulleys as rigid bodies, their commands and reactions;
-//   prescribed_rows.hpp          prescribed unknowns as replaced Newton rows (docs/model.md §7.4);
+//   prescribed_rows.hpp          prescribed unknowns as replaced Newton rows (docs/model_drive_and_solver.md §7.4);
 //   static_phase.hpp             the static solve's load factor, stabilizer and locks;
 //   residual_memo.hpp            the last residual's pieces, reused at the same point;
 //   reference_newton_matrix.hpp  the reference stepping's builds of the Newton matrix;
@@ -98,7 +98,7 @@ class BeltDrive {
   const Element& element() const { return element_; }
   // Contact parameters as given to setUp (per-circle radius and offset are in each pair's).
   const ContactParameters& contact() const { return contact_; }
-  const PulleyParameters& circle(int p) const { return pulleys_.circle(p); }
+  const PulleyParameters& pulley(int p) const { return pulleys_.pulley(p); }
   // Circles in use (the first pulleyCount() of the NP compiled ones).
   int pulleyCount() const { return pulleys_.count(); }
   Pair& pair(int elementIndex, int circleIndex) { return pair_[elementIndex][circleIndex]; }
@@ -124,7 +124,7 @@ class BeltDrive {
   // Applied physical torque on circle p at time t (positive counter-clockwise).
   double appliedTorque(int p, double t) const { return pulleys_.appliedTorque(p, t); }
 
-  // ---- static-phase controls (static_phase.hpp, docs/model.md §8.3) ------------------------------
+  // ---- static-phase controls (static_phase.hpp, docs/model_start_and_benchmark.md §8.3) ------------------------------
   void setMode(Mode mode) { phase_.mode = mode; }
   Mode mode() const { return phase_.mode; }
   // Static solve: load factor on gravity, stabilizer s (LHS + s M (q - qPrevious)), the locked
@@ -138,22 +138,20 @@ class BeltDrive {
   // Viscous damper of circle p (N m s/rad), from the next residual on.
   void setRotationalDamping(int p, double damping) { pulleys_.setRotationalDamping(p, damping); }
 
-  // Friction of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal) or of circle
-  // `only`'s (an injected fault), each keeping its history. Invalid ones change nothing: checked
-  // on one pair first (the pairs differ only in their circle's radius, unused by the friction).
+  // Friction of every pair (static phase: mu = 0, mu_k tiny; dynamic: nominal) or of pulley
+  // `only`'s (an injected fault), each keeping its history. Checked before anything is written,
+  // on one pair per pulley (a pulley's pairs share their parameters, setUpPairs): an invalid
+  // value changes nothing.
   ParameterError setFriction(const FrictionParameters& friction, int only = -1) {
     if (only < -1 || only >= pulleyCount()) return ParameterError::invalid("pulley");
-    if (pulleyCount() > 0) {
-      ContactParameters check = pair_[0][only < 0 ? 0 : only].parameters();
-      check.friction = friction;
-      const ParameterError e = validateContactParameters<NCS>(check);
+    const int first = only < 0 ? 0 : only, last = only < 0 ? pulleyCount() - 1 : only;
+    for (int p = first; p <= last; ++p) {
+      const ParameterError e = pair_[0][p].checkFriction(friction);
       if (!e.ok()) return e;
     }
     memo_.valid = false;
-    const int first = only < 0 ? 0 : only, last = only < 0 ? pulleyCount() - 1 : only;
     for (int k = 0; k < NE; ++k)
-      for (int p = first; p <= last; ++p)
-        if (!pair_[k][p].setFriction(friction).ok()) return ParameterError::invalid("friction");  // checked above
+      for (int p = first; p <= last; ++p) (void)pair_[k][p].setFriction(friction);  // checked above
     return ParameterError::success();
   }
 
@@ -176,7 +174,7 @@ class BeltDrive {
   }
 
   // ---- stepping options --------------------------------------------------------------------------
-  // false (the reference, docs/model.md §4.6): the residual keeps every segment's contact flag and
+  // false (the reference, docs/model_contact.md §4.6): the residual keeps every segment's contact flag and
   // stick/slip state as the last post-Newton step left them. true (the fixed-cost stepping): the
   // residual decides them at each evaluation (ContactPair::evaluateDecided) for the pairs that can
   // touch their circle within the step: a start-of-step gap within kDecisionMargin, far above what
@@ -184,7 +182,6 @@ class BeltDrive {
   // pulley at 1.2 m/s with 1 ms steps); a pair outside it is picked up in the next step.
   static constexpr double kDecisionMargin = 1e-3;  // m
   void setDecideInNewton(bool decide) { decideInNewton_ = decide; }
-  bool decidesInNewton() const { return decideInNewton_; }
   void setStiffenOnly(bool stiffen) { kept_.setStiffenOnly(stiffen); }
   void setCompactBorder(bool compact) { reference_.setCompactBorder(compact); }
   void setBlockAge(int steps) { kept_.setBlockAge(steps); }
@@ -247,7 +244,10 @@ class BeltDrive {
 
   // ---- Newton matrix and solve: the reference stepping's build (reference_newton_matrix.hpp) ------
   Status factorize(const IterationPoint<Vector>& point, MatrixUpdate update, bool& built) {
-    return reference_.factorize(*this, point, update, built);
+    const Status s = reference_.factorize(*this, store_, point, update, built);
+    if (built) kept_.forgetAgedBlocks();  // the storage's blocks are no longer the kept matrix's
+    if (reference_.tookActiveStorage()) kept_.forgetActiveMatrix();  // nor is its active matrix
+    return s;
   }
   Status factorize(const IterationPoint<Vector>& point) {
     bool built = false;
@@ -255,17 +255,21 @@ class BeltDrive {
   }
   int reusedChainBlocks() const { return reference_.reusedChainBlocks(); }
   // Border unknowns the active factorization eliminated (kBorder, or fewer with a compact border).
-  int eliminatedBorderWidth() const { return matrix_.active().eliminatedBorderWidth(); }
+  int eliminatedBorderWidth() const { return store_.matrix.active().eliminatedBorderWidth(); }
 
   // The kept matrix of the fixed-cost stepping (kept_newton_matrix.hpp): a refresh in slices,
   // switches as low-rank columns, and partial re-factorizations.
-  void beginRefresh() { kept_.beginRefresh(*this); }
+  void beginRefresh() { kept_.beginRefresh(*this, store_); }
   Status refreshSlice(const IterationPoint<Vector>& point, int first, int last, int pairBudget = 0) {
-    return kept_.refreshSlice(*this, point, first, last, pairBudget);
+    return kept_.refreshSlice(*this, store_, point, first, last, pairBudget);
   }
-  Status finishRefresh(const IterationPoint<Vector>& point) { return kept_.finishRefresh(*this, point); }
+  Status finishRefresh(const IterationPoint<Vector>& point) {
+    const Status s = kept_.finishRefresh(*this, store_, point);
+    if (s == Status::kOk) reference_.invalidate();  // its blocks no longer describe the active matrix
+    return s;
+  }
   Status updateSwitches(const IterationPoint<Vector>& point, int maxColumns, int& columns, int& pending) {
-    return kept_.updateSwitches(*this, point, maxColumns, columns, pending);
+    return kept_.updateSwitches(*this, store_, point, maxColumns, columns, pending);
   }
   // For a step with many stiffening switches: the pairs with one (at most maxPairs) evaluated
   // again, their blocks' change added to the active matrix, which is factorized again from the
@@ -273,9 +277,8 @@ class BeltDrive {
   // switches the matrix still lacks, -1 if the pairs were not scanned.
   Status refactorSwitchedPairs(const IterationPoint<Vector>& point, int maxPairs, int minColumns, int& pairs,
                                int& left) {
-    return kept_.refactorSwitchedPairs(*this, point, maxPairs, minColumns, pairs, left);
+    return kept_.refactorSwitchedPairs(*this, store_, point, maxPairs, minColumns, pairs, left);
   }
-  int lowRankColumns() const { return kept_.lowRankColumns(); }
   int refactoredBlocks() const { return kept_.refactoredBlocks(); }
 
   // Accelerations consistent with a state that is not an equilibrium (a start from rest in the
@@ -294,38 +297,38 @@ class BeltDrive {
     for (int dof = 0; dof < kSize; ++dof)
       if (rows.prescribed(dof)) r(dof) = 0.0;
     reference_.invalidate();
-    matrix_.assembleInPlace();
+    NewtonMatrix& matrix = store_.matrix;
+    matrix.assembleInPlace();
     kept_.forgetActiveMatrix();
-    matrix_.beginAssembly();
-    matrix_.target().setInactiveBorder(0);
+    matrix.beginAssembly();
+    matrix.target().setInactiveBorder(0);
     for (int e = 0; e < NE; ++e) {
       Matrix8 m = Matrix8::Zero();
       addMassMatrix(1.0, m);
-      matrix_.addElementMatrix(e, nextNode(e), m);
+      matrix.addElementMatrix(e, nextNode(e), m);
     }
-    for (int p = 0; p < NP; ++p) pulleys_.addMatrix(p, *point.q, *point.v, 1.0, 0.0, 0.0, phase_.mode, matrix_);
-    rows.applyToMatrix(matrix_);
-    matrix_.finishAssembly();
-    s = matrix_.target().factorize();
+    for (int p = 0; p < NP; ++p) pulleys_.addMatrix(p, *point.q, *point.v, 1.0, 0.0, 0.0, phase_.mode, matrix);
+    rows.applyToMatrix(matrix);
+    matrix.finishAssembly();
+    s = matrix.target().factorize();
     if (s != Status::kOk) return s;
-    solveScale_ = 1.0;
+    matrix.setActiveScale(1.0);
     s = solve(r, a);
     a = -a;
     return s;
   }
 
   // The active Newton matrix (assembled entries and factorization), in the solver's order.
-  const Solver& activeMatrix() const { return matrix_.active(); }
-  static int solverOrder(int dof) { return NewtonMatrix::solverIndex(dof); }
+  const Solver& activeMatrix() const { return store_.matrix.active(); }
 
   // delta = A^-1 r. The matrix was built with its stiffness factor divided out (rows of force per
   // metre), so r is scaled by it first; the kept matrix's low-rank columns correct the result.
   Status solve(const Vector& r, Vector& delta) const {
     Vector rhs;
     NewtonMatrix::toSolverOrder(r, rhs);
-    rhs *= solveScale_;
+    rhs *= store_.matrix.activeScale();
     Vector x;
-    const Status s = matrix_.active().solve(rhs, x);
+    const Status s = store_.matrix.active().solve(rhs, x);
     if (s == Status::kOk) kept_.correct(x);
     NewtonMatrix::fromSolverOrder(x, delta);
     return s;
@@ -347,7 +350,7 @@ class BeltDrive {
   }
 
   // e_PNS: sum over the segments of a pair, maximum over the pairs, the tensioner arms and the
-  // bearing drags (docs/model.md §4.7). At the point of the last residual the pairs it evaluated hand their
+  // bearing drags (docs/model_contact.md §4.7). At the point of the last residual the pairs it evaluated hand their
   // segment points and kinematics over (residual_memo.hpp).
   Status postNewtonStep(const IterationPoint<Vector>& point, double& error) {
     error = 0.0;
@@ -370,7 +373,7 @@ class BeltDrive {
     return worst;
   }
 
-  // Initialises every pair's history from the current geometry (docs/model.md §8.4): contact
+  // Initialises every pair's history from the current geometry (docs/model_start_and_benchmark.md §8.4): contact
   // (g <= 0): stick, anchored at x_cur; otherwise undefined. Also the start-of-step copy; the
   // tensioner arms' friction and the bearing drags are anchored where they are.
   void initializeContactHistory(const Vector& q, const Vector& v) {
@@ -401,15 +404,33 @@ class BeltDrive {
   ArmForce armState(int p, const Vector& q, const Vector& v) const { return pulleys_.armState(p, q, v, phase_.mode); }
   const ArmGeometry& armGeometryOf(int p) const { return pulleys_.armGeometryOf(p); }
 
+  // ---- what the Newton-matrix builders read (reference_newton_matrix.hpp, kept_newton_matrix.hpp) --
+  const PulleyBodies<NE, NP>& pulleys() const { return pulleys_; }
+  const StaticPhase<Vector>& phase() const { return phase_; }
+  // The prescribed unknowns' rows (prescribed_rows.hpp).
+  PrescribedRows<NE, NP> prescribed() const { return {pulleys_, belt_, phase_.mode, lumpedNodeMass_}; }
+  // The shape-function table of the segment points (built in setUp; rebuilt here if the element
+  // length or the contact's segment count was changed since).
+  const SegmentShapeTable<NCS>& shapeTable() {
+    if (!shapeTable_.matches(belt_.element.length, contact_.segmentCount))
+      shapeTable_.build(belt_.element.length, contact_.segmentCount);
+    return shapeTable_;
+  }
+
+  // m += massFactor M_e: completes the element's Newton-matrix block massFactor M +
+  // stiffnessFactor K + dampingFactor D, whose K and D part the element assembled.
+  void addMassMatrix(double massFactor, Matrix8& m) const {
+    for (int j = 0; j < 8; ++j)
+      for (int i = 0; i < 8; ++i) m(i, j) += massFactor * massElement_(i, j);
+  }
+
  private:
-  friend class ReferenceNewtonMatrix<NE, NP, NCS>;
-  friend class KeptNewtonMatrix<NE, NP, NCS>;
   using Memo = ResidualMemo<NE, NP, NCS, kSize>;
 
   // Pair (e, p)'s contact setup for every element: the circle's radius, the belt surface's offset
-  // on the circle's side, the tension allowance and the arc sag (docs/model.md §4.1, §4.11).
+  // on the circle's side, the tension allowance and the arc sag (docs/model_contact.md §4.1, §4.11).
   ParameterError setUpPairs(int p, const ContactParameters& contact, double elementLength) {
-    const ContactParameters cp = pairContact(contact, pulleys_.circle(p), belt_, elementLength);
+    const ContactParameters cp = pairContact(contact, pulleys_.pulley(p), belt_, elementLength);
     for (int k = 0; k < NE; ++k) {
       const ParameterError e = pair_[k][p].setUp(cp);
       if (!e.ok()) return e;
@@ -454,16 +475,6 @@ class BeltDrive {
     return Status::kOk;
   }
 
-  PrescribedRows<NE, NP> prescribed() const { return {pulleys_, belt_, phase_.mode, lumpedNodeMass_}; }
-
-  // The shape-function table of the segment points (built in setUp; rebuilt here if the element
-  // length or the contact's segment count was changed since).
-  const SegmentShapeTable<NCS>& shapeTable() {
-    if (!shapeTable_.matches(belt_.element.length, contact_.segmentCount))
-      shapeTable_.build(belt_.element.length, contact_.segmentCount);
-    return shapeTable_;
-  }
-
   // out += M x for the element mass matrix, whose only nonzeros are M(2i + c, 2j + c) (the 4 x 4
   // Hermite mass times the 2 x 2 identity): 32 products instead of a general 8 x 8 product.
   void addMassTimes(const Vector8& x, Vector8& out) const {
@@ -473,12 +484,6 @@ class BeltDrive {
         for (int j = 1; j < 4; ++j) sum += massElement_(2 * i + c, 2 * j + c) * x(2 * j + c);
         out(2 * i + c) += sum;
       }
-  }
-  // m += massFactor M_e: completes the element's Newton-matrix block massFactor M +
-  // stiffnessFactor K + dampingFactor D, whose K and D part the element assembled.
-  void addMassMatrix(double massFactor, Matrix8& m) const {
-    for (int j = 0; j < 8; ++j)
-      for (int i = 0; i < 8; ++i) m(i, j) += massFactor * massElement_(i, j);
   }
   void scatterElement(const Vector8& re, int e, Vector& r) const { Layout::scatter(re, e, nextNode(e), r); }
 
@@ -496,14 +501,11 @@ class BeltDrive {
   bool decideInNewton_ = false;
   Memo memo_;
   PulleyReactions<NP> reactions_;
-  // The Newton matrix: storage in the solver's order (the active one and a refresh's), the
-  // element and pair blocks of the last build, the two ways of building it, and the factor the
-  // right-hand side is scaled by before a solve (the stiffness factor the matrix was built with).
-  NewtonMatrix matrix_;
-  NewtonBlocks<NE, NP> blocks_;
+  // The Newton matrix: its storages in the solver's order (the active one and a refresh's) with
+  // the blocks of the last build, and the two ways of building it.
+  NewtonStorage<NE, NP> store_;
   ReferenceNewtonMatrix<NE, NP, NCS> reference_;
   KeptNewtonMatrix<NE, NP, NCS> kept_;
-  double solveScale_ = 1.0;
 };
 
 }  // namespace beltsim

@@ -1,4 +1,4 @@
-// Initial geometry of a closed belt wrapped around circles (docs/model.md §8.1, after the reference's
+// Initial geometry of a closed belt wrapped around circles (docs/model_start_and_benchmark.md §8.1, after the reference's
 // CreateReevingCurve): tangent spans between consecutive circles and arcs on them, traversed in
 // the given order, then nodes placed at equal arc length starting at the first departure point.
 // Circles with side +1 lie to the right of the travel direction (the belt wraps them clockwise,

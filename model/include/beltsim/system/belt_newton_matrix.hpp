@@ -1,4 +1,4 @@
-// The belt drive's Newton matrix in the order of its block solver (docs/model.md §7.12), and the two
+// The belt drive's Newton matrix in the order of its block solver (docs/model_drive_and_solver.md §7.11), and the two
 // storages it lives in: the active one (factorized, solves) and, for the fixed-cost stepper, the
 // one a refresh assembles and factorizes over several steps while the active one keeps solving.
 //
@@ -36,6 +36,11 @@ class BeltNewtonMatrix {
   void assembleInShadow() { build_ = 1 - active_; }
   bool assemblingInShadow() const { return build_ != active_; }
   void makeTargetActive() { active_ = build_; }
+  // The factor a right-hand side is scaled by before a solve with the active storage: the
+  // stiffness factor its matrix was built with divided out (rows of force per metre). Set by the
+  // build that makes a factorization the active one (in place, or a refresh made active).
+  void setActiveScale(double scale) { activeScale_ = scale; }
+  double activeScale() const { return activeScale_; }
   // Assembly goes to the active storage until restoreTarget (a partial re-factorization of the
   // kept matrix: its entries change in place); returns what restoreTarget takes.
   int targetActive() {
@@ -183,9 +188,27 @@ class BeltNewtonMatrix {
   }
 
   Solver solvers_[2];
+  double activeScale_ = 1.0;
   int active_ = 0;
   int build_ = 0;
   int kept_ = 0;  // chain blocks the running assembly skips (beginAssembly)
+};
+
+// Newton-matrix blocks of the last build: each element's 8 x 8 and each pair's 11 x 11.
+template <int NE, int NP>
+struct NewtonBlocks {
+  using Matrix8 = Eigen::Matrix<double, 8, 8>;
+  using Matrix11 = Eigen::Matrix<double, 11, 11>;
+  Matrix8 element[NE];
+  Matrix11 pair[NE][NP];
+};
+
+// What the drive's two builders (reference_newton_matrix.hpp, kept_newton_matrix.hpp) build into:
+// the two storages and the blocks of the last build. The drive owns it and passes it to each call.
+template <int NE, int NP>
+struct NewtonStorage {
+  BeltNewtonMatrix<NE, NP> matrix;
+  NewtonBlocks<NE, NP> blocks;
 };
 
 }  // namespace beltsim

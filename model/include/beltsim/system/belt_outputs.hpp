@@ -1,4 +1,4 @@
-// Measured quantities of a belt drive (issue 5 outputs; docs/model.md §9.5): span forces and speeds as
+// Measured quantities of a belt drive (docs/model_start_and_benchmark.md §9.5): span forces and speeds as
 // means over the middle half of each free span, and samples of the belt along its arc length
 // (axial force, axial velocity, contact stresses, stick/slip state) for profiles.
 #pragma once
@@ -133,7 +133,7 @@ Status sampleBelt(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<
   return Status::kOk;
 }
 
-// Offset between material arc length and the spatial arc coordinate s_l of docs/model.md §9.5: s_l = 0 at
+// Offset between material arc length and the spatial arc coordinate s_l of docs/model_start_and_benchmark.md §9.5: s_l = 0 at
 // the departure point of span 0 (for the paper's drive: where the belt leaves P1 at the top).
 // Uses the node closest to that point; s_l = materialArc - offset, wrapped into [0, belt length).
 template <int NE, int NP, int NCS, int MaxPulleys>

@@ -1,4 +1,4 @@
-// Where each unknown of a belt drive sits in its state vector (docs/model.md §7.12).
+// Where each unknown of a belt drive sits in its state vector (docs/model_drive_and_solver.md §7.11).
 //
 // Node k of the cable has [x, y, x', y'] (k = 0..NE; a closed belt uses nodes 0..NE-1 and keeps
 // node NE as an unused, fixed block); circle p has [x, y, phi] after the nodes. The solver's

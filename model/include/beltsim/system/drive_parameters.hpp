@@ -1,7 +1,7 @@
 // What a belt drive is made of, as its set-up takes it: the belt (closed or an open cable, its
 // element, thickness and width), each pulley (PulleyParameters: how it is driven or supported,
 // its inertia and loads) and the per-step commands (BeltDriveInput). validatePulleyParameters
-// checks one pulley's values before the drive stores any of them (docs/model.md §6).
+// checks one pulley's values before the drive stores any of them (docs/model_drive_and_solver.md §6).
 //
 // Words: a pulley (roll, guide, idler) is what the drive, the plant, the scenario files and the
 // outputs name; the contact model (contact/) meets its contact surface as a circle, as the paper
@@ -111,7 +111,7 @@ inline ParameterError validatePulleyParameters(const PulleyParameters& c) {
   return ParameterError::success();
 }
 
-// The contact parameters of the pairs between the belt and pulley `circle` (docs/model.md §4.1,
+// The contact parameters of the pairs between the belt and pulley `circle` (docs/model_contact.md §4.1,
 // §4.11): the circle's radius, the belt surface's offset on the circle's side, the belt's width,
 // the tension allowance (per circle: the penetration depends on its radius) and the arc sag.
 inline ContactParameters pairContact(const ContactParameters& contact, const PulleyParameters& circle,

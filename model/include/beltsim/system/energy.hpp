@@ -1,5 +1,5 @@
-// Mechanical energy of a belt drive at coordinates q and velocities v (issue 16, "Energy"): a
-// diagnostic, not used by the time integration. Every potential here is the one whose gradient
+// Mechanical energy of a belt drive at coordinates q and velocities v: a diagnostic, not used by
+// the time integration. Every potential here is the one whose gradient
 // the drive's residual uses (LHS convention M a + dV/dq = 0 without dampers, friction or drives),
 // so that a drive without dissipation and without prescribed motion keeps
 //   E = T + V_elastic + V_gravity + V_contact + V_springs
@@ -76,7 +76,7 @@ Status driveEnergy(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive
     out.gravity -= element.gravityForce().dot(qe);
   }
   for (int p = 0; p < drive.pulleyCount(); ++p) {
-    const PulleyParameters& c = drive.circle(p);
+    const PulleyParameters& c = drive.pulley(p);
     const CircleState cs = drive.circleState(q, v, p);
     if (c.kind == PulleyKind::kFixed) continue;
     out.circleKinetic += 0.5 * c.inertia * cs.angularVelocity * cs.angularVelocity;

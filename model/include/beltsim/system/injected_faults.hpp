@@ -90,9 +90,9 @@ struct InjectedFault {
   // --bench, docs/injected_faults.md, "Live faults"), with a value from liveMin to liveMax. It waits
   // for the bench: cleared from the start (startCleared) until a command starts it.
   bool live = false;
-  // The target, from 0: a circle (kFriction, -1: every pulley; the encoder kinds, kTensionerSpring,
-  // kBearingDrag), a span (the
-  // load-cell kinds: span k runs from pulley k to pulley k + 1), -1 for the belt (kBeltStiffness).
+  // The target, from 0: a pulley (kFriction, -1: every pulley; the encoder kinds,
+  // kTensionerSpring, kBearingDrag), a span (the load-cell kinds: span k runs from pulley k to
+  // pulley k + 1), -1 for the belt (kBeltStiffness).
   int pulley = -1;
   std::uint32_t seed = 1;  // kEncoderNoise, kEncoderDropout, kLoadCellNoise: the random sequence
   double start = 0.0;      // s, the level starts to rise

@@ -1,5 +1,5 @@
-// The kept Newton matrix of the fixed-cost stepping (fixed_cost_stepper.hpp, docs/model.md
-// §7.11): one factorized matrix used for many steps. It owns what says which contact states the
+// The kept Newton matrix of the fixed-cost stepping (fixed_cost_stepper.hpp, docs/model_drive_and_solver.md
+// §7.10): one factorized matrix used for many steps. It owns what says which contact states the
 // matrix holds and how old its blocks are:
 //   refresh        beginRefresh, refreshSlice, finishRefresh: the whole matrix rebuilt in the
 //                  second storage, a slice of elements per step, then made the active one; an aged
@@ -11,7 +11,8 @@
 //                  eliminated again from the first block they touch;
 //   signatures     each pair's Jacobian signature (4 bits per segment: the contact flag and the
 //                  stick/slip state, the segment's "state code") as the active matrix holds it.
-// The drive's storage, blocks and pairs are reached through the drive passed to each call.
+// It reads the drive's pairs, elements and pulleys through the drive's public interface and builds
+// into the storage passed to each call (NewtonStorage, belt_newton_matrix.hpp).
 #pragma once
 #include <cstdint>
 
@@ -19,6 +20,7 @@
 #include "beltsim/solver/fixed_lu.hpp"
 #include "beltsim/solver/low_rank_update.hpp"
 #include "beltsim/stepping/reference_stepper.hpp"
+#include "beltsim/system/belt_newton_matrix.hpp"
 #include "beltsim/system/drive_layout.hpp"
 
 namespace beltsim {
@@ -54,29 +56,28 @@ class KeptNewtonMatrix {
   }
   // Another build overwrote the drive's blocks: the next refresh evaluates every block.
   void forgetAgedBlocks() { agedBlocksValid_ = false; }
-  int lowRankColumns() const { return updates_.count(); }
   int refactoredBlocks() const { return refactoredBlocks_; }
   // x = A^-1 b from the factorization's x: the low-rank columns' correction.
   void correct(Vector& x) const { updates_.correct(x); }
 
   template <class Drive>
-  void beginRefresh(Drive& d);
+  void beginRefresh(Drive& d, NewtonStorage<NE, NP>& store);
 
   template <class Drive>
-  Status refreshSlice(Drive& d, const IterationPoint<Vector>& point, int first, int last, int pairBudget);
+  Status refreshSlice(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point, int first, int last, int pairBudget);
 
   template <class Drive>
-  Status finishRefresh(Drive& d, const IterationPoint<Vector>& point);
+  Status finishRefresh(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point);
 
   // Applies the switches since the active matrix was built or last updated, at most maxColumns
   // columns, stiffening switches first (a matrix softer than the true one lets the iteration
   // overshoot); `pending` counts the switched segments left for later steps.
   template <class Drive>
-  Status updateSwitches(Drive& d, const IterationPoint<Vector>& point, int maxColumns, int& columns, int& pending);
+  Status updateSwitches(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point, int maxColumns, int& columns, int& pending);
 
   // Partial re-factorization (BeltDrive::refactorSwitchedPairs).
   template <class Drive>
-  Status refactorSwitchedPairs(Drive& d, const IterationPoint<Vector>& point, int maxPairs, int minColumns, int& pairs,
+  Status refactorSwitchedPairs(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point, int maxPairs, int minColumns, int& pairs,
                                int& left);
 
  private:
@@ -133,7 +134,7 @@ class KeptNewtonMatrix {
   // them, which is all of it up to terms proportional to the force jump (the direction vectors'
   // own derivatives). Prescribed rows are left out.
   template <class Drive>
-  Status applySwitch(Drive& d, const IterationPoint<Vector>& point, int e, int p, int i, unsigned before,
+  Status applySwitch(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point, int e, int p, int i, unsigned before,
                      unsigned after);
 
   // The pair blocks an aged refresh evaluates again, at most pairBudget of them (a step that
@@ -163,19 +164,19 @@ class KeptNewtonMatrix {
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-void KeptNewtonMatrix<NE, NP, NCS>::beginRefresh(Drive& d) {
-  d.matrix_.assembleInShadow();
-  d.matrix_.beginAssembly();
-  d.matrix_.target().setInactiveBorder(d.prescribed().borderMask());
-  d.matrix_.target().beginFactorization(false);
+void KeptNewtonMatrix<NE, NP, NCS>::beginRefresh(Drive& d, NewtonStorage<NE, NP>& store) {
+  store.matrix.assembleInShadow();
+  store.matrix.beginAssembly();
+  store.matrix.target().setInactiveBorder(d.prescribed().borderMask());
+  store.matrix.target().beginFactorization(false);
   refreshedElements_ = 0;
 }
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status KeptNewtonMatrix<NE, NP, NCS>::refreshSlice(Drive& d, const IterationPoint<Vector>& point, int first, int last,
+Status KeptNewtonMatrix<NE, NP, NCS>::refreshSlice(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point, int first, int last,
                                                    int pairBudget) {
-  if (first != refreshedElements_ || last < first || last > NE || !d.matrix_.assemblingInShadow())
+  if (first != refreshedElements_ || last < first || last > NE || !store.matrix.assemblingInShadow())
     return Status::kInvalidParameter;
   const IntegratorCoefficients& c = *point.coefficients;
   const Vector& q = *point.q;
@@ -190,19 +191,19 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refreshSlice(Drive& d, const IterationPoin
     Status s = Status::kOk;
     if (!aged || (e + ageSlice_) % blockAge_ == 0) {
       Vector8 re;
-      auto& m = d.blocks_.element[e];
-      s = d.element_.internalForceAndCombinedJacobian(qe, ve, c.stiffnessFactor, c.dampingFactor, re, m);
+      auto& m = store.blocks.element[e];
+      s = d.element().internalForceAndCombinedJacobian(qe, ve, c.stiffnessFactor, c.dampingFactor, re, m);
       if (s != Status::kOk) return s;
       d.addMassMatrix(c.massFactor, m);
     }
-    d.matrix_.addElementMatrix(e, d.nextNode(e), d.blocks_.element[e]);
+    store.matrix.addElementMatrix(e, d.nextNode(e), store.blocks.element[e]);
     for (int p = 0; p < d.pulleyCount(); ++p) {
-      const std::uint64_t signature = keptSignature(d.pair_[e][p]);
+      const std::uint64_t signature = keptSignature(d.pair(e, p));
       const bool held = blockInMatrix_[e][p];
       refreshSignature_[e][p] = signature;
       blockInMatrix_[e][p] = false;
-      if (!d.pair_[e][p].anyFlagged()) continue;
-      Matrix11& block = d.blocks_.pair[e][p];
+      if (!d.pair(e, p).anyFlagged()) continue;
+      Matrix11& block = store.blocks.pair[e][p];
       if (!aged || renewPair[e][p]) {
         s = contactPairNewtonMatrix(keptPair(d, e, p), qe, ve, d.shapeTable(), d.circleState(q, v, p),
                                     c.stiffnessFactor, c.dampingFactor, block);
@@ -216,45 +217,44 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refreshSlice(Drive& d, const IterationPoin
         refreshSignature_[e][p] = 0;  // not in the matrix: out of contact there
         continue;
       }
-      d.matrix_.addPairMatrix(e, d.nextNode(e), p, block);
+      store.matrix.addPairMatrix(e, d.nextNode(e), p, block);
       blockInMatrix_[e][p] = true;
     }
   }
   blocksInActiveMatrix_ = false;  // the held blocks are the refresh's until finishRefresh
   refreshedElements_ = last;
   const int complete = last == NE ? NE : last - 1;
-  const int from = d.matrix_.target().eliminatedBlocks();
+  const int from = store.matrix.target().eliminatedBlocks();
   const auto rows = d.prescribed();
-  for (int k = from; k < complete; ++k) rows.applyToBlock(d.matrix_.target(), k);
-  return d.matrix_.target().factorizeBlocks(from, complete);
+  for (int k = from; k < complete; ++k) rows.applyToBlock(store.matrix.target(), k);
+  return store.matrix.target().factorizeBlocks(from, complete);
 }
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status KeptNewtonMatrix<NE, NP, NCS>::finishRefresh(Drive& d, const IterationPoint<Vector>& point) {
-  if (refreshedElements_ != NE || !d.matrix_.assemblingInShadow()) return Status::kInvalidParameter;
+Status KeptNewtonMatrix<NE, NP, NCS>::finishRefresh(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point) {
+  if (refreshedElements_ != NE || !store.matrix.assemblingInShadow()) return Status::kInvalidParameter;
   const IntegratorCoefficients& c = *point.coefficients;
   for (int p = 0; p < NP; ++p)
-    d.pulleys_.addMatrix(p, *point.q, *point.v, c.massFactor, c.stiffnessFactor, c.dampingFactor, d.phase_.mode,
-                         d.matrix_);
-  d.prescribed().applyToCorner(d.matrix_.target());
-  const Status s = d.matrix_.target().finishFactorization();
+    d.pulleys().addMatrix(p, *point.q, *point.v, c.massFactor, c.stiffnessFactor, c.dampingFactor, d.phase().mode,
+                         store.matrix);
+  d.prescribed().applyToCorner(store.matrix.target());
+  const Status s = store.matrix.target().finishFactorization();
   if (s != Status::kOk) return s;
-  d.matrix_.makeTargetActive();
+  store.matrix.makeTargetActive();
   blocksInActiveMatrix_ = true;
   agedBlocksValid_ = true;
   if (++ageSlice_ >= blockAge_) ageSlice_ = 0;
   updates_.clear();
   for (int e = 0; e < NE; ++e)
     for (int p = 0; p < d.pulleyCount(); ++p) matrixSignature_[e][p] = refreshSignature_[e][p];
-  d.solveScale_ = c.stiffnessFactor;
-  d.reference_.invalidate();  // the reference path's blocks no longer describe the active matrix
+  store.matrix.setActiveScale(c.stiffnessFactor);
   return Status::kOk;
 }
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status KeptNewtonMatrix<NE, NP, NCS>::updateSwitches(Drive& d, const IterationPoint<Vector>& point, int maxColumns,
+Status KeptNewtonMatrix<NE, NP, NCS>::updateSwitches(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point, int maxColumns,
                                                      int& columns, int& pending) {
   columns = 0;
   pending = 0;
@@ -262,7 +262,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::updateSwitches(Drive& d, const IterationPo
   for (int pass = 0; pass < passes; ++pass) {
     for (int e = 0; e < NE; ++e) {
       for (int p = 0; p < d.pulleyCount(); ++p) {
-        const std::uint64_t now = keptSignature(d.pair_[e][p]);
+        const std::uint64_t now = keptSignature(d.pair(e, p));
         if (now == matrixSignature_[e][p]) continue;
         for (int i = 0; i < NCS; ++i) {
           const unsigned before = stateCode(matrixSignature_[e][p], i);
@@ -276,7 +276,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::updateSwitches(Drive& d, const IterationPo
             ++pending;  // left for a later step (or the next refresh)
             continue;
           }
-          const Status s = applySwitch(d, point, e, p, i, before, after);
+          const Status s = applySwitch(d, store, point, e, p, i, before, after);
           if (s != Status::kOk) return s;
           columns += needed;
           // Applied (or, if the updated matrix would be singular, dropped until the next refresh).
@@ -290,7 +290,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::updateSwitches(Drive& d, const IterationPo
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, const IterationPoint<Vector>& point,
+Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point,
                                                             int maxPairs, int minColumns, int& pairs,
                              int& left) {
   using NewtonMatrix = typename Drive::NewtonMatrix;
@@ -303,7 +303,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, const Iter
   left = 0;
   for (int e = 0; e < NE; ++e) {
     for (int p = 0; p < d.pulleyCount(); ++p) {
-      const std::uint64_t now = keptSignature(d.pair_[e][p]);
+      const std::uint64_t now = keptSignature(d.pair(e, p));
       if (now == matrixSignature_[e][p]) continue;
       int switched = 0;
       const int columns = stiffeningColumns(matrixSignature_[e][p], now, switched);
@@ -315,7 +315,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, const Iter
   }
   if (needed < minColumns) return Status::kOk;
   const IntegratorCoefficients& c = *point.coefficients;
-  const int previousTarget = d.matrix_.targetActive();
+  const int previousTarget = store.matrix.targetActive();
   int first = NE;
   bool touched[NE] = {};  // chain blocks whose entries change
   Status s = Status::kOk;
@@ -324,7 +324,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, const Iter
     // Each segment in the stiffer of its state in the matrix and its current one (softening
     // switches wait for the refresh, as with the columns).
     auto kept = keptPair(d, e, p);
-    std::uint64_t signature = keptSignature(d.pair_[e][p]);
+    std::uint64_t signature = keptSignature(d.pair(e, p));
     for (int i = 0; i < NCS; ++i) {
       const unsigned before = stateCode(matrixSignature_[e][p], i);
       const unsigned now = stateCode(signature, i);
@@ -337,14 +337,14 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, const Iter
       s = contactPairNewtonMatrix(kept, d.gatherElement(*point.q, e), d.gatherElement(*point.v, e), d.shapeTable(),
                                   d.circleState(*point.q, *point.v, p), c.stiffnessFactor, c.dampingFactor, block);
     if (s != Status::kOk) break;
-    const Matrix11 change = blockInMatrix_[e][p] ? Matrix11(block - d.blocks_.pair[e][p]) : block;
-    d.matrix_.addPairMatrix(e, d.nextNode(e), p, change);
-    d.blocks_.pair[e][p] = block;
+    const Matrix11 change = blockInMatrix_[e][p] ? Matrix11(block - store.blocks.pair[e][p]) : block;
+    store.matrix.addPairMatrix(e, d.nextNode(e), p, change);
+    store.blocks.pair[e][p] = block;
     blockSignature_[e][p] = signature;
     pairAge_[e][p] = 0;
     blockInMatrix_[e][p] = true;
     int switched = 0;
-    stiffeningColumns(matrixSignature_[e][p], keptSignature(d.pair_[e][p]), switched);
+    stiffeningColumns(matrixSignature_[e][p], keptSignature(d.pair(e, p)), switched);
     left -= switched;
     matrixSignature_[e][p] = signature;
     if (NewtonMatrix::firstChainBlock(e) < first) first = NewtonMatrix::firstChainBlock(e);
@@ -355,25 +355,25 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, const Iter
   if (s == Status::kOk && pairs > 0) {
     const auto rows = d.prescribed();
     for (int k = first; k < NE; ++k)
-      if (touched[k]) rows.applyToBlock(d.matrix_.target(), k);
-    rows.applyToCorner(d.matrix_.target());
-    s = d.matrix_.target().refactorizeFrom(first);
+      if (touched[k]) rows.applyToBlock(store.matrix.target(), k);
+    rows.applyToCorner(store.matrix.target());
+    s = store.matrix.target().refactorizeFrom(first);
     refactoredBlocks_ = NE - first;
   }
-  d.matrix_.restoreTarget(previousTarget);
+  store.matrix.restoreTarget(previousTarget);
   return s;
 }
 
 template <int NE, int NP, int NCS>
 template <class Drive>
 ContactPair<NCS> KeptNewtonMatrix<NE, NP, NCS>::keptPair(const Drive& d, int e, int p) const {
-  auto kept = d.pair_[e][p];
-  for (int k = 0; k < NCS; ++k) kept.setHistory(k, d.pair_[e][p].decidedHistory(k));
+  auto kept = d.pair(e, p);
+  for (int k = 0; k < NCS; ++k) kept.setHistory(k, d.pair(e, p).decidedHistory(k));
   if (!stiffenOnly_) return kept;
   for (int k = 0; k < NCS; ++k) {
     SegmentHistory h = kept.history(k);
     // A new contact (no anchor in D) enters stiffened; a renewing segment keeps its decided view.
-    if (h.gap > 0.0 || d.pair_[e][p].history(k).state != StickSlip::kUndefined) continue;
+    if (h.gap > 0.0 || d.pair(e, p).history(k).state != StickSlip::kUndefined) continue;
     h.state = StickSlip::kStick;
     kept.setHistory(k, h);
   }
@@ -383,7 +383,7 @@ ContactPair<NCS> KeptNewtonMatrix<NE, NP, NCS>::keptPair(const Drive& d, int e, 
 template <int NE, int NP, int NCS>
 template <class Drive>
 SegmentHistory KeptNewtonMatrix<NE, NP, NCS>::historyInState(const Drive& d, int e, int p, int i, unsigned code) {
-  SegmentHistory h = d.pair_[e][p].history(i);
+  SegmentHistory h = d.pair(e, p).history(i);
   h.gap = (code & 8u) ? 0.0 : 0.1;
   h.state = codeState(code);
   return h;
@@ -391,7 +391,7 @@ SegmentHistory KeptNewtonMatrix<NE, NP, NCS>::historyInState(const Drive& d, int
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status KeptNewtonMatrix<NE, NP, NCS>::applySwitch(Drive& d, const IterationPoint<Vector>& point, int e, int p, int i,
+Status KeptNewtonMatrix<NE, NP, NCS>::applySwitch(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point, int e, int p, int i,
                                                   unsigned before,
                    unsigned after) {
   using NewtonMatrix = typename Drive::NewtonMatrix;
@@ -399,7 +399,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::applySwitch(Drive& d, const IterationPoint
   const Vector8 qe = d.gatherElement(*point.q, e), ve = d.gatherElement(*point.v, e);
   const CircleState cs = d.circleState(*point.q, *point.v, p);
   Matrix11 change;
-  Status s = contactSegmentSwitchBlock(d.pair_[e][p], qe, ve, d.shapeTable(), cs, i, historyInState(d, e, p, i, before),
+  Status s = contactSegmentSwitchBlock(d.pair(e, p), qe, ve, d.shapeTable(), cs, i, historyInState(d, e, p, i, before),
                                        historyInState(d, e, p, i, after), c.stiffnessFactor, c.dampingFactor, change);
   if (s != Status::kOk) return s;
   // Global dofs of the pair's 11 local coordinates; prescribed rows stay as they are.
@@ -411,7 +411,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::applySwitch(Drive& d, const IterationPoint
   for (int l = 0; l < 3; ++l) dof[8 + l] = Layout::pulleyDof(p, l);
   const int columns = (before & 8u) != (after & 8u) ? 2 : 1;
   Eigen::Matrix<double, 11, 2> u = Eigen::Matrix<double, 11, 2>::Zero();
-  s = segmentLoadDirections(d.pair_[e][p], qe, ve, d.shapeTable(), cs, i, u);
+  s = segmentLoadDirections(d.pair(e, p), qe, ve, d.shapeTable(), cs, i, u);
   if (s != Status::kOk) return s;
   if (columns == 1) u.col(0) = u.col(1);  // tangential only
   const auto rows = d.prescribed();
@@ -430,7 +430,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::applySwitch(Drive& d, const IterationPoint
   for (int a = 0; a < columns; ++a) {
     Vector column = Vector::Zero(), w;
     for (int l = 0; l < 11; ++l) column(NewtonMatrix::solverIndex(dof[l])) += u(l, a);
-    s = d.matrix_.active().solve(column, w, NewtonMatrix::firstChainBlock(e));
+    s = store.matrix.active().solve(column, w, NewtonMatrix::firstChainBlock(e));
     if (s != Status::kOk) return s;
     typename Updates::Row v;
     for (int l = 0; l < 11; ++l) {
@@ -453,8 +453,8 @@ void KeptNewtonMatrix<NE, NP, NCS>::selectPairRenewals(const Drive& d, int pairB
   for (int e = 0; e < NE; ++e)
     for (int p = 0; p < NP; ++p) {
       group[e][p] = -1;
-      if (p >= d.pulleyCount() || !d.pair_[e][p].anyFlagged()) continue;
-      if (!blockInMatrix_[e][p] || blockSignature_[e][p] != keptSignature(d.pair_[e][p]))
+      if (p >= d.pulleyCount() || !d.pair(e, p).anyFlagged()) continue;
+      if (!blockInMatrix_[e][p] || blockSignature_[e][p] != keptSignature(d.pair(e, p)))
         group[e][p] = 0;
       else
         group[e][p] = pairAge_[e][p] + 1 >= 2 * blockAge_ ? 1 : 2;

@@ -1,5 +1,5 @@
-// The paper's belt and its contact values as the authors ran them (docs/model.md §9.1-9.2; paper [P]
-// Table 2-3 with the corrections of docs/model.md §11.1-11.3), and the conversion of per-area contact
+// The paper's belt and its contact values as the authors ran them (docs/model_start_and_benchmark.md §9.1-9.2; paper [P]
+// Table 2-3 with the corrections of docs/model_differences.md §10.1-10.3), and the conversion of per-area contact
 // values to the per-segment values the contact pair uses.
 #pragma once
 #include <cmath>
@@ -8,7 +8,7 @@
 
 namespace beltsim {
 
-// Belt of the paper: rho A = 0.8288 kg/m (stiffness height 0.01 m, docs/model.md §11.1), EA = 8000 N,
+// Belt of the paper: rho A = 0.8288 kg/m (stiffness height 0.01 m, docs/model_differences.md §10.1), EA = 8000 N,
 // EI = 1.333e-3 N m^2, pre-stretch -0.05 (400 N), d_eps = 1 N s, gravity, axial rule c,
 // thickness 1e-4 m (geometry and contact offset only), width 0.08 m.
 inline BeltParameters paperBelt() {
@@ -36,18 +36,18 @@ struct ContactPerArea {
   // negative value (the default) means: from the damping ratio above.
   double velocityPenalty = -1.0;
   double frictionCoefficient = 0.5;
-  // Segment geometry (issue 33; circle_cable_contact.hpp): the paper's chord gap, or the gap to the
+  // Segment geometry (circle_cable_contact.hpp): the paper's chord gap, or the gap to the
   // arc through the segment's ends. The struct's default is the paper's; scenarios default to arc.
   SegmentGapMeasure gapMeasure = SegmentGapMeasure::kChord;
   // Measure the gaps to r plus the penetration under the belt's pre-tension (-EA eps_ref), so
   // that the loaded belt's path has the length of a belt on r whatever the contact stiffness.
   bool penetrationCompensation = false;
-  // Bristle anchors (issue 33; bristle_friction.hpp): the paper's per segment, or kept only from
+  // Bristle anchors (bristle_friction.hpp): the paper's per segment, or kept only from
   // the step the segment's whole element lies on the circle until the segment leaves it.
   StickMemory stickMemory = StickMemory::kSegment;
 };
 
-// Per-segment values (docs/model.md §9.1): c_F = b L / n_cs is the reference area of one segment and
+// Per-segment values (docs/model_start_and_benchmark.md §9.1): c_F = b L / n_cs is the reference area of one segment and
 // m_seg = rho A L / n_cs its mass.
 inline ContactParameters contactFromPerArea(const ContactPerArea& a, const BeltParameters& belt,
                                             double elementLength, int segments) {

@@ -65,7 +65,7 @@ struct PlantLimits {
   double maxSpanForce = 1.0e5;    // |N|
 };
 
-// The paper's drive (docs/model.md §9.1): motor pulley P1 at the origin, load pulley P2 to its right with
+// The paper's drive (docs/model_start_and_benchmark.md §9.1): motor pulley P1 at the origin, load pulley P2 to its right with
 // a 2 N m s/rad damper.
 inline PulleyParameters paperPlantPulley(int p) {
   PulleyParameters c;

@@ -1,4 +1,4 @@
-// Prescribed unknowns (docs/model.md §7.4): a fixed axis, a clamped or pinned cable end, a
+// Prescribed unknowns (docs/model_drive_and_solver.md §7.4): a fixed axis, a clamped or pinned cable end, a
 // speed-driven pulley's rotation, the unused node of a closed belt, and in the static solve the
 // locked rotations and node 0's x. Each one's Newton row is replaced instead of adding a
 // constraint: the row becomes rowScale(dof) times the identity, and its residual sets the
@@ -29,10 +29,10 @@ struct PrescribedRows {
 
   Prescribed kind(int dof) const {
     if (dof >= 4 * kNodes) {
-      const PulleyKind circle = pulleys.circle(Layout::pulleyOf(dof)).kind;
+      const PulleyKind circle = pulleys.pulley(Layout::pulleyOf(dof)).kind;
       if (Layout::pulleyLocal(dof) < 2) return movingCentre(circle) ? Prescribed::kNo : Prescribed::kFixed;
       if (circle == PulleyKind::kFixed) return Prescribed::kFixed;
-      if (mode == DriveMode::kStatic) return Prescribed::kStaticLock;  // rotations locked (docs/model.md §8.3)
+      if (mode == DriveMode::kStatic) return Prescribed::kStaticLock;  // rotations locked (docs/model_start_and_benchmark.md §8.3)
       return circle == PulleyKind::kSpeedDriven ? Prescribed::kSpeed : Prescribed::kNo;
     }
     const int node = dof / 4, local = dof % 4;
@@ -53,8 +53,8 @@ struct PrescribedRows {
   double rowScale(int dof) const {
     if (dof >= 4 * kNodes) {
       const int p = Layout::pulleyOf(dof);
-      if (Layout::pulleyLocal(dof) == 2) return pulleys.circle(p).inertia;
-      return movingCentre(pulleys.circle(p).kind) ? pulleys.centreMass(p) : lumpedNodeMass;
+      if (Layout::pulleyLocal(dof) == 2) return pulleys.pulley(p).inertia;
+      return movingCentre(pulleys.pulley(p).kind) ? pulleys.centreMass(p) : lumpedNodeMass;
     }
     return lumpedNodeMass;
   }
@@ -99,7 +99,7 @@ struct PrescribedRows {
         // a kink in the speed profile (the rule's acceleration recursion has an eigenvalue -1).
         const double h = c.dampingFactor / c.gamma;
         const double meanAcceleration = (target - pulleys.speedAtStepStart(p, point.time, h)) / h;
-        reactions.driveTorque[p] = r(dof) + pulleys.circle(p).inertia * (meanAcceleration - a(dof));
+        reactions.driveTorque[p] = r(dof) + pulleys.pulley(p).inertia * (meanAcceleration - a(dof));
       }
       // Velocity level: delta = (v - target) / gamma' after the solve's scaling (BeltDrive::solve).
       r(dof) = m * (v(dof) - target) / c.dampingFactor;

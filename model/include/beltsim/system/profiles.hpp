@@ -1,4 +1,4 @@
-// Time profiles of drive speeds and load torques (docs/model.md §6, paper [P] eq. 37).
+// Time profiles of drive speeds and load torques (docs/model_drive_and_solver.md §6, paper [P] eq. 37).
 #pragma once
 #include "beltsim/core/detmath.hpp"
 

@@ -1,4 +1,4 @@
-// The pulleys as rigid bodies (docs/model.md §6): their parameters in use, the commands that
+// The pulleys as rigid bodies (docs/model_drive_and_solver.md §6): their parameters in use, the commands that
 // drive them, the tensioner arms' friction anchors, and each body's own rows of the residual and
 // the Newton matrix (inertia, damper, applied torque, a floating centre's supports, a tensioner
 // arm's spring). The belt's contact forces on them are added by the contact pairs (belt_drive.hpp).
@@ -66,11 +66,11 @@ class PulleyBodies {
     return ParameterError::success();
   }
   int count() const { return count_; }
-  const PulleyParameters& circle(int p) const { return circle_[p]; }
+  const PulleyParameters& pulley(int p) const { return circle_[p]; }
   void setRotationalDamping(int p, double damping) { circle_[p].rotationalDamping = damping; }
   const ArmGeometry& armGeometryOf(int p) const { return armGeometry_[p]; }
 
-  // ---- commands (docs/model.md §6) ----
+  // ---- commands (docs/model_drive_and_solver.md §6) ----
   void setInput(const BeltDriveInput<NP>& input) {
     previousInput_ = input_;
     input_ = input;
@@ -155,7 +155,7 @@ class PulleyBodies {
   bool hasBearingDrag(int p) const { return dragTorque_[p] > 0.0 || dragViscous_[p] > 0.0; }
   double bearingAnchor(int p) const { return dragAnchor_[p]; }
 
-  // ---- tensioner friction and bearing drag anchors (docs/model.md §6) ----
+  // ---- tensioner friction and bearing drag anchors (docs/model_drive_and_solver.md §6) ----
   void beginStep() {
     for (int p = 0; p < count_; ++p) {
       armAnchorStart_[p] = armAnchor_[p];

@@ -1,4 +1,4 @@
-// The Newton matrix of the reference stepping (docs/model.md §7.5, §7.12): massFactor M +
+// The Newton matrix of the reference stepping (docs/model_drive_and_solver.md §7.5, §7.11): massFactor M +
 // stiffnessFactor K + dampingFactor D assembled from each element's and each contact pair's
 // block into the bordered block-tridiagonal storage and factorized, with the builds the
 // reference stepping needs between steps:
@@ -7,24 +7,16 @@
 //                     last evaluation (their Jacobian signature), the chain blocks before the
 //                     first one they touch keeping their elimination (the same bits as a whole
 //                     factorization); an approximate matrix, which only changes the convergence.
-// The blocks it keeps (NewtonBlocks) are also where the kept matrix's refresh keeps its own
-// (kept_newton_matrix.hpp); whichever built last owns them.
+// The blocks it keeps (NewtonStorage::blocks) are also where the kept matrix's refresh keeps its
+// own (kept_newton_matrix.hpp); whichever built last owns them, and the drive tells the other.
 #pragma once
 #include <cstdint>
 
 #include "beltsim/contact/contact_jacobian.hpp"
 #include "beltsim/stepping/reference_stepper.hpp"
+#include "beltsim/system/belt_newton_matrix.hpp"
 
 namespace beltsim {
-
-// Newton-matrix blocks of the last build: each element's 8 x 8 and each pair's 11 x 11.
-template <int NE, int NP>
-struct NewtonBlocks {
-  using Matrix8 = Eigen::Matrix<double, 8, 8>;
-  using Matrix11 = Eigen::Matrix<double, 11, 11>;
-  Matrix8 element[NE];
-  Matrix11 pair[NE][NP];
-};
 
 template <int NE, int NP, int NCS>
 class ReferenceNewtonMatrix {
@@ -43,6 +35,8 @@ class ReferenceNewtonMatrix {
   void resetBorder() { compactBorder_ = false; }
   // Chain blocks whose elimination the last build kept (0: eliminated whole).
   int reusedChainBlocks() const { return reusedChainBlocks_; }
+  // Whether the last factorize assembled into the active storage (its blocks were all built).
+  bool tookActiveStorage() const { return tookActiveStorage_; }
   // The blocks and the factorization no longer describe the active matrix.
   void invalidate() {
     blocksValid_ = false;
@@ -50,26 +44,30 @@ class ReferenceNewtonMatrix {
   }
 
   // Builds and factorizes at `point`; `built`: whether anything was evaluated again (false: the
-  // last factorization still holds).
+  // last factorization still holds; true: the storage's blocks are this build's). Always inlined
+  // into its caller (the reference stepper's Newton loop), so that no frame of its own adds to the
+  // deepest stack path (docs/firmware.md, *Measured figures*).
   template <class Drive>
-  Status factorize(Drive& d, const IterationPoint<typename Drive::Vector>& point, MatrixUpdate update, bool& built);
+  [[gnu::always_inline]] inline Status factorize(Drive& d, NewtonStorage<NE, NP>& store,
+                                                const IterationPoint<typename Drive::Vector>& point, MatrixUpdate update,
+                                                bool& built);
 
  private:
   template <class Drive>
   bool anyPairChangedSinceBuild(const Drive& d) const {
     for (int p = 0; p < d.pulleyCount(); ++p)
       for (int e = 0; e < NE; ++e)
-        if (d.pair_[e][p].jacobianSignature() != pairSignature_[e][p]) return true;
+        if (d.pair(e, p).jacobianSignature() != pairSignature_[e][p]) return true;
     return false;
   }
 
   template <class Drive>
-  Status buildElementBlocks(Drive& d, const IterationPoint<typename Drive::Vector>& point, const double (&factors)[3]);
+  Status buildElementBlocks(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<typename Drive::Vector>& point, const double (&factors)[3]);
 
   // The blocks of the pairs whose Jacobian signature changed since their last build (all: `full`).
   // firstChanged: the first chain block whose entries a rebuilt pair touches (NE: none).
   template <class Drive>
-  Status buildPairBlocks(Drive& d, const IterationPoint<typename Drive::Vector>& point, const double (&factors)[3],
+  Status buildPairBlocks(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<typename Drive::Vector>& point, const double (&factors)[3],
                          bool full, int& firstChanged);
 
   // The Newton matrix from the kept blocks, the circles and the prescribed rows, factorized in
@@ -81,7 +79,7 @@ class ReferenceNewtonMatrix {
   // border may change. The static equilibrium always eliminates the whole border, so that a plant
   // started again starts from the same bits.
   template <class Drive>
-  Status assembleAndFactorize(Drive& d, const IterationPoint<typename Drive::Vector>& point, const double (&factors)[3],
+  Status assembleAndFactorize(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<typename Drive::Vector>& point, const double (&factors)[3],
                               int reusedChainBlocks);
 
   std::uint64_t pairSignature_[NE][NP] = {};  // each pair's jacobianSignature at its last build
@@ -89,19 +87,21 @@ class ReferenceNewtonMatrix {
   bool blocksValid_ = false;
   bool factorized_ = false;  // the solver holds the factorization of exactly these blocks
   bool compactBorder_ = false;
+  bool tookActiveStorage_ = false;
   int reusedChainBlocks_ = 0;
   Matrix11 contactStiffness_, contactDamping_;  // scratch of the finite-difference pair Jacobian
 };
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status ReferenceNewtonMatrix<NE, NP, NCS>::factorize(Drive& d, const IterationPoint<typename Drive::Vector>& point,
+Status ReferenceNewtonMatrix<NE, NP, NCS>::factorize(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<typename Drive::Vector>& point,
                                                      MatrixUpdate update, bool& built) {
   built = false;
+  tookActiveStorage_ = false;
   const IntegratorCoefficients& c = *point.coefficients;
-  const bool isStatic = d.phase_.isStatic();
+  const bool isStatic = d.phase().isStatic();
   // Static: d/dq of [s M (q - q_prev) + Q(q, 0)] -> mass factor s, stiffness 1, damping 0.
-  const double factors[3] = {isStatic ? d.phase_.stabilizer : c.massFactor, isStatic ? 1.0 : c.stiffnessFactor,
+  const double factors[3] = {isStatic ? d.phase().stabilizer : c.massFactor, isStatic ? 1.0 : c.stiffnessFactor,
                              isStatic ? 0.0 : c.dampingFactor};
   const bool full = update == MatrixUpdate::kFull || !blocksValid_ || isStatic || blockFactors_[0] != factors[0] ||
                     blockFactors_[1] != factors[1] || blockFactors_[2] != factors[2];
@@ -112,27 +112,26 @@ Status ReferenceNewtonMatrix<NE, NP, NCS>::factorize(Drive& d, const IterationPo
   built = true;
   blocksValid_ = false;
   factorized_ = false;
-  d.kept_.forgetAgedBlocks();  // the kept matrix's refresh blocks are overwritten below
-  Status s = full ? buildElementBlocks(d, point, factors) : Status::kOk;
+  Status s = full ? buildElementBlocks(d, store, point, factors) : Status::kOk;
   int firstChanged = 0;
-  if (s == Status::kOk) s = buildPairBlocks(d, point, factors, full, firstChanged);
+  if (s == Status::kOk) s = buildPairBlocks(d, store, point, factors, full, firstChanged);
   if (s != Status::kOk) return s;
   for (int k = 0; k < 3; ++k) blockFactors_[k] = factors[k];
   blocksValid_ = !isStatic;
-  s = assembleAndFactorize(d, point, factors, keepsChain ? firstChanged : 0);
+  s = assembleAndFactorize(d, store, point, factors, keepsChain ? firstChanged : 0);
   factorized_ = s == Status::kOk && !isStatic;
   return s;
 }
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status ReferenceNewtonMatrix<NE, NP, NCS>::buildElementBlocks(Drive& d,
+Status ReferenceNewtonMatrix<NE, NP, NCS>::buildElementBlocks(Drive& d, NewtonStorage<NE, NP>& store,
                                                               const IterationPoint<typename Drive::Vector>& point,
                                                               const double (&factors)[3]) {
   for (int e = 0; e < NE; ++e) {
     typename Drive::Vector8 re;
-    typename Drive::Matrix8& m = d.blocks_.element[e];
-    const Status s = d.element_.internalForceAndCombinedJacobian(d.gatherElement(*point.q, e),
+    typename Drive::Matrix8& m = store.blocks.element[e];
+    const Status s = d.element().internalForceAndCombinedJacobian(d.gatherElement(*point.q, e),
                                                                  d.gatherElement(*point.v, e),
                                                                  factors[1], factors[2], re, m);
     if (s != Status::kOk) return s;
@@ -143,7 +142,7 @@ Status ReferenceNewtonMatrix<NE, NP, NCS>::buildElementBlocks(Drive& d,
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status ReferenceNewtonMatrix<NE, NP, NCS>::buildPairBlocks(Drive& d,
+Status ReferenceNewtonMatrix<NE, NP, NCS>::buildPairBlocks(Drive& d, NewtonStorage<NE, NP>& store,
                                                            const IterationPoint<typename Drive::Vector>& point,
                                                            const double (&factors)[3], bool full, int& firstChanged) {
   using NewtonMatrix = typename Drive::NewtonMatrix;
@@ -153,14 +152,14 @@ Status ReferenceNewtonMatrix<NE, NP, NCS>::buildPairBlocks(Drive& d,
   for (int p = 0; p < d.pulleyCount(); ++p) {
     const CircleState cs = d.circleState(q, v, p);
     for (int e = 0; e < NE; ++e) {
-      auto& pair = d.pair_[e][p];
+      auto& pair = d.pair(e, p);
       const std::uint64_t signature = pair.jacobianSignature();
       if (!full && signature == pairSignature_[e][p]) continue;
       pairSignature_[e][p] = signature;
       // Its block enters, leaves or changes (the signature holds the flags anyFlagged reads).
       if (NewtonMatrix::firstChainBlock(e) < firstChanged) firstChanged = NewtonMatrix::firstChainBlock(e);
       if (!pair.anyFlagged()) continue;  // its block is never read
-      Matrix11& m = d.blocks_.pair[e][p];
+      Matrix11& m = store.blocks.pair[e][p];
       if (segmentNormalPath(pair, d.shapeTable())) {
         const Status s = contactPairNewtonMatrix(pair, d.gatherElement(q, e), d.gatherElement(v, e), d.shapeTable(),
                                                  cs, factors[1], factors[2], m);
@@ -180,25 +179,25 @@ Status ReferenceNewtonMatrix<NE, NP, NCS>::buildPairBlocks(Drive& d,
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-Status ReferenceNewtonMatrix<NE, NP, NCS>::assembleAndFactorize(Drive& d,
+Status ReferenceNewtonMatrix<NE, NP, NCS>::assembleAndFactorize(Drive& d, NewtonStorage<NE, NP>& store,
                                                                 const IterationPoint<typename Drive::Vector>& point,
                                                                 const double (&factors)[3], int reusedChainBlocks) {
-  auto& matrix = d.matrix_;
+  auto& matrix = store.matrix;
   matrix.assembleInPlace();
-  d.kept_.forgetActiveMatrix();
+  tookActiveStorage_ = true;
   matrix.beginAssembly(reusedChainBlocks);
   const auto rows = d.prescribed();
-  const bool compact = compactBorder_ && !d.phase_.isStatic();
+  const bool compact = compactBorder_ && !d.phase().isStatic();
   matrix.target().setInactiveBorder(compact ? rows.borderMask() : 0u);
-  for (int e = 0; e < NE; ++e) matrix.addElementMatrix(e, d.nextNode(e), d.blocks_.element[e]);
+  for (int e = 0; e < NE; ++e) matrix.addElementMatrix(e, d.nextNode(e), store.blocks.element[e]);
   for (int p = 0; p < NP; ++p) {
     for (int e = 0; e < NE && p < d.pulleyCount(); ++e)
-      if (d.pair_[e][p].anyFlagged()) matrix.addPairMatrix(e, d.nextNode(e), p, d.blocks_.pair[e][p]);
-    d.pulleys_.addMatrix(p, *point.q, *point.v, factors[0], factors[1], factors[2], d.phase_.mode, matrix);
+      if (d.pair(e, p).anyFlagged()) matrix.addPairMatrix(e, d.nextNode(e), p, store.blocks.pair[e][p]);
+    d.pulleys().addMatrix(p, *point.q, *point.v, factors[0], factors[1], factors[2], d.phase().mode, matrix);
   }
   rows.applyToMatrix(matrix);
   matrix.finishAssembly();
-  d.solveScale_ = factors[1];
+  matrix.setActiveScale(factors[1]);
   reusedChainBlocks_ = reusedChainBlocks;
   if (reusedChainBlocks > 0) return matrix.target().refactorizeFrom(reusedChainBlocks, true);
   return matrix.target().factorize();

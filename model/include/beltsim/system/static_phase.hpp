@@ -1,4 +1,4 @@
-// The drive's two modes and the static phase's controls (docs/model.md §8.3): in the static
+// The drive's two modes and the static phase's controls (docs/model_start_and_benchmark.md §8.3): in the static
 // solve gravity is scaled by a load factor, a stabilizer s adds s M (q - q_previous) to the
 // residual, the circle rotations and node 0's x sit at their locked positions, and the previous
 // load step's coordinates are where fixed coordinates stay.

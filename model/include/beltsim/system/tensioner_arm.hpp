@@ -1,4 +1,4 @@
-// Pivoting tensioner arm (issue 16): a pulley whose centre c sits on an arm of length L that
+// Pivoting tensioner arm: a pulley whose centre c sits on an arm of length L that
 // turns about a fixed pivot; a torsional spring (rate k, wound up by `preloadAngle` at the drawn
 // position), a viscous damper and an optional friction torque act on the arm.
 //
@@ -23,9 +23,9 @@
 // T_ccw resists the arm turning counter-clockwise, T_cw clockwise: the asymmetric damping of
 // automotive tensioners. The anchor stays fixed during a step's Newton iterations and is moved in
 // the post-Newton step (updateArmAnchor) so that the elastic part never exceeds the bounds, as
-// the belt's sticking positions are. Why not a regularized sign function: measured on the
-// accessory example, tanh-like friction (w = 0.01 rad/s) left 5 % of the steps with Newton not
-// converged, the arm torque chattering between the two bounds.
+// the belt's sticking positions are. Why not a regularized sign function: on the accessory
+// example a tanh-like friction left many steps with Newton not converged, the arm torque
+// chattering between the two bounds (docs/host_simulator.md, *Pulleys and the tensioner arm*).
 #pragma once
 #include <cmath>
 

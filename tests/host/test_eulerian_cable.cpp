@@ -1,9 +1,9 @@
-// The elements of the mixed Eulerian-Lagrangian belt (docs/model.md §2.11): an ANCF element of
-// fixed mesh length holding a variable amount of material (element/mixed_cable2d.hpp) and the
-// inertia of the material flowing through it (element/mixed_flow_inertia.hpp). Checked against the
+// The elements of the eulerian belt (docs/model_element.md §2.11): an ANCF element of
+// fixed mesh length holding a variable amount of material (element/eulerian_cable2d.hpp) and the
+// inertia of the material flowing through it (element/eulerian_flow_inertia.hpp). Checked against the
 // material element at unit stretch, central differences of their own energies, Lagrange's
 // equations, the analytic axial force of a straight element, and the one-transport-coordinate
-// inertia of docs/model.md §2.10 on a closed ring.
+// inertia of docs/model_element.md §2.10 on a closed ring.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -16,26 +16,26 @@
 #include <vector>
 
 #include "beltsim/element/ancf_cable2d.hpp"
-#include "beltsim/element/material_flow_inertia.hpp"
-#include "beltsim/element/mixed_cable2d.hpp"
-#include "beltsim/element/mixed_flow_inertia.hpp"
-#include "beltsim/system/standing_mesh_stations.hpp"
+#include "flow_through_inertia.hpp"
+#include "beltsim/element/eulerian_cable2d.hpp"
+#include "beltsim/element/eulerian_flow_inertia.hpp"
+#include "beltsim/system/eulerian_stations.hpp"
 #include "gyroscopic_modes.hpp"
 
 namespace {
 
 using beltsim::AncfCable2D;
 using beltsim::AxialRule;
-using beltsim::MixedCable2D;
+using beltsim::EulerianCable2D;
 using beltsim::Status;
-using Vector8 = MixedCable2D::Vector8;
-using Vector9 = MixedCable2D::Vector9;
-using Matrix9 = MixedCable2D::Matrix9;
+using Vector8 = EulerianCable2D::Vector8;
+using Vector9 = EulerianCable2D::Vector9;
+using Matrix9 = EulerianCable2D::Matrix9;
 
-// The paper's belt (docs/model.md §9.1): EA = 8000 N, eps0 = -0.05, EI = 0.0107 N m^2 (§9.2),
+// The paper's belt (docs/model_start_and_benchmark.md §9.1): EA = 8000 N, eps0 = -0.05, EI = 0.0107 N m^2 (§9.2),
 // element length of 24 elements on the paper's drive.
-MixedCable2D::Parameters beltParameters(AxialRule rule) {
-  MixedCable2D::Parameters p;
+EulerianCable2D::Parameters beltParameters(AxialRule rule) {
+  EulerianCable2D::Parameters p;
   p.length = 0.0523;
   p.massPerLength = 0.8288;
   p.EA = 8000.0;
@@ -60,23 +60,23 @@ constexpr AxialRule kRules[] = {AxialRule::kA, AxialRule::kB, AxialRule::kC};
 }  // namespace
 
 // At lambda = 1 the element holds exactly its mesh length of material: its force is the material
-// element's elastic force (docs/model.md §2.5) and its energy the material element's energy.
-TEST(MixedCable, AtUnitStretchIsTheMaterialElement) {
+// element's elastic force (docs/model_element.md §2.5) and its energy the material element's energy.
+TEST(EulerianCable, AtUnitStretchIsTheMaterialElement) {
   std::mt19937 rng(11);
   for (AxialRule rule : kRules) {
-    const MixedCable2D::Parameters p = beltParameters(rule);
-    MixedCable2D mixed;
+    const EulerianCable2D::Parameters p = beltParameters(rule);
+    EulerianCable2D cable;
     AncfCable2D<double> material;
-    ASSERT_TRUE(mixed.setUp(p).ok());
+    ASSERT_TRUE(cable.setUp(p).ok());
     ASSERT_TRUE(material.setUp(p).ok());
     const Vector8 q = bentElement(rng);
     Vector9 f;
     Vector8 reference;
-    ASSERT_EQ(mixed.elasticForce(q, 1.0, f), Status::kOk);
+    ASSERT_EQ(cable.elasticForce(q, 1.0, f), Status::kOk);
     ASSERT_EQ(material.internalForce(q, Vector8::Zero(), reference), Status::kOk);
     EXPECT_LT((f.head<8>() - reference).norm(), 1e-12 * reference.norm());
     double u = 0.0, uReference = 0.0;
-    ASSERT_EQ(mixed.elasticEnergy(q, 1.0, u), Status::kOk);
+    ASSERT_EQ(cable.elasticEnergy(q, 1.0, u), Status::kOk);
     ASSERT_EQ(material.elasticEnergy(q, uReference), Status::kOk);
     EXPECT_NEAR(u, uReference, 1e-13 * uReference);
   }
@@ -84,10 +84,10 @@ TEST(MixedCable, AtUnitStretchIsTheMaterialElement) {
 
 // The force is the gradient of the energy in (q, lambda), and the stiffness the derivative of the
 // force: central differences, step 1e-7 of each coordinate's scale.
-TEST(MixedCable, ForceAndStiffnessAreDerivativesOfTheEnergy) {
+TEST(EulerianCable, ForceAndStiffnessAreDerivativesOfTheEnergy) {
   std::mt19937 rng(12);
   for (AxialRule rule : kRules) {
-    MixedCable2D e;
+    EulerianCable2D e;
     ASSERT_TRUE(e.setUp(beltParameters(rule)).ok());
     const Vector8 q = bentElement(rng);
     const double lambda = 0.97;
@@ -117,14 +117,14 @@ TEST(MixedCable, ForceAndStiffnessAreDerivativesOfTheEnergy) {
 
 // On the nodal material coordinates (pA, pB) the force and stiffness follow from lambda =
 // (pB - pA)/L: central differences in pA and pB of the energy and of the force.
-TEST(MixedCable, NodalMaterialCoordinatesEnterThroughTheStretch) {
+TEST(EulerianCable, NodalMaterialCoordinatesEnterThroughTheStretch) {
   std::mt19937 rng(13);
-  MixedCable2D e;
+  EulerianCable2D e;
   ASSERT_TRUE(e.setUp(beltParameters(AxialRule::kC)).ok());
   const Vector8 q = bentElement(rng);
   const double pA = 1.3, pB = pA + 0.97 * e.length();
-  MixedCable2D::Vector10 f;
-  MixedCable2D::Matrix10 k;
+  EulerianCable2D::Vector10 f;
+  EulerianCable2D::Matrix10 k;
   ASSERT_EQ(e.elasticForceAndStiffness(q, pA, pB, f, &k), Status::kOk);
   const double h = 1e-9;
   for (int a = 0; a < 2; ++a) {
@@ -133,8 +133,8 @@ TEST(MixedCable, NodalMaterialCoordinatesEnterThroughTheStretch) {
     ASSERT_EQ(e.elasticEnergy(q, e.stretch(pA + dA, pB + dB), up), Status::kOk);
     ASSERT_EQ(e.elasticEnergy(q, e.stretch(pA - dA, pB - dB), um), Status::kOk);
     EXPECT_NEAR((up - um) / (2 * h), f(8 + a), 1e-6 * std::fabs(f(8 + a)));
-    MixedCable2D::Vector10 fp, fm;
-    MixedCable2D::Matrix10 unused;
+    EulerianCable2D::Vector10 fp, fm;
+    EulerianCable2D::Matrix10 unused;
     ASSERT_EQ(e.elasticForceAndStiffness(q, pA + dA, pB + dB, fp, &unused), Status::kOk);
     ASSERT_EQ(e.elasticForceAndStiffness(q, pA - dA, pB - dB, fm, &unused), Status::kOk);
     EXPECT_LT(((fp - fm) / (2 * h) - k.col(8 + a)).norm(), 1e-5 * k.col(8 + a).norm());
@@ -147,10 +147,10 @@ TEST(MixedCable, NodalMaterialCoordinatesEnterThroughTheStretch) {
 // material's strain is s/lambda - 1, the axial force N = EA (s/lambda - 1 - eps0) reaches node B
 // as (N, 0), and dU/dlambda = L (EA e^2/2 - N s/lambda) (no curvature). Numbers: s = 1.002,
 // lambda = 0.96: e = 0.09375, N = 750 N.
-TEST(MixedCable, StraightElementCarriesTheStrainOfItsMaterial) {
+TEST(EulerianCable, StraightElementCarriesTheStrainOfItsMaterial) {
   for (AxialRule rule : kRules) {
-    const MixedCable2D::Parameters p = beltParameters(rule);
-    MixedCable2D e;
+    const EulerianCable2D::Parameters p = beltParameters(rule);
+    EulerianCable2D e;
     ASSERT_TRUE(e.setUp(p).ok());
     const double L = p.length, s = 1.002, lambda = 0.96;
     Vector8 q;
@@ -172,10 +172,10 @@ TEST(MixedCable, StraightElementCarriesTheStrainOfItsMaterial) {
 // material P = 3 L / 1.02 with the middle node's material coordinate free: minimising the energy
 // over it (Newton on dU/dp1 with the stiffness) puts the material where both axial forces are
 // equal, p1 = P/3, N = EA (1.02 - 1 - eps0) = 560 N; started from p1 = P/2.
-TEST(MixedCable, MaterialSettlesWhereTheAxialForcesAreEqual) {
-  MixedCable2D::Parameters p = beltParameters(AxialRule::kC);
+TEST(EulerianCable, MaterialSettlesWhereTheAxialForcesAreEqual) {
+  EulerianCable2D::Parameters p = beltParameters(AxialRule::kC);
   const double L = p.length;
-  MixedCable2D first, second;
+  EulerianCable2D first, second;
   ASSERT_TRUE(first.setUp(p).ok());
   p.length = 2.0 * L;
   ASSERT_TRUE(second.setUp(p).ok());
@@ -185,8 +185,8 @@ TEST(MixedCable, MaterialSettlesWhereTheAxialForcesAreEqual) {
   const double P = 3.0 * L / 1.02;
   double p1 = 0.5 * P;
   for (int iteration = 0; iteration < 20; ++iteration) {
-    MixedCable2D::Vector10 f1, f2;
-    MixedCable2D::Matrix10 k1, k2;
+    EulerianCable2D::Vector10 f1, f2;
+    EulerianCable2D::Matrix10 k1, k2;
     ASSERT_EQ(first.elasticForceAndStiffness(q1, 0.0, p1, f1, &k1), Status::kOk);
     ASSERT_EQ(second.elasticForceAndStiffness(q2, p1, P, f2, &k2), Status::kOk);
     const double r = f1(9) + f2(8);
@@ -202,9 +202,9 @@ TEST(MixedCable, MaterialSettlesWhereTheAxialForcesAreEqual) {
 
 // A material stretch that is not positive has no material in the element: refused, and nothing is
 // returned but zeros. A reference curvature would stay with the mesh: refused at set-up.
-TEST(MixedCable, RefusesAnElementWithoutMaterialAndAReferenceCurvature) {
-  MixedCable2D e;
-  MixedCable2D::Parameters p = beltParameters(AxialRule::kC);
+TEST(EulerianCable, RefusesAnElementWithoutMaterialAndAReferenceCurvature) {
+  EulerianCable2D e;
+  EulerianCable2D::Parameters p = beltParameters(AxialRule::kC);
   ASSERT_TRUE(e.setUp(p).ok());
   std::mt19937 rng(14);
   Vector9 f;
@@ -217,11 +217,11 @@ TEST(MixedCable, RefusesAnElementWithoutMaterialAndAReferenceCurvature) {
 
 namespace {
 
-using beltsim::MixedFlowInertia;
-using beltsim::MixedFlowTerms;
-using Vector2 = MixedFlowInertia::Vector2;
-using Vector10 = MixedFlowTerms::Vector10;
-using Matrix10 = MixedFlowTerms::Matrix10;
+using beltsim::EulerianFlowInertia;
+using beltsim::EulerianFlowTerms;
+using Vector2 = EulerianFlowInertia::Vector2;
+using Vector10 = EulerianFlowTerms::Vector10;
+using Matrix10 = EulerianFlowTerms::Matrix10;
 
 // A state of one element of the paper's belt, L = 0.0523 m: the bent element, rates of the order
 // of a belt at 10 m/s, the material compressed to lambda = 0.95 and flowing at about 10 m/s with
@@ -244,8 +244,8 @@ FlowState flowState(std::mt19937& rng) {
   return s;
 }
 
-MixedFlowInertia paperFlow() {
-  MixedFlowInertia f;
+EulerianFlowInertia paperFlow() {
+  EulerianFlowInertia f;
   EXPECT_TRUE(f.setUp(0.0523, 0.8288).ok());
   return f;
 }
@@ -256,14 +256,14 @@ Vector10 joined(const Vector8& q, const Vector2& p) {
   z << q, p;
   return z;
 }
-double kinetic(const MixedFlowInertia& f, const Vector10& z, const Vector10& zDot) {
+double kinetic(const EulerianFlowInertia& f, const Vector10& z, const Vector10& zDot) {
   return f.kineticEnergy(z.head<8>(), zDot.head<8>(), z.tail<2>(), zDot.tail<2>());
 }
 
 // Lagrange's equations of T at a state, E = d/dt dT/dz_dot - dT/dz: dT/dz_dot by central
 // differences (exact: T is quadratic in the rates), its time derivative along z(t) = z + z_dot t +
 // z_ddot t^2/2 by central differences in t, and dT/dz by central differences in z.
-Vector10 lagrangeRows(const MixedFlowInertia& f, const FlowState& s) {
+Vector10 lagrangeRows(const EulerianFlowInertia& f, const FlowState& s) {
   const Vector10 z = joined(s.q, s.p), zDot = joined(s.qDot, s.pDot), zDDot = joined(s.qDDot, s.pDDot);
   auto momentum = [&](const Vector10& at, const Vector10& rates) {
     Vector10 m;
@@ -292,9 +292,9 @@ Vector10 lagrangeRows(const MixedFlowInertia& f, const FlowState& s) {
 
 // T = 1/2 int rhoA lambda |r_dot + w r'|^2 dx with w = -(pA_dot N_A + pB_dot N_B)/lambda, by an
 // independent 5-point Gauss-Legendre rule on the interpolated fields.
-TEST(MixedFlowInertia, KineticEnergyIsTheMaterialVelocitySquaredIntegrated) {
+TEST(EulerianFlowInertia, KineticEnergyIsTheMaterialVelocitySquaredIntegrated) {
   std::mt19937 rng(21);
-  const MixedFlowInertia f = paperFlow();
+  const EulerianFlowInertia f = paperFlow();
   const FlowState s = flowState(rng);
   const double L = 0.0523, lambda = (s.p(1) - s.p(0)) / L;
   const double x5[5] = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831, 0.9061798459386640};
@@ -313,12 +313,12 @@ TEST(MixedFlowInertia, KineticEnergyIsTheMaterialVelocitySquaredIntegrated) {
 }
 
 // The inertia rows are Lagrange's equations of the kinetic energy (lagrangeRows above).
-TEST(MixedFlowInertia, RowsAreLagrangesEquationsOfTheKineticEnergy) {
+TEST(EulerianFlowInertia, RowsAreLagrangesEquationsOfTheKineticEnergy) {
   std::mt19937 rng(22);
-  const MixedFlowInertia f = paperFlow();
+  const EulerianFlowInertia f = paperFlow();
   const FlowState s = flowState(rng);
   const Vector10 expected = lagrangeRows(f, s);
-  MixedFlowTerms t;
+  EulerianFlowTerms t;
   ASSERT_EQ(f.evaluate(s.q, s.qDot, s.qDDot, s.p, s.pDot, s.pDDot, t), Status::kOk);
   for (int i = 0; i < 10; ++i) EXPECT_NEAR(t.force(i), expected(i), 1e-6 * expected.norm()) << "row " << i;
 }
@@ -326,9 +326,9 @@ TEST(MixedFlowInertia, RowsAreLagrangesEquationsOfTheKineticEnergy) {
 // The residual's rows (force(), which evaluate also gives) are Lagrange's equations with the
 // material flowing either way (lagrangeRows above), and force() refuses a folded element
 // (lambda <= 0) and an element never set up.
-TEST(MixedFlowInertia, ResidualRowsAreLagrangesEquationsInBothFlowDirections) {
+TEST(EulerianFlowInertia, ResidualRowsAreLagrangesEquationsInBothFlowDirections) {
   std::mt19937 rng(24);
-  const MixedFlowInertia f = paperFlow();
+  const EulerianFlowInertia f = paperFlow();
   for (int trial = 0; trial < 4; ++trial) {
     FlowState s = flowState(rng);
     if (trial % 2 == 1) s.pDot = -s.pDot;  // the material flowing the other way
@@ -341,15 +341,15 @@ TEST(MixedFlowInertia, ResidualRowsAreLagrangesEquationsInBothFlowDirections) {
   const FlowState s = flowState(rng);
   Vector10 rows;
   EXPECT_EQ(f.force(s.q, s.qDot, s.qDDot, Vector2(s.p(1), s.p(0)), s.pDot, s.pDDot, rows), Status::kDegenerateState);
-  EXPECT_EQ(MixedFlowInertia().force(s.q, s.qDot, s.qDDot, s.p, s.pDot, s.pDDot, rows), Status::kInvalidParameter);
+  EXPECT_EQ(EulerianFlowInertia().force(s.q, s.qDot, s.qDDot, s.p, s.pDot, s.pDDot, rows), Status::kInvalidParameter);
 }
 
 // The derivatives by accelerations, positions and rates against central differences of the rows.
-TEST(MixedFlowInertia, DerivativesMatchCentralDifferences) {
+TEST(EulerianFlowInertia, DerivativesMatchCentralDifferences) {
   std::mt19937 rng(23);
-  const MixedFlowInertia f = paperFlow();
+  const EulerianFlowInertia f = paperFlow();
   const FlowState s = flowState(rng);
-  MixedFlowTerms t;
+  EulerianFlowTerms t;
   ASSERT_EQ(f.evaluate(s.q, s.qDot, s.qDDot, s.p, s.pDot, s.pDDot, t), Status::kOk);
   EXPECT_LT((t.byAcceleration - t.byAcceleration.transpose()).norm(), 1e-14 * t.byAcceleration.norm());
   const Matrix10* analytic[3] = {&t.byPosition, &t.byVelocity, &t.byAcceleration};
@@ -367,7 +367,7 @@ TEST(MixedFlowInertia, DerivativesMatchCentralDifferences) {
         (*p[group][0])(j - 8) += step[group];
         (*p[group][1])(j - 8) -= step[group];
       }
-      MixedFlowTerms tu, td;
+      EulerianFlowTerms tu, td;
       ASSERT_EQ(f.evaluate(up.q, up.qDot, up.qDDot, up.p, up.pDot, up.pDDot, tu), Status::kOk);
       ASSERT_EQ(f.evaluate(down.q, down.qDot, down.qDDot, down.p, down.pDot, down.pDDot, td), Status::kOk);
       numeric.col(j) = (tu.force - td.force) / (2 * step[group]);
@@ -378,15 +378,15 @@ TEST(MixedFlowInertia, DerivativesMatchCentralDifferences) {
 
 // On a closed ring of 6 elements with every element holding its mesh length of material
 // (lambda = 1) and the material flowing uniformly (pi_dot = -v, pi_ddot = -v_dot), the assembled
-// element rows equal the one-transport-coordinate inertia of docs/model.md §2.10 (whose end terms
+// element rows equal the one-transport-coordinate inertia of docs/model_element.md §2.10 (whose end terms
 // cancel on assembly) and the material-coordinate rows add up to minus its transport row (sigma =
 // -p up to a constant).
-TEST(MixedFlowInertia, UniformFlowOnARingIsTheOneTransportCoordinateInertia) {
+TEST(EulerianFlowInertia, UniformFlowOnARingIsTheOneTransportCoordinateInertia) {
   constexpr int n = 6;
   const double R = 0.05, L = 2.0 * 3.14159265358979323846 * R / n;
-  MixedFlowInertia mixed;
-  beltsim::MaterialFlowInertia single;
-  ASSERT_TRUE(mixed.setUp(L, 0.8288).ok());
+  EulerianFlowInertia cable;
+  beltsim::FlowThroughInertia single;
+  ASSERT_TRUE(cable.setUp(L, 0.8288).ok());
   ASSERT_TRUE(single.setUp(L, 0.8288).ok());
   std::mt19937 rng(24);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -409,9 +409,9 @@ TEST(MixedFlowInertia, UniformFlowOnARingIsTheOneTransportCoordinateInertia) {
     qe << q.segment<4>(4 * e), q.segment<4>(4 * b);
     ve << qDot.segment<4>(4 * e), qDot.segment<4>(4 * b);
     ae << qDDot.segment<4>(4 * e), qDDot.segment<4>(4 * b);
-    MixedFlowTerms tm;
-    beltsim::MaterialFlowTerms ts;
-    ASSERT_EQ(mixed.evaluate(qe, ve, ae, Vector2(e * L, (e + 1) * L), Vector2(-v, -v), Vector2(-vDot, -vDot), tm),
+    EulerianFlowTerms tm;
+    beltsim::FlowThroughTerms ts;
+    ASSERT_EQ(cable.evaluate(qe, ve, ae, Vector2(e * L, (e + 1) * L), Vector2(-v, -v), Vector2(-vDot, -vDot), tm),
               Status::kOk);
     ASSERT_EQ(single.evaluate(qe, ve, ae, v, vDot, ts), Status::kOk);
     rowsMixed.segment<4>(4 * e) += tm.force.head<4>();
@@ -429,7 +429,7 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// The paper's drive: two circles of centre-line radius 0.1 m, 0.1 pi m apart (docs/model.md §9.1):
+// The paper's drive: two circles of centre-line radius 0.1 m, 0.1 pi m apart (docs/model_start_and_benchmark.md §9.1):
 // spans and wraps all of 0.1 pi m.
 beltsim::BeltPath<3> paperPath() {
   const beltsim::PathCircle circles[2] = {{beltsim::Vector2(0.0, 0.0), 0.1, 1},
@@ -456,15 +456,15 @@ double partLength(const beltsim::BeltPath<3>& path, int part) {
 
 }  // namespace
 
-// Every point where the belt meets or leaves a pulley is a node (standing_mesh_stations.hpp), so no
+// Every point where the belt meets or leaves a pulley is a node (eulerian_stations.hpp), so no
 // element straddles one: the stations hit the ends of every span and wrap within 1e-12 m, the
 // counts add up to NE and the lengths to the path's length; on two and three circles (one of them
 // wrapped from the back) and several element counts.
-TEST(StandingMeshStations, PutANodeAtEveryPointWhereTheBeltMeetsOrLeavesAPulley) {
+TEST(EulerianStations, PutANodeAtEveryPointWhereTheBeltMeetsOrLeavesAPulley) {
   for (const beltsim::BeltPath<3>& path : {paperPath(), threeCirclePath()}) {
     double station[24], length[24];
     int parts[6];
-    ASSERT_TRUE(beltsim::standingMeshStations(path, beltsim::MeshGrading{}, station, length, parts).ok());
+    ASSERT_TRUE(beltsim::eulerianStations(path, beltsim::MeshGrading{}, station, length, parts).ok());
     double end = 0.0, total = 0.0;
     int first = 0;
     for (int j = 0; j < 2 * path.pulleyCount; ++j) {
@@ -482,10 +482,10 @@ TEST(StandingMeshStations, PutANodeAtEveryPointWhereTheBeltMeetsOrLeavesAPulley)
 // The wraps get three times the spans' elements per metre (MeshGrading's default), each wrap finer
 // toward both ends by the weights 1, 1.5, 2, ...: on the paper's drive of four equal parts, 16
 // elements are 2 per span and 6 per wrap, the wrap's lengths 1, 1.5, 2, 2, 1.5, 1 times 0.1 pi/9 m.
-TEST(StandingMeshStations, GradeTheWrapsFinerTowardTheirEnds) {
+TEST(EulerianStations, GradeTheWrapsFinerTowardTheirEnds) {
   double station[16], length[16];
   int parts[6];
-  ASSERT_TRUE(beltsim::standingMeshStations(paperPath(), beltsim::MeshGrading{}, station, length, parts).ok());
+  ASSERT_TRUE(beltsim::eulerianStations(paperPath(), beltsim::MeshGrading{}, station, length, parts).ok());
   EXPECT_EQ(parts[0], 2);
   EXPECT_EQ(parts[1], 6);
   EXPECT_EQ(parts[2], 2);
@@ -497,47 +497,47 @@ TEST(StandingMeshStations, GradeTheWrapsFinerTowardTheirEnds) {
 }
 
 // Fewer elements than one per span and two per wrap: refused, naming the key (belt.elements).
-TEST(StandingMeshStations, RefuseTooFewElementsNamingTheKey) {
+TEST(EulerianStations, RefuseTooFewElementsNamingTheKey) {
   double station[8], length[8];
   int parts[6];
   const beltsim::ParameterError e =
-      beltsim::standingMeshStations(threeCirclePath(), beltsim::MeshGrading{}, station, length, parts);
+      beltsim::eulerianStations(threeCirclePath(), beltsim::MeshGrading{}, station, length, parts);
   EXPECT_EQ(e.status, Status::kInvalidParameter);
   EXPECT_STREQ(e.parameter, "belt.elements");
 }
 
 namespace {
 
-// Lowest transverse frequencies [rad/s] of a straight span of spatial length spanLength on n mixed
+// Lowest transverse frequencies [rad/s] of a straight span of spatial length spanLength on n eulerian
 // elements, stretched to 1 + eps, its material passing at spatial speed V: every node held along
 // the span (x: the mesh stands still), the end nodes' y held (pinned, slopes free) and their
 // material coordinates held (the material enters and leaves at the prescribed speed). From the
 // linearised gyroscopic eigenproblem M x'' + G x' + K x = 0 about the steady flow p_a' = -lambda V,
 // with M, G and K the derivatives of the element rows by acceleration, velocity and position
-// (mixed_flow_inertia.hpp, mixed_cable2d.hpp). Also the first mode's phase turn from L/4 to 3L/4.
-using MixedSpanModes = beltsim::test::TransverseModes;
+// (eulerian_flow_inertia.hpp, eulerian_cable2d.hpp). Also the first mode's phase turn from L/4 to 3L/4.
+using EulerianSpanModes = beltsim::test::TransverseModes;
 
-MixedSpanModes mixedSpanModes(int n, double spanLength, double eps, double V, double EI) {
+EulerianSpanModes eulerianSpanModes(int n, double spanLength, double eps, double V, double EI) {
   const double L = spanLength / n, lambda = 1.0 / (1.0 + eps);
-  MixedCable2D::Parameters parameters = beltParameters(AxialRule::kC);
+  EulerianCable2D::Parameters parameters = beltParameters(AxialRule::kC);
   parameters.length = L;
   parameters.EI = EI;
-  MixedCable2D element;
-  beltsim::MixedFlowInertia flow;
-  MixedSpanModes out;
+  EulerianCable2D element;
+  beltsim::EulerianFlowInertia flow;
+  EulerianSpanModes out;
   if (!element.setUp(parameters).ok() || !flow.setUp(L, parameters.massPerLength).ok()) return out;
   const int dof = 5 * (n + 1);  // per node: x, y, x', y', p
   Eigen::MatrixXd M = Eigen::MatrixXd::Zero(dof, dof), G = M, K = M;
   for (int e = 0; e < n; ++e) {
     Vector8 q;
     q << e * L, 0.0, 1.0, 0.0, (e + 1) * L, 0.0, 1.0, 0.0;
-    const beltsim::MixedFlowInertia::Vector2 pe(lambda * e * L, lambda * (e + 1) * L), pDot(-lambda * V, -lambda * V);
-    beltsim::MixedFlowTerms t;
-    if (flow.evaluate(q, Vector8::Zero(), Vector8::Zero(), pe, pDot, beltsim::MixedFlowInertia::Vector2::Zero(), t) !=
+    const beltsim::EulerianFlowInertia::Vector2 pe(lambda * e * L, lambda * (e + 1) * L), pDot(-lambda * V, -lambda * V);
+    beltsim::EulerianFlowTerms t;
+    if (flow.evaluate(q, Vector8::Zero(), Vector8::Zero(), pe, pDot, beltsim::EulerianFlowInertia::Vector2::Zero(), t) !=
         Status::kOk)
       return out;
-    MixedCable2D::Vector10 force;
-    MixedCable2D::Matrix10 stiffness;
+    EulerianCable2D::Vector10 force;
+    EulerianCable2D::Matrix10 stiffness;
     if (element.elasticForceAndStiffness(q, pe(0), pe(1), force, &stiffness) != Status::kOk) return out;
     int index[10];
     for (int i = 0; i < 4; ++i) {
@@ -566,31 +566,31 @@ MixedSpanModes mixedSpanModes(int n, double spanLength, double eps, double V, do
 
 }  // namespace
 
-// Travelling span on the mixed mesh (Wickert and Mote, J. Appl. Mech. 57 (1990) 738): a string of
+// Travelling span on the eulerian mesh (Wickert and Mote, J. Appl. Mech. 57 (1990) 738): a string of
 // spatial length L, tension T, c^2 = T (1 + eps) / rho A_0, its material moving at spatial speed V,
 // has the transverse frequencies omega_n = (n pi / L) (c^2 - V^2) / c and modes sin(n pi x / L)
 // exp(i omega_n V x / (c^2 - V^2)), the first one's phase turning by pi V / (2 c) from L/4 to 3L/4.
 // 20 elements on 0.5 m, EI = 1e-4 N m^2 (its share of omega_3^2 is about 1e-4), stretches 0 and
 // 0.01 (T = 400 and 480 N): the first three frequencies within 1 % at V = 0 and V = c/2, the turn
 // within 1 % of pi/4 at V = c/2 (0 at V = 0).
-TEST(MixedCable, TravellingSpanHasTheWickertMoteFrequencies) {
+TEST(EulerianCable, TravellingSpanHasTheWickertMoteFrequencies) {
   const double spanLength = 0.5, eps0 = -0.05, rhoA = 0.8288, EA = 8000.0;
   for (double eps : {0.0, 0.01}) {
     const double tension = EA * (eps - eps0);
     const double c = std::sqrt(tension * (1.0 + eps) / rhoA);
     for (double fraction : {0.0, 0.5}) {
       const double V = fraction * c;
-      const MixedSpanModes modes = mixedSpanModes(20, spanLength, eps, V, 1e-4);
+      const EulerianSpanModes modes = eulerianSpanModes(20, spanLength, eps, V, 1e-4);
       ASSERT_GE(modes.omega.size(), 3u);
       for (int mode = 1; mode <= 3; ++mode) {
         const double expected = mode * kPi / spanLength * (c * c - V * V) / c;
         const double error = (modes.omega[mode - 1] - expected) / expected;
-        std::printf("[figure] mixed travelling span, eps %.2f, V = %.2f c, mode %d: %.4f rad/s, Wickert-Mote %.4f (%+.4f %%)\n",
+        std::printf("[figure] eulerian travelling span, eps %.2f, V = %.2f c, mode %d: %.4f rad/s, Wickert-Mote %.4f (%+.4f %%)\n",
                     eps, fraction, mode, modes.omega[mode - 1], expected, 100.0 * error);
         EXPECT_LT(std::abs(error), 0.01);
       }
       const double turn = kPi * V / (2.0 * c);
-      std::printf("[figure] mixed travelling span, eps %.2f, V = %.2f c: first mode turns %.5f rad, expected %.5f\n", eps,
+      std::printf("[figure] eulerian travelling span, eps %.2f, V = %.2f c: first mode turns %.5f rad, expected %.5f\n", eps,
                   fraction, modes.firstModeTurn, turn);
       EXPECT_NEAR(modes.firstModeTurn, turn, 0.01 * kPi / 4.0);
     }

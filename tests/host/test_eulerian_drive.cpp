@@ -1,5 +1,5 @@
-// The paper's drive on the mixed Eulerian-Lagrangian mesh (system/mixed_belt_drive.hpp,
-// docs/model.md §2.11), graded toward the points where the belt meets and leaves each pulley: its
+// The paper's drive on the eulerian mesh (system/eulerian_belt_drive.hpp,
+// docs/model_element.md §2.11), graded toward the points where the belt meets and leaves each pulley: its
 // Newton matrix is the derivative of its residual; on the paper's scenario at 16 and 24 elements it
 // runs without the element-passing ripple, its creep follows the mass flux of its own span forces,
 // its sticking arc is what the capstan law leaves, its span forces and slip are near the converged
@@ -9,21 +9,23 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
 #include "beltsim/stepping/fixed_cost_stepper.hpp"
 #include "beltsim/stepping/reference_stepper.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
-#include "beltsim/system/mixed_belt_drive.hpp"
+#include "beltsim/system/eulerian_belt_drive.hpp"
 #include "beltsim/system/plant.hpp"
 #include "beltsim/system/profiles.hpp"
-#include "beltsim/system/standing_mesh_stations.hpp"
+#include "beltsim/system/eulerian_stations.hpp"
 #include "centrifugal_check.hpp"
 #include "graded_paper_drive.hpp"
 #include "gross_slip_check.hpp"
 #include "paper_scenario.hpp"
-#include "standing_mesh_stepping.hpp"
+#include "eulerian_stepping.hpp"
 
 namespace {
 
@@ -31,7 +33,7 @@ using beltsim::Status;
 constexpr double kStep = beltsim::test::kGradedStep;  // s, the paper's
 constexpr double kPi = 3.14159265358979323846;
 
-beltsim::PlantConfig paperConfig() { return beltsim::test::standingMeshPaperConfig(kStep); }
+beltsim::PlantConfig paperConfig() { return beltsim::test::eulerianPaperConfig(kStep); }
 
 using beltsim::test::GradedPaperDriveOf;
 
@@ -54,7 +56,7 @@ struct FixedCostPaperDriveOf : GradedPaperDriveOf<NE, beltsim::FixedCostStepper>
   bool start() { return GradedPaperDriveOf<NE, beltsim::FixedCostStepper>::start(paperConfig()); }
 };
 
-// The fixed-cost stepping with passes (fixed_cost_stepper.hpp, docs/model.md §2.11): one Newton
+// The fixed-cost stepping with passes (fixed_cost_stepper.hpp, docs/model_element.md §2.11): one Newton
 // iteration on the committed states and a post-Newton pass, five times a step, the pairs a pass
 // switched (up to 8) updated into the kept matrix between passes; the refresh over NE steps.
 template <int NE>
@@ -96,7 +98,7 @@ int flaggedUnderSpeedJumps(Fixture& d, int& steps) {
 // (q += d, v += gamma' d, a += beta' d): for every unknown j, the solve of the central difference
 // of the residual gives the unit vector e_j back within 1e-6, at a running state (0.2 s: P1 at
 // 3.3 rad/s, both wraps in contact, the material moving), on the graded mesh of 16 elements.
-TEST(MixedDrive, NewtonMatrixIsTheDerivativeOfTheResidual) {
+TEST(EulerianDrive, NewtonMatrixIsTheDerivativeOfTheResidual) {
   using D = GradedPaperDriveOf<16>;
   using V = D::V;
   D d;
@@ -129,16 +131,16 @@ TEST(MixedDrive, NewtonMatrixIsTheDerivativeOfTheResidual) {
       worstColumn = j;
     }
   }
-  std::printf("[figure] mixed drive: worst |M^-1 c dr/dx_j - e_j| = %.2e (column %d)\n", worst, worstColumn);
+  std::printf("[figure] eulerian drive: worst |M^-1 c dr/dx_j - e_j| = %.2e (column %d)\n", worst, worstColumn);
   EXPECT_LT(worst, 1e-6);
 }
 
-// The fixed-cost stepping's refresh (MixedBeltDrive::beginRefresh, refreshSlice, finishRefresh)
+// The fixed-cost stepping's refresh (EulerianBeltDrive::beginRefresh, refreshSlice, finishRefresh)
 // builds the whole build's matrix: with its slices of 5, 6 and 5 elements all taken at one running
 // state (0.2 s, as above), the solve of a right-hand side with every entry nonzero equals the whole
 // build's within 1e-10 of its largest entry (the refresh eliminates the border compactly, the whole
 // build without: the same matrix, other operations).
-TEST(MixedDrive, RefreshInSlicesBuildsTheWholeBuildsMatrix) {
+TEST(EulerianDrive, RefreshInSlicesBuildsTheWholeBuildsMatrix) {
   GradedPaperDriveOf<16> d;
   ASSERT_TRUE(d.start() && d.runSteps(2000));
   using V = GradedPaperDriveOf<16>::V;
@@ -158,14 +160,14 @@ TEST(MixedDrive, RefreshInSlicesBuildsTheWholeBuildsMatrix) {
   ASSERT_EQ(d.drive->finishRefresh(point), Status::kOk);
   ASSERT_EQ(d.drive->solve(r, sliced), Status::kOk);
   const double scale = whole.cwiseAbs().maxCoeff(), difference = (sliced - whole).cwiseAbs().maxCoeff();
-  std::printf("[figure] mixed drive: refresh in slices against the whole build: %.2e of %.3e\n", difference, scale);
+  std::printf("[figure] eulerian drive: refresh in slices against the whole build: %.2e of %.3e\n", difference, scale);
   EXPECT_GT(scale, 0.0);
   EXPECT_LT(difference, 1e-10 * scale);
 }
 
 // A refresh that did not take every element is not a matrix: finishing it is refused and the
 // whole build keeps solving.
-TEST(MixedDrive, AnUnfinishedRefreshIsRefused) {
+TEST(EulerianDrive, AnUnfinishedRefreshIsRefused) {
   using D = GradedPaperDriveOf<16>;
   using V = D::V;
   D d;
@@ -185,13 +187,13 @@ TEST(MixedDrive, AnUnfinishedRefreshIsRefused) {
   EXPECT_EQ(after, before);
 }
 
-// The fixed-cost stepping's update between post-Newton passes (MixedBeltDrive::updateSwitchedPairs,
-// docs/model.md §2.11): after the contact states change, evaluating again only the pairs whose
+// The fixed-cost stepping's update between post-Newton passes (EulerianBeltDrive::updateSwitchedPairs,
+// docs/model_element.md §2.11): after the contact states change, evaluating again only the pairs whose
 // states changed and eliminating the chain again from the first block they touch gives the matrix
 // a whole build at the same point and states gives (the same solve within 1e-10 of its size). The
 // states change by a post-Newton pass with P2 turning 1 rad/s faster than the belt (its wrap
 // switches from stick to slip); a budget of one pair leaves the other switched pairs waiting.
-TEST(MixedDrive, AnUpdateOfTheSwitchedPairsGivesTheWholeBuildsMatrix) {
+TEST(EulerianDrive, AnUpdateOfTheSwitchedPairsGivesTheWholeBuildsMatrix) {
   GradedPaperDriveOf<16> d;
   ASSERT_TRUE(d.start() && d.runSteps(2000));
   using V = GradedPaperDriveOf<16>::V;
@@ -217,7 +219,7 @@ TEST(MixedDrive, AnUpdateOfTheSwitchedPairsGivesTheWholeBuildsMatrix) {
   ASSERT_EQ(d.drive->factorize(point, beltsim::MatrixUpdate::kFull, built), Status::kOk);
   ASSERT_EQ(d.drive->solve(r, whole), Status::kOk);
   const double scale = whole.cwiseAbs().maxCoeff(), difference = (updatedSolve - whole).cwiseAbs().maxCoeff();
-  std::printf("[figure] mixed drive: %d + 1 switched pairs updated against the whole build: %.2e of %.3e\n", updated,
+  std::printf("[figure] eulerian drive: %d + 1 switched pairs updated against the whole build: %.2e of %.3e\n", updated,
               difference, scale);
   EXPECT_GT(scale, 0.0);
   EXPECT_LT(difference, 1e-10 * scale);
@@ -228,9 +230,9 @@ TEST(MixedDrive, AnUpdateOfTheSwitchedPairsGivesTheWholeBuildsMatrix) {
 
 // The fixed-cost passes evaluate each residual after the first at the state of the post-Newton
 // pass before it; the residual then takes that pass's element and contact kinematics
-// (MixedBeltDrive::residual, PostNewtonKeep). It must give the bits of a residual that computes
+// (EulerianBeltDrive::residual, PostNewtonKeep). It must give the bits of a residual that computes
 // them: here against one evaluated after a residual at another state has dropped them.
-TEST(MixedDrive, AResidualAtThePostNewtonStateEqualsOneThatComputesItsKinematics) {
+TEST(EulerianDrive, AResidualAtThePostNewtonStateEqualsOneThatComputesItsKinematics) {
   GradedPaperDriveOf<16> d;
   ASSERT_TRUE(d.start() && d.runSteps(2000));
   using V = GradedPaperDriveOf<16>::V;
@@ -259,7 +261,7 @@ TEST(MixedDrive, AResidualAtThePostNewtonStateEqualsOneThatComputesItsKinematics
 // settings) the iterations do not converge: most steps after a jump are flagged. Five passes on the
 // committed states, with the switched pairs updated into the matrix between them, flag under 1 %
 // of the steps (the real-time configurations' robustness bound, docs/firmware.md) at 16 elements.
-TEST(MixedDrive, FixedCostPassesFollowSpeedJumpsThatDecidedStatesDoNot) {
+TEST(EulerianDrive, FixedCostPassesFollowSpeedJumpsThatDecidedStatesDoNot) {
   int steps = 0;
   FixedCostPaperDriveOf<16> decided;
   ASSERT_TRUE(decided.start());
@@ -267,60 +269,122 @@ TEST(MixedDrive, FixedCostPassesFollowSpeedJumpsThatDecidedStatesDoNot) {
   FixedCostPassesPaperDriveOf<16> passes;
   ASSERT_TRUE(passes.start());
   const int passesFlagged = flaggedUnderSpeedJumps(passes, steps);
-  std::printf("[figure] mixed drive, 16 elements, speed jumps: flagged %d of %d steps deciding the states, %d with "
+  std::printf("[figure] eulerian drive, 16 elements, speed jumps: flagged %d of %d steps deciding the states, %d with "
               "five passes\n", decidedFlagged, steps, passesFlagged);
   EXPECT_GT(decidedFlagged, steps / 10);
   EXPECT_LT(passesFlagged, steps / 100);
 }
 
-// The passes between which the matrix takes such updates need the mesh that stands still: the
+// The passes between which the matrix takes such updates need the eulerian mesh: the
 // material mesh's fixed-cost stepping refuses more than one (its switches go in as columns).
-TEST(MixedDrive, PostNewtonPassesAreRefusedOnTheMaterialMesh) {
+TEST(EulerianDrive, PostNewtonPassesAreRefusedOnTheMaterialMesh) {
   beltsim::IntegratorSettings settings = paperConfig().integrator;
   settings.stepping = beltsim::Stepping::kFixedCost;
   settings.postNewtonPasses = 3;
   beltsim::FixedCostStepper<beltsim::BeltDrive<24, 2, 4>> material;
   EXPECT_FALSE(material.setUp(settings, kStep).ok());
-  beltsim::FixedCostStepper<GradedPaperDriveOf<16>::Drive> mixed;
-  EXPECT_TRUE(mixed.setUp(settings, kStep).ok());
+  beltsim::FixedCostStepper<GradedPaperDriveOf<16>::Drive> eulerian;
+  EXPECT_TRUE(eulerian.setUp(settings, kStep).ok());
 }
 
 // A step in which the material would travel a whole contact segment or more cannot carry the
-// contact histories (contact/anchor_transport.hpp, docs/model.md §4.12): it is a fault
+// contact histories (contact/anchor_transport.hpp, docs/model_contact.md §4.12): it is a fault
 // (kInvalidParameter), never a silently wrong step, and the state stays at the step's start.
-TEST(MixedDrive, AStepThatCannotCarryTheHistoriesFaults) {
+TEST(EulerianDrive, AStepThatCannotCarryTheHistoriesFaults) {
   using D = GradedPaperDriveOf<16>;
   D d;
   ASSERT_TRUE(d.start());
   for (int k = 1; k <= 2000; ++k) ASSERT_EQ(d.step(k).status, Status::kOk) << "step " << k;  // belt at 0.33 m/s
   const D::V before = d.stepper->positions();
-  d.drive->setStepSize(1.0);  // 0.33 m of travel in one step, longer than any contact segment
+  ASSERT_TRUE(d.drive->setStepSize(1.0).ok());  // 0.33 m of travel in one step, longer than any contact segment
   const beltsim::StepStatistics st = d.step(2001);
   EXPECT_EQ(st.status, Status::kInvalidParameter);
   EXPECT_NE(st.flags & beltsim::kStepFault, 0u);
   EXPECT_EQ(d.stepper->positions(), before);
 }
 
-// Statics on the mixed mesh (static_equilibrium.hpp with the drive's static mode): the paper's drive at
+// Every fault setter checks every value it would write (per element, after the element's contact
+// scaling) before writing any: given invalid values mid-run it refuses them all, and the run goes
+// on bit for bit as a run that was never given them. The friction is one that only the longer
+// elements' scaling makes non-finite, which the pairs of the shorter ones would have taken.
+TEST(EulerianDrive, InvalidFaultValuesMidRunChangeNothing) {
+  using D = GradedPaperDriveOf<16>;
+  D clean, probed;
+  ASSERT_TRUE(clean.start());
+  ASSERT_TRUE(probed.start());
+  for (int k = 1; k <= 2000; ++k) {
+    ASSERT_EQ(clean.step(k).status, Status::kOk);
+    ASSERT_EQ(probed.step(k).status, Status::kOk);
+  }
+  const double contactLength = probed.material->drive().belt().element.length;
+  double shortest = 1e9, longest = 0.0;
+  for (int e = 0; e < 16; ++e) {
+    shortest = std::min(shortest, probed.drive->elementLength(e) / contactLength);
+    longest = std::max(longest, probed.drive->elementLength(e) / contactLength);
+  }
+  ASSERT_LT(shortest, longest);
+  beltsim::FrictionParameters overflowing = probed.material->drive().contact().friction;
+  overflowing.bristleStiffness = std::numeric_limits<double>::max() / std::sqrt(shortest * longest);
+  EXPECT_FALSE(probed.drive->setFriction(overflowing).ok());
+  EXPECT_FALSE(probed.drive->setFriction(overflowing, 1).ok());
+  beltsim::FrictionParameters negative = probed.material->drive().contact().friction;
+  negative.frictionCoefficient = -0.1;
+  EXPECT_FALSE(probed.drive->setFriction(negative, 0).ok());
+  EXPECT_FALSE(probed.drive->setFriction(probed.material->drive().contact().friction, 2).ok());  // no pulley 2
+  EXPECT_FALSE(probed.drive->setAxialStiffness(-1.0).ok());
+  EXPECT_FALSE(probed.drive->setAxialStiffness(std::nan("")).ok());
+  EXPECT_FALSE(probed.drive->setBearingDrag(1, -1.0, 0.0).ok());
+  EXPECT_FALSE(probed.drive->setBearingDrag(0, 1.0, 0.0).ok());  // the speed-driven pulley takes none
+  EXPECT_FALSE(probed.drive->setArmStiffnessFactor(1, 0.5).ok());  // not a tensioner
+  EXPECT_FALSE(probed.drive->setStepSize(0.0).ok());
+  EXPECT_FALSE(probed.drive->setStepSize(std::nan("")).ok());
+  for (int k = 2001; k <= 4000; ++k) {
+    ASSERT_EQ(clean.step(k).status, Status::kOk);
+    ASSERT_EQ(probed.step(k).status, Status::kOk);
+  }
+  const D::V a = clean.stepper->positions(), b = probed.stepper->positions();
+  const D::V va = clean.stepper->velocities(), vb = probed.stepper->velocities();
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), sizeof(double) * D::V::RowsAtCompileTime), 0);
+  EXPECT_EQ(std::memcmp(va.data(), vb.data(), sizeof(double) * D::V::RowsAtCompileTime), 0);
+  EXPECT_GT(std::abs(va(D::Drive::pulleyDof(1, 2))), 1.0);  // the load pulley turns: a real run
+}
+
+// A drive that was never given its step size refuses every dynamic step (it could not carry the
+// contact histories), never silently carrying them by zero; the static solve needs none.
+TEST(EulerianDrive, ADriveWithoutAStepSizeRefusesToStep) {
+  using D = GradedPaperDriveOf<16>;
+  D d;
+  d.giveStepSize = false;
+  ASSERT_TRUE(d.start());  // the static solve carries nothing and needs no step size
+  const D::V before = d.stepper->positions();
+  const beltsim::StepStatistics refused = d.step(1);
+  EXPECT_EQ(refused.status, Status::kInvalidParameter);
+  EXPECT_NE(refused.flags & beltsim::kStepFault, 0u);
+  EXPECT_EQ(d.stepper->positions(), before);
+  ASSERT_TRUE(d.drive->setStepSize(beltsim::test::kGradedStep).ok());
+  EXPECT_EQ(d.step(1).status, Status::kOk);
+}
+
+// Statics on the eulerian mesh (static_equilibrium.hpp with the drive's static mode): the paper's drive at
 // rest under its pre-tension and gravity, on the program's graded mesh of 24 elements, against the
-// material mesh's statics at 240 elements (docs/model.md §2.11: span forces 400.345 and 398.727 N,
+// material mesh's statics at 240 elements (docs/model_element.md §2.11: span forces 400.345 and 398.727 N,
 // hub loads 799.088 N; 24 material elements: +0.16 %, +0.20 %, +0.18 %): the mean axial force in
 // the middle of each span and both hub loads within 0.2 % (measured +0.12 %, +0.10 %, +0.12 %).
-TEST(MixedDrive, StaticsAgreeWithTheConvergedMaterialMesh) {
+TEST(EulerianDrive, StaticsAgreeWithTheConvergedMaterialMesh) {
   constexpr double kSpan[2] = {400.345, 398.727}, kHub = 799.088;  // N
   GradedPaperDriveOf<24> d;
   ASSERT_TRUE(d.start());
   for (int span = 0; span < 2; ++span) {
-    const double mixed = d.spanForce(span);
-    std::printf("[figure] statics, span %d: mixed 24 %.3f N against %.3f N (%+.3f %%)\n", span, mixed, kSpan[span],
-                100 * (mixed / kSpan[span] - 1.0));
-    EXPECT_LT(std::abs(mixed / kSpan[span] - 1.0), 0.002);
+    const double eulerian = d.spanForce(span);
+    std::printf("[figure] statics, span %d: eulerian 24 %.3f N against %.3f N (%+.3f %%)\n", span, eulerian, kSpan[span],
+                100 * (eulerian / kSpan[span] - 1.0));
+    EXPECT_LT(std::abs(eulerian / kSpan[span] - 1.0), 0.002);
   }
   for (int p = 0; p < 2; ++p) {
-    const double mixed = d.drive->hubForce(p).norm();
-    std::printf("[figure] statics, hub %d: mixed 24 %.3f N against %.3f N (%+.3f %%); Newton iterations %d\n", p, mixed,
-                kHub, 100 * (mixed / kHub - 1.0), d.statics.newtonIterations);
-    EXPECT_LT(std::abs(mixed / kHub - 1.0), 0.002);
+    const double eulerian = d.drive->hubForce(p).norm();
+    std::printf("[figure] statics, hub %d: eulerian 24 %.3f N against %.3f N (%+.3f %%); Newton iterations %d\n", p, eulerian,
+                kHub, 100 * (eulerian / kHub - 1.0), d.statics.newtonIterations);
+    EXPECT_LT(std::abs(eulerian / kHub - 1.0), 0.002);
   }
 }
 
@@ -382,7 +446,7 @@ PaperRun runPaperScenario() {
   run.tightSpread = beltsim::test::relativeSpread(tights);
   run.slackSpread = beltsim::test::relativeSpread(slacks);
   run.ran = true;
-  std::printf("[figure] mixed %d: omega_P2 %.4f, torque %.3f, F1 %.2f, F2 %.2f; spread from 1.95 s: torque %.4f %%, "
+  std::printf("[figure] eulerian %d: omega_P2 %.4f, torque %.3f, F1 %.2f, F2 %.2f; spread from 1.95 s: torque %.4f %%, "
               "F1 %.4f %%, F2 %.4f %%; flags Newton %d, PNS %d of %d steps\n",
               NE, run.omega, run.torque, run.tight, run.slack, 100 * run.torqueSpread, 100 * run.tightSpread,
               100 * run.slackSpread, run.newtonFlags, run.pnsFlags, run.steps);
@@ -390,7 +454,7 @@ PaperRun runPaperScenario() {
 }
 
 // The speed ratio of a belt whose sticking zones carry the span forces (mass flux: the material's
-// speed is proportional to its stretch 1 + eps0 + F/EA, docs/model.md §2.11): omega_P1 times
+// speed is proportional to its stretch 1 + eps0 + F/EA, docs/model_element.md §2.11): omega_P1 times
 // (1 + eps0 + F2/EA) / (1 + eps0 + F1/EA), the pulleys being equal.
 double massFluxSpeed(const PaperRun& run) {
   const beltsim::PlantConfig config = paperConfig();
@@ -399,7 +463,7 @@ double massFluxSpeed(const PaperRun& run) {
 }
 
 
-class MixedPaperScenario : public ::testing::Test {
+class EulerianPaperScenario : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     run16_ = runPaperScenario<16, GradedPaperDriveOf<16>>();
@@ -408,9 +472,9 @@ class MixedPaperScenario : public ::testing::Test {
   }
   static PaperRun run16_, run24_, fixed24_;
 };
-PaperRun MixedPaperScenario::run16_, MixedPaperScenario::run24_, MixedPaperScenario::fixed24_;
+PaperRun EulerianPaperScenario::run16_, EulerianPaperScenario::run24_, EulerianPaperScenario::fixed24_;
 
-// The converged values (docs/model.md §2.11: 96 uniform elements, paper's scenario, 1e-4 s).
+// The converged values (docs/model_element.md §2.11: 96 uniform elements, paper's scenario, 1e-4 s).
 constexpr double kConvergedOmega = 11.3061, kConvergedTight = 664.11, kConvergedSlack = 186.35;
 
 }  // namespace
@@ -420,7 +484,7 @@ constexpr double kConvergedOmega = 11.3061, kConvergedTight = 664.11, kConverged
 // vary by less than 0.1 % (standard deviation over mean) from 1.95 s on (measured 0.05 % or less; a
 // material mesh of 24 elements shakes the torque by about 2 % as its elements pass the pulleys), and
 // no step is flagged as not converged (Newton or post-Newton).
-TEST_F(MixedPaperScenario, RunsWithoutTheElementPassingRipple) {
+TEST_F(EulerianPaperScenario, RunsWithoutTheElementPassingRipple) {
   for (const PaperRun* run : {&run16_, &run24_}) {
     ASSERT_TRUE(run->ran);
     EXPECT_LT(run->torqueSpread, 0.001);
@@ -436,10 +500,10 @@ TEST_F(MixedPaperScenario, RunsWithoutTheElementPassingRipple) {
 // leaves out the model's pre-strain eps0, 0.28 % here): within 0.1 % at 16 and 24 elements (measured
 // +0.07 % and -0.01 %). The material mesh approaches the same law only slowly
 // (docs/validation_and_convergence.md, *Creep at the driver's entry*).
-TEST_F(MixedPaperScenario, CreepFollowsTheMassFluxOfItsSpanForces) {
+TEST_F(EulerianPaperScenario, CreepFollowsTheMassFluxOfItsSpanForces) {
   ASSERT_TRUE(run16_.ran && run24_.ran);
   const double law16 = massFluxSpeed(run16_), law24 = massFluxSpeed(run24_);
-  std::printf("[figure] mixed 16 / 24: omega_P2 %.4f / %.4f against the mass-flux law %.4f / %.4f (%+.3f / %+.3f %%)\n",
+  std::printf("[figure] eulerian 16 / 24: omega_P2 %.4f / %.4f against the mass-flux law %.4f / %.4f (%+.3f / %+.3f %%)\n",
               run16_.omega, run24_.omega, law16, law24, 100 * (run16_.omega / law16 - 1.0),
               100 * (run24_.omega / law24 - 1.0));
   EXPECT_LT(std::abs(run16_.omega / law16 - 1.0), 0.001);
@@ -454,7 +518,7 @@ TEST_F(MixedPaperScenario, CreepFollowsTheMassFluxOfItsSpanForces) {
 // in sign (an oscillation at the segments' scale that the element's cubic cannot see), and where
 // it reaches mu f_n a segment slips and stays slipping, how many depending on the start state.
 // Measured 48.0 and 48.5 mm against 61.6 and 60.4 mm, entry elements 35 and 19 mm.
-TEST_F(MixedPaperScenario, StickingArcOnTheDriverIsWhatTheCapstanLawLeaves) {
+TEST_F(EulerianPaperScenario, StickingArcOnTheDriverIsWhatTheCapstanLawLeaves) {
   for (const PaperRun* run : {&run16_, &run24_}) {
     ASSERT_TRUE(run->ran);
     const beltsim::PlantConfig config = paperConfig();
@@ -464,7 +528,7 @@ TEST_F(MixedPaperScenario, StickingArcOnTheDriverIsWhatTheCapstanLawLeaves) {
     const double path = 2.0 * (config.pulley[1].centre - config.pulley[0].centre).norm() + 2.0 * kPi * radius;
     const double sticking = run->stickingLength * path / run->meshLength;
     const double element = run->entryElement * path / run->meshLength;
-    std::printf("[figure] mixed %d: sticking arc on P1 %.1f mm (%.2f segments), capstan leaves %.1f mm, entry element %.1f mm\n",
+    std::printf("[figure] eulerian %d: sticking arc on P1 %.1f mm (%.2f segments), capstan leaves %.1f mm, entry element %.1f mm\n",
                 run->elements, 1e3 * sticking, run->stickingSegments, 1e3 * expected, 1e3 * element);
     EXPECT_LT(std::abs(sticking - expected), element);
   }
@@ -473,7 +537,7 @@ TEST_F(MixedPaperScenario, StickingArcOnTheDriverIsWhatTheCapstanLawLeaves) {
 // Span forces and the slip s = 1 - omega_P2/omega_P1 against the converged values above: F1 and F2
 // within 1 % and s within 5 % at 16 elements, 0.3 % and 2 % at 24 (the bounds; measured
 // -0.27 %, +0.54 %, -1.7 % and -0.09 %, +0.13 %, -0.07 %).
-TEST_F(MixedPaperScenario, SpanForcesAndSlipAreNearTheConvergedValues) {
+TEST_F(EulerianPaperScenario, SpanForcesAndSlipAreNearTheConvergedValues) {
   ASSERT_TRUE(run16_.ran && run24_.ran);
   const double slip = 1.0 - kConvergedOmega / 12.0;
   const double bounds[2][2] = {{0.01, 0.05}, {0.003, 0.02}};
@@ -481,7 +545,7 @@ TEST_F(MixedPaperScenario, SpanForcesAndSlipAreNearTheConvergedValues) {
   for (const PaperRun* run : {&run16_, &run24_}) {
     const double eTight = run->tight / kConvergedTight - 1.0, eSlack = run->slack / kConvergedSlack - 1.0;
     const double eSlip = (1.0 - run->omega / 12.0) / slip - 1.0;
-    std::printf("[figure] mixed %d: F1 %+.2f %%, F2 %+.2f %%, slip %+.2f %%, torque %.3f N m against the converged values\n",
+    std::printf("[figure] eulerian %d: F1 %+.2f %%, F2 %+.2f %%, slip %+.2f %%, torque %.3f N m against the converged values\n",
                 run->elements, 100 * eTight, 100 * eSlack, 100 * eSlip, run->torque);
     EXPECT_LT(std::abs(eTight), bounds[k][0]);
     EXPECT_LT(std::abs(eSlack), bounds[k][0]);
@@ -495,14 +559,14 @@ TEST_F(MixedPaperScenario, SpanForcesAndSlipAreNearTheConvergedValues) {
 // 24 elements: omega_P2, the drive torque and both span forces' tail means within 0.05 % (measured
 // within 1e-6 on all four), no step flagged at 5 N (its largest residual before the last correction was
 // 0.52 N), and no element-passing ripple (from 1.95 s, as the reference stepping's).
-TEST_F(MixedPaperScenario, FixedCostSteppingKeepsTheReferenceSteppingsResults) {
+TEST_F(EulerianPaperScenario, FixedCostSteppingKeepsTheReferenceSteppingsResults) {
   ASSERT_TRUE(run24_.ran && fixed24_.ran);
   const double pairs[4][2] = {{fixed24_.omega, run24_.omega},
                               {fixed24_.torque, run24_.torque},
                               {fixed24_.tight, run24_.tight},
                               {fixed24_.slack, run24_.slack}};
   for (const auto& pair : pairs) {
-    std::printf("[figure] mixed 24, fixed-cost against reference stepping: %.4f against %.4f (%+.4f %%)\n", pair[0],
+    std::printf("[figure] eulerian 24, fixed-cost against reference stepping: %.4f against %.4f (%+.4f %%)\n", pair[0],
                 pair[1], 100 * (pair[0] / pair[1] - 1.0));
     EXPECT_LT(std::abs(pair[0] / pair[1] - 1.0), 5e-4);
   }
@@ -516,24 +580,24 @@ TEST_F(MixedPaperScenario, FixedCostSteppingKeepsTheReferenceSteppingsResults) {
 // Gross slip as the capstan law says (tests/support/gross_slip_check.hpp): F1/F2 within 3 % of
 // e^(0.3 pi) at 16 and 24 elements (measured -0.74 % and -0.21 %, no step flagged; omega_P2 -2.4 %
 // and -2.7 % from P2's balance, which multiplies the belt torque's error by five).
-TEST(MixedDrive, GrossSlipFollowsTheCapstanLawAt16Elements) {
-  beltsim::test::checkGrossSlip<GradedPaperDriveOf<16>>("mixed 16", kStep, 0.03);
+TEST(EulerianDrive, GrossSlipFollowsTheCapstanLawAt16Elements) {
+  beltsim::test::checkGrossSlip<GradedPaperDriveOf<16>>("eulerian 16", kStep, 0.03);
 }
-TEST(MixedDrive, GrossSlipFollowsTheCapstanLawAt24Elements) {
-  beltsim::test::checkGrossSlip<GradedPaperDriveOf<24>>("mixed 24", kStep, 0.03);
+TEST(EulerianDrive, GrossSlipFollowsTheCapstanLawAt24Elements) {
+  beltsim::test::checkGrossSlip<GradedPaperDriveOf<24>>("eulerian 24", kStep, 0.03);
 }
 
 // Centrifugal tension (tests/support/centrifugal_check.hpp): the hub load of P2 on the unloaded drive
-// at 105 rad/s (belt at 10.5 m/s) within 1 % of 2 (T0 - rho A v^2 / (1 + alpha)) at 24 mixed elements.
+// at 105 rad/s (belt at 10.5 m/s) within 1 % of 2 (T0 - rho A v^2 / (1 + alpha)) at 24 eulerian elements.
 // Without the centrifugal term the hub load would stay 2 T0, 29 % higher; here the term comes from the
-// material's inertia in the wraps (docs/model.md §2.11).
-TEST(MixedDrive, CentrifugalTensionLowersTheHubLoad) {
-  beltsim::test::checkCentrifugalHubLoad<GradedPaperDriveOf<24>>("mixed 24", kStep, 0.01);
+// material's inertia in the wraps (docs/model_element.md §2.11).
+TEST(EulerianDrive, CentrifugalTensionLowersTheHubLoad) {
+  beltsim::test::checkCentrifugalHubLoad<GradedPaperDriveOf<24>>("eulerian 24", kStep, 0.01);
 }
 
 namespace {
 
-// A closed belt of 16 mixed elements wrapped all round one fixed, frictionless circle of
+// A closed belt of 16 eulerian elements wrapped all round one fixed, frictionless circle of
 // centre-line radius 0.1 m (the paper's belt; no damping of any kind, no gravity; contact without
 // friction, bristle or velocity penalty, the chord gap, whose penalty force is the gradient of
 // k_c g^2 / 2 per segment, k_c = 1e4 N/m so that the step resolves the contact's mode), its
@@ -548,7 +612,7 @@ struct RingEnergyRun {
 
 RingEnergyRun runKickedMixedRing(double V, double h, double duration) {
   constexpr int n = 16;
-  using Drive = beltsim::MixedBeltDrive<n, 2, 4>;  // the paper fixture's build; the second circle far away
+  using Drive = beltsim::EulerianBeltDrive<n, 2, 4>;  // the paper fixture's build; the second circle far away
   using Vector = Drive::Vector;
   RingEnergyRun run;
   beltsim::BeltDrivePlant<24> material;
@@ -564,7 +628,7 @@ RingEnergyRun runKickedMixedRing(double V, double h, double duration) {
   contact.friction.bristleStiffness = 0.0;
   contact.gapMeasure = beltsim::SegmentGapMeasure::kChord;
   contact.compensatedTension = contact.radiusAllowance = 0.0;
-  beltsim::PulleyParameters circles[2] = {material.drive().circle(0), material.drive().circle(0)};
+  beltsim::PulleyParameters circles[2] = {material.drive().pulley(0), material.drive().pulley(0)};
   for (beltsim::PulleyParameters& c : circles) c.kind = beltsim::PulleyKind::kFixed;
   circles[0].centre.setZero();
   circles[1].centre = Eigen::Vector2d(10.0, 10.0);  // touches nothing
@@ -588,10 +652,10 @@ RingEnergyRun runKickedMixedRing(double V, double h, double duration) {
     v.segment<2>(4 * i + 2) = du * radial + u / R * tangent;
   }
   if (drive->startFrom(q) != Status::kOk) return run;
-  drive->setStepSize(h);
-  beltsim::MixedCable2D elastic;
-  beltsim::MixedFlowInertia flow;
-  beltsim::MixedCable2D::Parameters ep = belt.element;
+  if (!drive->setStepSize(h).ok()) return run;
+  beltsim::EulerianCable2D elastic;
+  beltsim::EulerianFlowInertia flow;
+  beltsim::EulerianCable2D::Parameters ep = belt.element;
   ep.length = L;
   if (!elastic.setUp(ep).ok() || !flow.setUp(L, belt.element.massPerLength).ok()) return run;
   const auto energy = [&](const Vector& x, const Vector& xDot) {
@@ -637,16 +701,16 @@ RingEnergyRun runKickedMixedRing(double V, double h, double duration) {
 // plus contact energy within 0.5 % over 1 s with the trapezoidal rule (step 2.5e-4 s; measured
 // 0.18 %, 0.024 % at 1e-4 s). Without the contact (the ring spinning freely at V = c, where its
 // tension carries the centripetal force) the drift is 2e-6.
-TEST(MixedDrive, ClosedBeltOnAFrictionlessCircleConservesEnergy) {
+TEST(EulerianDrive, ClosedBeltOnAFrictionlessCircleConservesEnergy) {
   const double c = std::sqrt(400.0 / 0.8288);
   const RingEnergyRun run = runKickedMixedRing(0.5 * c, 2.5e-4, 1.0);
-  std::printf("[figure] mixed closed belt at c/2 over 1 s: energy %.4f J, drift %.3e, flagged steps %d\n", run.energy,
+  std::printf("[figure] eulerian closed belt at c/2 over 1 s: energy %.4f J, drift %.3e, flagged steps %d\n", run.energy,
               run.drift, run.flagged);
   EXPECT_EQ(run.flagged, 0);
   EXPECT_LT(run.drift, 0.005);
 }
 
-// Three pulleys, one of them an idler wrapped from the back (counter-clockwise), on the mixed mesh
+// Three pulleys, one of them an idler wrapped from the back (counter-clockwise), on the eulerian mesh
 // from the layout alone: 24 elements at the program's stations (a node at each of the six points
 // where the belt meets or leaves a pulley), statics on the mesh itself, gravity off. Without
 // friction the belt carries its pre-tension -EA eps0 = 400 N all round (up to the contact's
@@ -654,10 +718,10 @@ TEST(MixedDrive, ClosedBeltOnAFrictionlessCircleConservesEnergy) {
 // hub load is the resultant of two such forces at its wrap angle theta, 2 T sin(theta / 2): the two
 // big pulleys' within 1 % (+0.09 %), the idler's within 2 %. The idler (9.3 degrees of wrap on 2
 // elements of 6 mm, the least a wrap gets) comes out +1.7 %, and still +1.4 % at 96 elements, which
-// leave it the same 2 elements while its spans get finer: weak, open (docs/model.md §2.11).
-TEST(MixedDrive, ThreePulleysWithABackSideIdlerCarryThePreTensionAtRest) {
+// leave it the same 2 elements while its spans get finer: weak, open (docs/model_element.md §2.11).
+TEST(EulerianDrive, ThreePulleysWithABackSideIdlerCarryThePreTensionAtRest) {
   constexpr int n = 24;
-  using Drive = beltsim::MixedBeltDrive<n, 3, 4>;
+  using Drive = beltsim::EulerianBeltDrive<n, 3, 4>;
   const double r = 0.09995, hb = 1e-4;
   beltsim::PulleyParameters c[3];
   const beltsim::Vector2 centres[3] = {{0.0, 0.0}, {0.5, 0.0}, {0.25, -0.11}};
@@ -676,7 +740,7 @@ TEST(MixedDrive, ThreePulleysWithABackSideIdlerCarryThePreTensionAtRest) {
   ASSERT_TRUE(beltsim::buildBeltPath(onPath, 3, path).ok());
   double station[n], lengths[n];
   int parts[6];
-  ASSERT_TRUE(beltsim::standingMeshStations(path, beltsim::MeshGrading{}, station, lengths, parts).ok());
+  ASSERT_TRUE(beltsim::eulerianStations(path, beltsim::MeshGrading{}, station, lengths, parts).ok());
   beltsim::BeltParameters belt = beltsim::paperBelt();
   belt.element.gravity.setZero();
   beltsim::ContactPerArea perArea;

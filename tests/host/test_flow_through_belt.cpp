@@ -1,4 +1,4 @@
-// The belt on a mesh that stands still (docs/model.md §2.10): the inertia of the material that
+// The belt on an eulerian mesh (docs/model_element.md §2.10): the inertia of the material that
 // flows through the elements, checked against finite differences, an independent quadrature, and
 // three analytic results of axially moving strings: the centrifugal tension of a spinning ring,
 // the transverse frequencies of a travelling span (Wickert and Mote) and the conservation of
@@ -15,22 +15,22 @@
 #include <vector>
 
 #include "beltsim/contact/anchor_transport.hpp"
-#include "beltsim/element/material_flow_inertia.hpp"
+#include "flow_through_inertia.hpp"
 #include "beltsim/element/material_velocity.hpp"
 #include "beltsim/stepping/reference_stepper.hpp"
-#include "eulerian_loop.hpp"
+#include "flow_through_loop.hpp"
 #include "gyroscopic_modes.hpp"
 
 namespace {
 
-using beltsim::MaterialFlowInertia;
-using beltsim::MaterialFlowTerms;
+using beltsim::FlowThroughInertia;
+using beltsim::FlowThroughTerms;
 using beltsim::Status;
-using Vector8 = MaterialFlowInertia::Vector8;
+using Vector8 = FlowThroughInertia::Vector8;
 
 constexpr double kPi = 3.14159265358979323846;
 
-// The paper's belt (docs/model.md §9.1): EA = 8000 N, rho A = 0.8288 kg/m, eps0 = -0.05; the
+// The paper's belt (docs/model_start_and_benchmark.md §9.1): EA = 8000 N, rho A = 0.8288 kg/m, eps0 = -0.05; the
 // bending stiffness is made small so that the string results apply (its share is stated per test).
 beltsim::AncfCable2D<double>::Parameters beltParameters(double length, double EI) {
   beltsim::AncfCable2D<double>::Parameters p;
@@ -63,13 +63,13 @@ void ringNode(Vector& q, int k, int n, double R, double stretch, double cx = 0.0
 }  // namespace
 
 // The configuration-dependent mass matrix's 8x8 block is the element's consistent mass matrix
-// (docs/model.md §2.3, rho A L / 420 [156 22L 54 -13L; ...]), computed independently.
-TEST(MaterialFlowInertia, MassBlockIsTheElementsConsistentMassMatrix) {
+// (docs/model_element.md §2.3, rho A L / 420 [156 22L 54 -13L; ...]), computed independently.
+TEST(FlowThroughInertia, MassBlockIsTheElementsConsistentMassMatrix) {
   beltsim::AncfCable2D<double> element;
   ASSERT_TRUE(element.setUp(beltParameters(0.037, 0.0)).ok());
-  MaterialFlowInertia flow;
+  FlowThroughInertia flow;
   ASSERT_TRUE(flow.setUp(0.037, 0.8288).ok());
-  MaterialFlowTerms t;
+  FlowThroughTerms t;
   const Vector8 q = Vector8::Zero();
   ASSERT_EQ(flow.evaluate(q, q, q, 0.0, 0.0, t), Status::kOk);
   EXPECT_LT((t.byAcceleration.topLeftCorner<8, 8>() - element.massMatrix()).norm(),
@@ -78,9 +78,9 @@ TEST(MaterialFlowInertia, MassBlockIsTheElementsConsistentMassMatrix) {
 
 // Kinetic energy 1/2 q_dot^T M q_dot + v q_dot^T M1 q + v^2/2 q^T M2 q against the integral of
 // 1/2 rho A |r_dot + v r'|^2 with 5-point Gauss-Legendre (exact for the degree-6 integrand).
-TEST(MaterialFlowInertia, KineticEnergyIsTheIntegralOfTheMaterialVelocitySquared) {
+TEST(FlowThroughInertia, KineticEnergyIsTheIntegralOfTheMaterialVelocitySquared) {
   const double length = 0.05, rhoA = 0.8288, v = 7.3;
-  MaterialFlowInertia flow;
+  FlowThroughInertia flow;
   ASSERT_TRUE(flow.setUp(length, rhoA).ok());
   std::mt19937 rng(3);
   for (int trial = 0; trial < 5; ++trial) {
@@ -98,21 +98,21 @@ TEST(MaterialFlowInertia, KineticEnergyIsTheIntegralOfTheMaterialVelocitySquared
 }
 
 // Every derivative of the inertia terms against central differences of the terms themselves.
-TEST(MaterialFlowInertia, DerivativesMatchCentralDifferences) {
-  MaterialFlowInertia flow;
+TEST(FlowThroughInertia, DerivativesMatchCentralDifferences) {
+  FlowThroughInertia flow;
   ASSERT_TRUE(flow.setUp(0.04, 0.8288).ok());
   std::mt19937 rng(11);
   const Vector8 q = randomVector(rng, 0.3), qDot = randomVector(rng, 3.0), qDDot = randomVector(rng, 50.0);
   const double v = 9.1, vDot = -4.2;
-  MaterialFlowTerms t;
+  FlowThroughTerms t;
   ASSERT_EQ(flow.evaluate(q, qDot, qDDot, v, vDot, t), Status::kOk);
   double worst = 0.0;
   const double eps = 1e-6;
   for (int level = 0; level < 3; ++level) {
-    const MaterialFlowTerms::Matrix9& analytic =
+    const FlowThroughTerms::Matrix9& analytic =
         level == 0 ? t.byPosition : level == 1 ? t.byVelocity : t.byAcceleration;
     for (int j = 0; j < 9; ++j) {
-      MaterialFlowTerms plus, minus;
+      FlowThroughTerms plus, minus;
       Vector8 xp[3] = {q, qDot, qDDot}, xm[3] = {q, qDot, qDDot};
       double sp[3] = {0.0, v, vDot}, sm[3] = {0.0, v, vDot};
       if (j < 8) {
@@ -124,7 +124,7 @@ TEST(MaterialFlowInertia, DerivativesMatchCentralDifferences) {
       }
       ASSERT_EQ(flow.evaluate(xp[0], xp[1], xp[2], sp[1], sp[2], plus), Status::kOk);
       ASSERT_EQ(flow.evaluate(xm[0], xm[1], xm[2], sm[1], sm[2], minus), Status::kOk);
-      const MaterialFlowTerms::Vector9 fd = (plus.force - minus.force) / (2.0 * eps);
+      const FlowThroughTerms::Vector9 fd = (plus.force - minus.force) / (2.0 * eps);
       for (int i = 0; i < 9; ++i) {
         const double scale = 1.0 + std::abs(analytic(i, j));
         worst = std::max(worst, std::abs(fd(i) - analytic(i, j)) / scale);
@@ -158,14 +158,14 @@ TEST(MaterialVelocity, SlopeRatesInterpolateTheSlopeAndCurvatureEverywhere) {
   EXPECT_LT(worst, 1e-13);
 }
 
-// The flow mass M1 = int rho A S^T S' dx of material_flow_inertia.hpp is M T (S' = S T): the two
+// The flow mass M1 = int rho A S^T S' dx of flow_through_inertia.hpp is M T (S' = S T): the two
 // headers agree.
 TEST(MaterialVelocity, FlowMassIsMassTimesSlopeMap) {
-  MaterialFlowInertia flow;
+  FlowThroughInertia flow;
   ASSERT_TRUE(flow.setUp(0.05, 0.8288).ok());
   beltsim::MaterialVelocity material;
   ASSERT_TRUE(material.setUp(0.05).ok());
-  const MaterialFlowInertia::Matrix4 product = flow.mass() * material.slopeMap();
+  const FlowThroughInertia::Matrix4 product = flow.mass() * material.slopeMap();
   EXPECT_LT((flow.flowMass1() - product).norm(), 1e-13 * flow.flowMass1().norm());
 }
 
@@ -241,7 +241,7 @@ TEST(AnchorTransport, UniformStickIsCarriedExactly) {
   }
 }
 
-// On unevenly spaced samples (a graded mesh, docs/model.md §2.11) with a travel of its own for each,
+// On unevenly spaced samples (a graded mesh, docs/model_element.md §2.11) with a travel of its own for each,
 // a belt stuck to a circle (anchors and contact coordinates linear in the samples' positions X_j,
 // deflection z0) is still carried exactly: inside the band each sample reads the anchor at
 // X_j - travel_j; at the band's entry the entering material's contact coordinate is extrapolated
@@ -301,7 +301,7 @@ TEST(AnchorTransport, MaterialWithoutContactArrivesWithoutAnAnchor) {
 // share the departure point's distance from the sample without contact in spacings, whichever way
 // the material flows; inside the band the deflection stays z0. Carrying the band's deflection
 // into the entering material instead would let a sticking zone hold a tension change at a
-// contact's entry (docs/model.md §4.12).
+// contact's entry (docs/model_contact.md §4.12).
 TEST(AnchorTransport, MaterialEnteringContactArrivesUndeflected) {
   const double spacing = 0.005, start = 0.2, slope = -1.03, z0 = 2.0e-5;
   Anchors in, out;
@@ -399,11 +399,11 @@ TEST(AnchorTransport, RefusesShiftsOfAWholeSegment) {
 // q_dot = 0, v held), 24 elements, must give T = EA (eps - eps0) equal to that within 0.1 %, with
 // eps the ring's stretch (its circumference 2 pi R over its reference length), for every axial
 // rule. (The nodal |r'| - 1 of the Lobatto rule c is 0.3 % of T off the stretch: that rule's
-// nodal strain, not the balance, docs/model.md §11.33.) Bending (EI = 1e-6 N m^2) changes T by
+// nodal strain, not the balance, docs/model_differences.md §10.29.) Bending (EI = 1e-6 N m^2) changes T by
 // EI / (2 R^2) = 5e-5 N of 330 N.
-TEST(EulerianBelt, SpinningRingCarriesTheCentrifugalTension) {
+TEST(FlowThroughBelt, SpinningRingCarriesTheCentrifugalTension) {
   constexpr int n = 24;
-  using Loop = beltsim_test::EulerianLoop<n>;
+  using Loop = beltsim_test::FlowThroughLoop<n>;
   const double R0 = 0.1, v = 20.0, rhoA = 0.8288, EA = 8000.0, eps0 = -0.05;
   const double length = 2.0 * kPi * R0 / n;
   for (beltsim::AxialRule rule : {beltsim::AxialRule::kA, beltsim::AxialRule::kB, beltsim::AxialRule::kC}) {
@@ -451,14 +451,14 @@ namespace {
 // Lowest three transverse frequencies [rad/s] of a straight span pinned at both ends (positions
 // held, slopes free), n elements, stretched to 1 + eps, material moving at v (reference length
 // per second), from the linearised gyroscopic eigenproblem M x'' + G x' + K x = 0 with
-// G = 2 v M1, K = K_int + v^2 (B1 - M2) (docs/model.md §2.10); the first mode's turn from L/4 to 3L/4.
+// G = 2 v M1, K = K_int + v^2 (B1 - M2) (docs/model_element.md §2.10); the first mode's turn from L/4 to 3L/4.
 using SpanModes = beltsim::test::TransverseModes;
 
 SpanModes spanModes(int n, double spanLength, double eps, double v, double EI) {
   const double stretch = 1.0 + eps;
   const double length = spanLength / (n * stretch);  // reference length of one element
   beltsim::AncfCable2D<double> element;
-  MaterialFlowInertia flow;
+  FlowThroughInertia flow;
   SpanModes out;
   if (!element.setUp(beltParameters(length, EI)).ok() || !flow.setUp(length, 0.8288).ok()) return out;
   const int dof = 4 * (n + 1);
@@ -469,7 +469,7 @@ SpanModes spanModes(int n, double spanLength, double eps, double v, double EI) {
     Vector8 force;
     beltsim::AncfCable2D<double>::Matrix8 kq, kv;
     if (element.internalForceAndJacobian(qe, Vector8::Zero(), force, kq, kv) != Status::kOk) return out;
-    MaterialFlowTerms t;
+    FlowThroughTerms t;
     if (flow.evaluate(qe, Vector8::Zero(), Vector8::Zero(), v, 0.0, t) != Status::kOk) return out;
     M.block<8, 8>(4 * e, 4 * e) += t.byAcceleration.topLeftCorner<8, 8>();
     G.block<8, 8>(4 * e, 4 * e) += t.byVelocity.topLeftCorner<8, 8>();
@@ -493,7 +493,7 @@ SpanModes spanModes(int n, double spanLength, double eps, double v, double EI) {
 // 2 v M1, which the frequencies do not see). 20 elements, EI = 1e-4 N m^2 (its share of
 // omega_3^2 is EI (3 pi / L)^2 / T = 9e-5). Frequencies within 1 % at V = 0 and V = c / 2, the turn
 // within 1 % of pi / 4 at V = c / 2 (0 at V = 0).
-TEST(EulerianBelt, TravellingSpanHasTheWickertMoteFrequencies) {
+TEST(FlowThroughBelt, TravellingSpanHasTheWickertMoteFrequencies) {
   const double spanLength = 0.5, eps = 0.0, eps0 = -0.05, rhoA = 0.8288, EA = 8000.0;
   const double tension = EA * (eps - eps0);
   const double c = std::sqrt(tension * (1.0 + eps) / rhoA);
@@ -528,7 +528,7 @@ struct RingRun {
 // transverse kick, integrated with the trapezoidal rule for `duration`.
 RingRun runKickedRing(double V, double h, double duration) {
   constexpr int n = 16;
-  using Loop = beltsim_test::EulerianLoop<n>;
+  using Loop = beltsim_test::FlowThroughLoop<n>;
   const double R = 0.1, k = 2e5;
   Loop::Support support;
   support.active = true;
@@ -609,7 +609,7 @@ RingRun runKickedRing(double V, double h, double duration) {
 // with T = 0.05 EA = 400 N: c = 22.0 m/s) with a transverse kick keeps its kinetic energy (on the
 // material velocity) plus strain and support energy within 0.5 % over 1 s with the trapezoidal rule
 // (step 2.5e-4 s).
-TEST(EulerianBelt, ClosedBeltOnAFrictionlessSupportConservesEnergy) {
+TEST(FlowThroughBelt, ClosedBeltOnAFrictionlessSupportConservesEnergy) {
   const double c = std::sqrt(400.0 / 0.8288);
   const RingRun run = runKickedRing(0.5 * c, 2.5e-4, 1.0);
   std::printf("[figure] closed belt at c/2 over 1 s: energy drift %.3e, transport speed change %.3e, flagged steps %d\n",
@@ -618,16 +618,16 @@ TEST(EulerianBelt, ClosedBeltOnAFrictionlessSupportConservesEnergy) {
   EXPECT_LT(run.energyDrift, 0.005);
 }
 
-// The gauge (docs/model.md §2.10): sliding every node along the belt's own path while the material
+// The gauge (docs/model_element.md §2.10): sliding every node along the belt's own path while the material
 // slides back leaves the material unmoved, so the Newton matrix of a running belt is singular in
 // that direction; on a circular support the slide is the rotation of all nodes (positions and
 // slopes) about the centre. Measured on the running belt of the energy test (16 elements, V = 11
 // m/s, trapezoidal rule, h = 2.5e-4 s): without a gauge the Newton matrix's smallest singular
 // value is below 1e-9 of its largest and the stiffness's null vector is the rotation; holding node
 // 0's tangential position (y at (R, 0)) lifts it above 1e-8 (the matrix's own conditioning).
-TEST(EulerianBelt, HoldingOneTangentialPositionRemovesTheSlideOfTheMesh) {
+TEST(FlowThroughBelt, HoldingOneTangentialPositionRemovesTheSlideOfTheMesh) {
   constexpr int n = 16;
-  using Loop = beltsim_test::EulerianLoop<n>;
+  using Loop = beltsim_test::FlowThroughLoop<n>;
   const double R = 0.1;
   Loop::Support support;
   support.active = true;

@@ -1,4 +1,4 @@
-// A closed belt drive on the mixed Eulerian-Lagrangian mesh (form B, docs/model.md §2.11): NE
+// A closed belt drive on the eulerian mesh (docs/model_element.md §2.11): NE
 // ANCF elements whose nodes stay where they started on the belt's path, each node with the
 // material coordinate p_i of the material at it as an unknown of its own, up to NP circles with
 // NCS contact segments per element, each element of its own mesh length (graded meshes). It is the
@@ -11,8 +11,8 @@
 // the belt: its end carries p_0 plus the belt's reference length). Per element, with lambda =
 // (pB - pA)/L, the material passing the mesh at w = -(pA_dot N_A + pB_dot N_B)/lambda and the
 // material rates q_dot_m = q_dot + w_A T_A q + w_B T_B q (material_velocity.hpp):
-//   rows of (q, pA, pB):  the material's inertia (mixed_flow_inertia.hpp)
-//                         + the elastic forces of its material (mixed_cable2d.hpp)
+//   rows of (q, pA, pB):  the material's inertia (eulerian_flow_inertia.hpp)
+//                         + the elastic forces of its material (eulerian_cable2d.hpp)
 //                         + the gravity potential -lambda F_g^T q
 //                         + forces on the material F(q, q_dot_m) (strain-rate damping, contact):
 //                           F on the element's rows, -(1/lambda) F^T T_a q on p_a's row.
@@ -22,26 +22,26 @@
 // The contact histories are carried with the material at the start of every step, each segment by
 // the distance its material crossed the mesh in the last accepted step (anchor_transport.hpp).
 //
-// Static solve (mode kStatic, docs/model.md §2.11): no inertia, gravity at the load factor, the
+// Static solve (mode kStatic, docs/model_element.md §2.11): no inertia, gravity at the load factor, the
 // stabilizer s M (x - x_previous) on (q, p), every node held at its locked position along its
 // start tangent, p_0 held at its lock (the frictionless belt could otherwise slide through the
 // mesh) and the circles' rotations locked (prescribed_rows.hpp).
 //
-// Newton matrix: mixed_newton_matrix.hpp (a block of 5 per node, its two storages, the rows it
+// Newton matrix: eulerian_newton_matrix.hpp (a block of 5 per node, its two storages, the rows it
 // keeps, the refresh's elimination in slices, the solve); this class computes its entries.
 #pragma once
 #include "beltsim/contact/carried_histories.hpp"
 #include "beltsim/contact/contact_jacobian.hpp"  // and the pair itself
-#include "beltsim/element/material_force_matrix.hpp"  // and material_velocity.hpp
-#include "beltsim/element/mixed_cable2d.hpp"
-#include "beltsim/element/mixed_flow_inertia.hpp"
-#include "beltsim/system/mixed_newton_matrix.hpp"
+#include "beltsim/element/eulerian_element_kinematics.hpp"  // and material_velocity.hpp
+#include "beltsim/element/eulerian_cable2d.hpp"
+#include "beltsim/element/eulerian_flow_inertia.hpp"
+#include "beltsim/system/eulerian_newton_matrix.hpp"
 #include "beltsim/system/prescribed_rows.hpp"  // and the layout, the pulleys, the stepper's interface
 
 namespace beltsim {
 
 template <int NE, int NP, int NCS>
-class MixedBeltDrive {
+class EulerianBeltDrive {
   using Layout = DriveLayout<NE, NP>;
 
  public:
@@ -61,7 +61,7 @@ class MixedBeltDrive {
   using Element = AncfCable2D<double>;
   using Pair = ContactPair<NCS>;
   using Mode = DriveMode;
-  using NewtonMatrix = MixedNewtonMatrix<NE, NP>;
+  using NewtonMatrix = EulerianNewtonMatrix<NE, NP>;
   static constexpr int kBorder = NewtonMatrix::kBorder;  // node 0 with p_0, the circles
 
   static constexpr int kNodes = NE;  // the layout's node NE is unused (the belt closes on node 0)
@@ -70,7 +70,7 @@ class MixedBeltDrive {
   static constexpr int pulleyDof(int p, int local) { return Layout::pulleyDof(p, local); }
 
   // ---- set-up ---------------------------------------------------------------------------------
-  // A closed belt of NE elements of mesh lengths elementLength[e] (graded meshes: docs/model.md
+  // A closed belt of NE elements of mesh lengths elementLength[e] (graded meshes: docs/model_element.md
   // §2.11); reference curvature 0. The contact's per-segment values (k_c, d_c, mu_k, mu_v: a value
   // per unit area times a segment's area, paper_parameters.hpp) are those of an element of length
   // contactLength: each element's pairs take them in proportion to its own length.
@@ -91,7 +91,7 @@ class MixedBeltDrive {
       BeltParameters b = belt;
       b.element.length = elementLength[k];
       length_[k] = elementLength[k];
-      e = mixed_[k].setUp(b.element);
+      e = cable_[k].setUp(b.element);
       if (!e.ok()) return e;
       e = element_[k].setUp(b.element);
       if (!e.ok()) return e;
@@ -130,40 +130,6 @@ class MixedBeltDrive {
     return setUp(belt, lengths, circles, pulleyCount, contact, elementLength);
   }
 
-  // Starts from a layout state at rest (a material drive's static equilibrium of the same
-  // elements): p_i = i L, every node held on its start tangent, and the contact pairs' histories
-  // (`history(e, p, i)`). Returns the full state vector.
-  template <class HistorySource>
-  Vector start(const LayoutVector& layout, HistorySource&& history) {
-    Vector x = Vector::Zero();
-    x.template head<Layout::kSize>() = layout;
-    double p = 0.0;
-    for (int i = 0; i < NE; ++i) {
-      x(materialDof(i)) = p;
-      p += length_[i];
-    }
-    holdNodes(x);
-    // An element touches a pulley for the whole run if at least half of its segments touch it at
-    // the start (its nodes are on the circle: a wrap element). A span element whose end node sits
-    // on the point where the belt meets the pulley would touch it with its end only: never paired.
-    // An element wraps one circle at most (the first by index; MixedNewtonMatrix keeps one pair
-    // block per element).
-    for (int e = 0; e < NE; ++e)
-      for (int p = 0; p < pulleyCount(); ++p) {
-        int touching = 0;
-        for (int i = 0; i < contact_.segmentCount; ++i) touching += history(e, p, i).gap <= 0.0 ? 1 : 0;
-        paired_[e][p] = 2 * touching >= contact_.segmentCount && wrappedCircle(e, p) < 0;
-        for (int i = 0; i < contact_.segmentCount; ++i) {
-          SegmentHistory h = history(e, p, i);
-          if (!paired_[e][p]) h = SegmentHistory{};
-          pair_[e][p].setHistory(i, h);
-        }
-        pair_[e][p].beginStep();
-      }
-    resetTransport();
-    return x;
-  }
-
   // Starts from a full state at rest (positions with p_{i+1} - p_i of about L_i, e.g. the static
   // solve's): every node held on its start tangent; an element is paired with a circle for the whole
   // run if both its nodes and its middle lie within 1 mm of the circle's belt centre-line radius; the
@@ -181,7 +147,7 @@ class MixedBeltDrive {
     const LayoutVector qL = x.template head<Layout::kSize>(), vL = v.template head<Layout::kSize>();
     pulleys_.anchorArms(qL, vL, phase_.mode);
     for (int p = 0; p < pulleyCount(); ++p) {
-      const PulleyParameters& c = pulleys_.circle(p);
+      const PulleyParameters& c = pulleys_.pulley(p);
       const double radius = c.radius + 0.5 * belt_.thickness * c.side;
       const CircleState cs = circleState(x, v, p);
       for (int e = 0; e < NE; ++e) {
@@ -190,7 +156,7 @@ class MixedBeltDrive {
         bool on = element_[e].position(qe, 0.5 * length_[e], middle) == Status::kOk;
         const Vector2 points[3] = {qe.template head<2>(), qe.template segment<2>(4), middle};
         for (const Vector2& r : points) on = on && std::fabs((r - c.centre).norm() - radius) < 1e-3;
-        paired_[e][p] = on && wrappedCircle(e, p) < 0;  // one circle per element, as start's
+        paired_[e][p] = on && wrappedCircle(e, p) < 0;  // one pulley per element: one pair block each
         for (int i = 0; i < contact_.segmentCount; ++i) pair_[e][p].setHistory(i, SegmentHistory{});
         if (on) pair_[e][p].initializeHistory(qe, gatherElement(v, e), length_[e], cs);
         pair_[e][p].beginStep();
@@ -211,25 +177,30 @@ class MixedBeltDrive {
     staticLocks_ = locks;
   }
   // Friction parameters of every pair (the static solve: mu = 0; then the nominal ones), or of
-  // circle `only`'s pairs (an injected friction fault, injected_faults.hpp), per segment of an
-  // element of setUp's contactLength.
+  // pulley `only`'s pairs (an injected friction fault, injected_faults.hpp), per segment of an
+  // element of setUp's contactLength. Every pair's scaled values are checked before any is
+  // written: an invalid value changes nothing.
   ParameterError setFriction(const FrictionParameters& friction, int only = -1) {
     if (only < -1 || only >= pulleyCount()) return ParameterError::invalid("pulley");
+    const int first = only < 0 ? 0 : only, last = only < 0 ? pulleyCount() - 1 : only;
     for (int e = 0; e < NE; ++e)
-      for (int p = 0; p < pulleyCount(); ++p) {
-        if (only >= 0 && p != only) continue;
-        const ParameterError f = pair_[e][p].setFriction(scaledFriction(friction, e));
+      for (int p = first; p <= last; ++p) {
+        const ParameterError f = pair_[e][p].checkFriction(scaledFriction(friction, e));
         if (!f.ok()) return f;
       }
+    for (int e = 0; e < NE; ++e)
+      for (int p = first; p <= last; ++p) (void)pair_[e][p].setFriction(scaledFriction(friction, e));  // checked
     return ParameterError::success();
   }
 
-  // The belt's axial stiffness EA (an injected belt_stiffness fault), as BeltDrive's.
+  // The belt's axial stiffness EA (an injected belt_stiffness fault), as BeltDrive's: checked for
+  // both parts of every element before any is written.
   ParameterError setAxialStiffness(double EA) {
+    if (!Element::checkAxialStiffness(EA).ok() || !EulerianCable2D::checkAxialStiffness(EA).ok())
+      return ParameterError::invalid("EA");
     for (int e = 0; e < NE; ++e) {
-      ParameterError f = element_[e].setAxialStiffness(EA);
-      if (f.ok()) f = mixed_[e].setAxialStiffness(EA);
-      if (!f.ok()) return f;
+      (void)element_[e].setAxialStiffness(EA);  // checked above
+      (void)cable_[e].setAxialStiffness(EA);
     }
     belt_.element.EA = EA;
     return ParameterError::success();
@@ -242,13 +213,20 @@ class MixedBeltDrive {
     return pulleys_.setBearingDrag(p, torque, viscous);
   }
 
-  void setStepSize(double h) { stepSize_ = h; }
+  // The step size h (s) of the stepper: the histories are carried by the mesh speed times h at
+  // each step's start. Until a positive h is given, every dynamic step faults (its post-Newton
+  // step returns kInvalidParameter); the static solve carries nothing, by its mode.
+  ParameterError setStepSize(double h) {
+    if (!(isFinite(h) && h > 0.0)) return ParameterError::invalid("stepSize");
+    stepSize_ = h;
+    return ParameterError::success();
+  }
 
   const BeltParameters& belt() const { return belt_; }
   const Element& element(int e) const { return element_[e]; }
   double elementLength(int e) const { return length_[e]; }
   int pulleyCount() const { return pulleys_.count(); }
-  const PulleyParameters& circle(int p) const { return pulleys_.circle(p); }
+  const PulleyParameters& pulley(int p) const { return pulleys_.pulley(p); }
   const Pair& pair(int e, int p) const { return pair_[e][p]; }
   bool paired(int e, int p) const { return paired_[e][p]; }
   int nextNode(int e) const { return e == NE - 1 ? 0 : e + 1; }
@@ -278,10 +256,6 @@ class MixedBeltDrive {
   Vector2 gatherMaterial(const Vector& x, int e, bool position) const {
     const int b = nextNode(e);
     return Vector2(x(materialDof(e)), x(materialDof(b)) + (position && b == 0 ? beltLength_ : 0.0));
-  }
-  double stretch(const Vector& q, int e) const {
-    const Vector2 p = gatherMaterial(q, e, true);
-    return (p(1) - p(0)) / length_[e];
   }
   // Element e's material rates q_dot + w_A T_A q + w_B T_B q.
   Vector8 materialRates(const Vector& q, const Vector& v, int e) const {
@@ -403,7 +377,7 @@ class MixedBeltDrive {
     return matrix_.factorize(point.coefficients->stiffnessFactor);
   }
 
-  // The fixed-cost stepping's refresh (fixed_cost_stepper.hpp, docs/model.md §2.11): the whole
+  // The fixed-cost stepping's refresh (fixed_cost_stepper.hpp, docs/model_element.md §2.11): the whole
   // matrix built again in the second storage while the first one solves, the elements
   // [first, last) of one step at that step's accepted state, each chain block eliminated as soon
   // as both its elements are in; finishRefresh adds the pulleys, completes the factorization and
@@ -423,7 +397,7 @@ class MixedBeltDrive {
     return matrix_.finishRefresh(point.coefficients->stiffnessFactor);
   }
   // The fixed-cost stepping's update between its post-Newton passes (fixed_cost_stepper.hpp,
-  // docs/model.md §2.11): the pairs whose committed contact or stick/slip states differ from those
+  // docs/model_element.md §2.11): the pairs whose committed contact or stick/slip states differ from those
   // the solving matrix holds are evaluated again at the point, at most maxPairs of them (from
   // element 0 on), their change goes into the solving matrix, and its chain is eliminated again
   // from the first block they touch. `updated`: pairs evaluated; `left`: changed pairs over the
@@ -457,7 +431,7 @@ class MixedBeltDrive {
     }
     return updated == 0 ? Status::kOk : matrix_.refactorizeFrom(firstBlock);
   }
-  // Reference stepping: the compact border in its factorization (MixedNewtonMatrix).
+  // Reference stepping: the compact border in its factorization (EulerianNewtonMatrix).
   void setCompactBorder(bool compact) { matrix_.setCompactBorder(compact); }
   // Decides every segment's contact and stick/slip state at the iterate in the residual (the
   // fixed-cost stepping's later iterations) instead of keeping the committed ones.
@@ -473,14 +447,15 @@ class MixedBeltDrive {
     // point's, segment_geometry.hpp): samples at the segments' starts, each one's pitch to the next
     // (its own segment, L/segments) and the distance its material came in the last accepted step.
     double pitch[NE * NCS] = {}, travel[NE * NCS] = {};
+    const double carried = phase_.isStatic() ? 0.0 : stepSize_;  // s
     for (int e = 0; e < NE; ++e)
       for (int i = 0; i < segments; ++i) {
         const double x = static_cast<double>(i) / segments;  // of the element
         const int j = e * segments + i;
-        travel[j] = stepSize_ * ((1.0 - x) * lastMeshSpeed_[e][0] + x * lastMeshSpeed_[e][1]);
+        travel[j] = carried * ((1.0 - x) * lastMeshSpeed_[e][0] + x * lastMeshSpeed_[e][1]);
         pitch[j] = length_[e] / segments;
       }
-    transportRefused_ = !carried_.carry(pair_, pulleyCount(), segments, pitch, travel);
+    transportRefused_ = !(phase_.isStatic() || stepSize_ > 0.0) || !carried_.carry(pair_, pulleyCount(), segments, pitch, travel);
     pulleys_.beginStep();
   }
   void rejectStep() {
@@ -521,12 +496,12 @@ class MixedBeltDrive {
 
   // ---- matrix assembly in system coordinates (also PulleyBodies::addMatrix's target) ----------
   // An entry of the Newton matrix, into the rows the matrix keeps along the nodes' start tangents
-  // (MixedNewtonMatrix::addEntry).
+  // (EulerianNewtonMatrix::addEntry).
   void addEntry(int row, int col, double value) { matrix_.addEntry(row, col, value, tangent_); }
 
  private:
   // One element's kinematics at a state.
-  using Kinematics = MixedElementKinematics;
+  using Kinematics = EulerianElementKinematics;
   Kinematics kinematics(const Vector& q, const Vector& v, int e) const {
     return Kinematics::at(e, gatherElement(q, e), gatherElement(v, e), gatherMaterial(q, e, true),
                           gatherMaterial(v, e, false), length_[e], material_[e]);
@@ -537,7 +512,7 @@ class MixedBeltDrive {
   Status elementRows(const Kinematics& k, const Vector& acceleration, int e, bool jacobian, Vector10& rows,
                      Matrix10* matrix, const IterationPoint<Vector>& point) const {
     if (!(k.lambda > 0.0)) return isFinite(k.lambda) ? Status::kDegenerateState : Status::kNonFiniteValue;
-    MixedFlowTerms inertia;
+    EulerianFlowTerms inertia;
     const Vector8 qDDot = gatherElement(acceleration, e);
     const Vector2 pDDot = gatherMaterial(acceleration, e, false);
     Status s = jacobian ? flow_[e].evaluate(k.q, k.v, qDDot, k.p, k.pDot, pDDot, inertia)
@@ -545,7 +520,7 @@ class MixedBeltDrive {
     if (s != Status::kOk) return s;
     Vector10 elastic;
     Matrix10 elasticStiffness;
-    s = mixed_[e].elasticForceAndStiffness(k.q, k.p(0), k.p(1), elastic, jacobian ? &elasticStiffness : nullptr);
+    s = cable_[e].elasticForceAndStiffness(k.q, k.p(0), k.p(1), elastic, jacobian ? &elasticStiffness : nullptr);
     if (s != Status::kOk) return s;
     // Strain-rate damping: the viscous part of the material element's internal force at the
     // material rates.
@@ -697,9 +672,9 @@ class MixedBeltDrive {
   ContactParameters contact_;
   double length_[NE] = {};  // mesh lengths, m
   double contactScale_[NE] = {};  // element length over setUp's contactLength
-  MixedCable2D mixed_[NE];
+  EulerianCable2D cable_[NE];
   Element element_[NE];
-  MixedFlowInertia flow_[NE];
+  EulerianFlowInertia flow_[NE];
   MaterialVelocity material_[NE];
   Matrix8 nodalSlope_[NE][2];
   double lumpedNodeMass_ = 1.0;
@@ -713,7 +688,7 @@ class MixedBeltDrive {
   NewtonMatrix matrix_;  // its storages and the rows it keeps; this class gives its entries
   Vector2 tangent_[NE];  // every node's start tangent (unit): its velocity row's direction
   double beltLength_ = 0.0;  // the belt's reference length, m
-  double stepSize_ = 0.0;
+  double stepSize_ = 0.0;  // s; 0 until setStepSize
   Kinematics current_[NE];  // every element's kinematics at the last residual's or post-Newton step's state
   // What the last post-Newton step computed, at (pnsQ_, pnsV_): current_ and each element's pair
   // kinematics with circle pnsCircle_[e] (-1: none); valid until a residual at another state.

@@ -1,4 +1,4 @@
-// The Newton matrix of the drive on the mesh that stands still (MixedBeltDrive, docs/model.md
+// The Newton matrix of the drive on the eulerian mesh (EulerianBeltDrive, docs/model_element.md
 // §2.11) in the order of its block solver, the two storages it lives in and the rows it keeps:
 // the storage that solves and, for the fixed-cost stepping (fixed_cost_stepper.hpp), the one a
 // refresh assembles and eliminates a slice of elements per step while the first one keeps solving.
@@ -29,7 +29,7 @@
 namespace beltsim {
 
 template <int NE, int NP>
-class MixedNewtonMatrix {
+class EulerianNewtonMatrix {
   using Layout = DriveLayout<NE, NP>;
 
  public:

@@ -1,5 +1,5 @@
-// A test system: a closed belt of Elements ANCF elements on a mesh that stands still, with one
-// transport coordinate (docs/model.md §2.10), no pulleys. Optional frictionless circular support
+// A test system: a closed belt of Elements ANCF elements on an eulerian mesh, with one
+// transport coordinate (docs/model_element.md §2.10), no pulleys. Optional frictionless circular support
 // (a belt fully wrapped on a frictionless pulley): a radial penalty force k (R - d) per reference
 // length wherever the centreline is inside the circle. It plugs into ReferenceStepper
 // (system_interface.hpp) and gives the tests its matrices.
@@ -12,14 +12,14 @@
 #include <cmath>
 
 #include "beltsim/element/ancf_cable2d.hpp"
-#include "beltsim/element/material_flow_inertia.hpp"
+#include "flow_through_inertia.hpp"
 #include "beltsim/solver/fixed_lu.hpp"
 #include "beltsim/stepping/system_interface.hpp"
 
 namespace beltsim_test {
 
 template <int Elements>
-class EulerianLoop {
+class FlowThroughLoop {
  public:
   static constexpr int kSize = 4 * Elements + 1;
   static constexpr int kTransport = 4 * Elements;
@@ -43,7 +43,7 @@ class EulerianLoop {
   }
   void hold(int index) { held_[index] = true; }
   const Element& element() const { return element_; }
-  const beltsim::MaterialFlowInertia& flow() const { return flow_; }
+  const beltsim::FlowThroughInertia& flow() const { return flow_; }
 
   static Vector8 gather(const Vector& x, int e) {
     Vector8 out;
@@ -66,7 +66,7 @@ class EulerianLoop {
     const double v = qDot(kTransport), vDot = qDDot(kTransport);
     for (int e = 0; e < Elements; ++e) {
       const Vector8 qe = gather(q, e), ve = gather(qDot, e), ae = gather(qDDot, e);
-      beltsim::MaterialFlowTerms flow;
+      beltsim::FlowThroughTerms flow;
       beltsim::Status s = flow_.evaluate(qe, ve, ae, v, vDot, flow);
       if (s != beltsim::Status::kOk) return s;
       Vector8 internal;
@@ -189,7 +189,7 @@ class EulerianLoop {
   }
 
   Element element_;
-  beltsim::MaterialFlowInertia flow_;
+  beltsim::FlowThroughInertia flow_;
   Support support_;
   bool held_[kSize];
   beltsim::FixedLu<kSize> lu_;

@@ -1,19 +1,19 @@
 // The measured quantities of belt_outputs.hpp (span forces and speeds, samples along the belt) on
-// the mixed mesh (mixed_belt_drive.hpp, docs/model.md §2.11). Its nodes stay at their stations on
+// the eulerian mesh (eulerian_belt_drive.hpp, docs/model_element.md §2.11). Its nodes stay at their stations on
 // the path (node 0 where span 0 leaves circle 0), so a place on the path is a place on the mesh:
 // a span is measured at fixed mesh points, and a sample's arc coordinate is its station.
 #pragma once
 #include <cmath>
 
 #include "beltsim/system/belt_outputs.hpp"
-#include "beltsim/system/mixed_belt_drive.hpp"
+#include "beltsim/system/eulerian_belt_drive.hpp"
 
 namespace beltsim {
 
 // The element holding station s (m from node 0 along the mesh, wrapped into the belt) and the
 // mesh point x in it.
 template <int NE, int NP, int NCS>
-int mixedElementAt(const MixedBeltDrive<NE, NP, NCS>& drive, double s, double& x) {
+int eulerianElementAt(const EulerianBeltDrive<NE, NP, NCS>& drive, double s, double& x) {
   double total = 0.0;
   for (int e = 0; e < NE; ++e) total += drive.elementLength(e);
   s -= std::floor(s / total) * total;
@@ -27,8 +27,8 @@ int mixedElementAt(const MixedBeltDrive<NE, NP, NCS>& drive, double s, double& x
 // Span k's mean axial force and speed over its middle half (as measureSpan), from five points at
 // 0.25, 0.375, ..., 0.75 of the span as the path was drawn: the mesh does not move along it.
 template <int NE, int NP, int NCS, int MaxPulleys>
-SpanMeasure measureSpan(const MixedBeltDrive<NE, NP, NCS>& drive, const typename MixedBeltDrive<NE, NP, NCS>::Vector& q,
-                        const typename MixedBeltDrive<NE, NP, NCS>::Vector& v, const BeltPath<MaxPulleys>& path,
+SpanMeasure measureSpan(const EulerianBeltDrive<NE, NP, NCS>& drive, const typename EulerianBeltDrive<NE, NP, NCS>::Vector& q,
+                        const typename EulerianBeltDrive<NE, NP, NCS>::Vector& v, const BeltPath<MaxPulleys>& path,
                         int span) {
   SpanMeasure m;
   if (!(span >= 0 && span < path.pulleyCount)) return m;
@@ -41,8 +41,8 @@ SpanMeasure measureSpan(const MixedBeltDrive<NE, NP, NCS>& drive, const typename
   SpanSums sums;
   for (int i = 0; i < kPoints; ++i) {
     double x = 0.0;
-    const int e = mixedElementAt(drive, start + (0.25 + 0.125 * i) * path.spanLength[span], x);
-    typename MixedBeltDrive<NE, NP, NCS>::Element::Section s;
+    const int e = eulerianElementAt(drive, start + (0.25 + 0.125 * i) * path.spanLength[span], x);
+    typename EulerianBeltDrive<NE, NP, NCS>::Element::Section s;
     if (drive.materialSection(q, v, e, x, s) == Status::kOk) sums.add(s);
   }
   return sums.mean();
@@ -51,12 +51,12 @@ SpanMeasure measureSpan(const MixedBeltDrive<NE, NP, NCS>& drive, const typename
 // One sample at the middle of contact segment `segment` of element e (as sampleBelt): the axial
 // force and velocity of the material there; materialArc is the sample's station (m from node 0).
 template <int NE, int NP, int NCS>
-Status sampleBelt(const MixedBeltDrive<NE, NP, NCS>& drive, const typename MixedBeltDrive<NE, NP, NCS>::Vector& q,
-                  const typename MixedBeltDrive<NE, NP, NCS>::Vector& v, int e, int segment, BeltSample& out) {
+Status sampleBelt(const EulerianBeltDrive<NE, NP, NCS>& drive, const typename EulerianBeltDrive<NE, NP, NCS>::Vector& q,
+                  const typename EulerianBeltDrive<NE, NP, NCS>::Vector& v, int e, int segment, BeltSample& out) {
   const double length = drive.elementLength(e);
   const int segments = drive.pair(e, 0).parameters().segmentCount;
   const double x = (segment + 0.5) * length / segments;
-  typename MixedBeltDrive<NE, NP, NCS>::Element::Section s;
+  typename EulerianBeltDrive<NE, NP, NCS>::Element::Section s;
   const Status st = drive.materialSection(q, v, e, x, s);
   if (st != Status::kOk) return st;
   out = BeltSample{};
@@ -75,9 +75,9 @@ Status sampleBelt(const MixedBeltDrive<NE, NP, NCS>& drive, const typename Mixed
 }
 
 // A sample's station is its place on the path from node 0, where span 0 leaves circle 0: the
-// spatial arc coordinate s_l of docs/model.md §9.5 without an offset.
+// spatial arc coordinate s_l of docs/model_start_and_benchmark.md §9.5 without an offset.
 template <int NE, int NP, int NCS, int MaxPulleys>
-double spatialArcOffset(const MixedBeltDrive<NE, NP, NCS>&, const typename MixedBeltDrive<NE, NP, NCS>::Vector&,
+double spatialArcOffset(const EulerianBeltDrive<NE, NP, NCS>&, const typename EulerianBeltDrive<NE, NP, NCS>::Vector&,
                         const BeltPath<MaxPulleys>&) {
   return 0.0;
 }
@@ -85,9 +85,9 @@ double spatialArcOffset(const MixedBeltDrive<NE, NP, NCS>&, const typename Mixed
 // The reference length of belt that has passed node 0 since the start, m, positive in the path's
 // direction (node 0's material coordinate falls as the material moves on).
 template <int NE, int NP, int NCS>
-double materialTravelled(const typename MixedBeltDrive<NE, NP, NCS>::Vector& q,
-                         const typename MixedBeltDrive<NE, NP, NCS>::Vector& start) {
-  using Drive = MixedBeltDrive<NE, NP, NCS>;
+double materialTravelled(const typename EulerianBeltDrive<NE, NP, NCS>::Vector& q,
+                         const typename EulerianBeltDrive<NE, NP, NCS>::Vector& start) {
+  using Drive = EulerianBeltDrive<NE, NP, NCS>;
   return start(Drive::materialDof(0)) - q(Drive::materialDof(0));
 }
 

@@ -1,4 +1,4 @@
-// Where the nodes of a mesh that stands still sit on a closed belt's path (docs/model.md §2.11),
+// Where the nodes of an eulerian mesh sit on a closed belt's path (docs/model_element.md §2.11),
 // decided from the layout alone: every point where the belt meets or leaves a pulley is a node, so
 // that each element lies either in a span or on one pulley for the whole run; the wraps get
 // `wrapDensity` times as many elements per metre as the spans, and inside a wrap the elements are
@@ -19,7 +19,7 @@
 namespace beltsim {
 
 struct MeshGrading {
-  double wrapDensity = 3.0;  // elements per metre on a wrap over those on a span (docs/model.md §2.11)
+  double wrapDensity = 3.0;  // elements per metre on a wrap over those on a span (docs/model_element.md §2.11)
   double gradingStep = 0.5;  // growth of a wrap element's length per element from the wrap's ends
 };
 
@@ -28,7 +28,7 @@ struct MeshGrading {
 // part j (2 per pulley, span first). Fails naming the parameter if NE is below the minimum (one per
 // span, two per wrap), a grading setting is out of range or a wrap has no length.
 template <int NE, int MaxPulleys>
-ParameterError standingMeshStations(const BeltPath<MaxPulleys>& path, const MeshGrading& grading, double (&station)[NE],
+ParameterError eulerianStations(const BeltPath<MaxPulleys>& path, const MeshGrading& grading, double (&station)[NE],
                                     double (&length)[NE], int (&elementsInPart)[2 * MaxPulleys]) {
   constexpr int kMaxParts = 2 * MaxPulleys;
   const int parts = 2 * path.pulleyCount;
@@ -110,7 +110,7 @@ void placeAtStations(const BeltPath<MaxPulleys>& path, const double (&station)[N
   }
 }
 
-// The start of a mixed drive's static solve (as placeOnPath of static_equilibrium.hpp): its nodes at
+// The start of an eulerian drive's static solve (as placeOnPath of static_equilibrium.hpp): its nodes at
 // their stations on `path` with the material coordinates p_i = station[i] (no stretch), the circle
 // centres at their rest positions, everything else 0.
 template <typename Drive, int MaxPulleys>
@@ -122,7 +122,7 @@ void placeOnStations(const Drive& drive, const BeltPath<MaxPulleys>& path, const
   x.template head<4 * Drive::kElements>() = nodes;
   for (int i = 0; i < Drive::kElements; ++i) x(Drive::materialDof(i)) = station[i];
   for (int p = 0; p < Drive::kPulleys; ++p)
-    for (int l = 0; l < 2; ++l) x(Drive::pulleyDof(p, l)) = drive.circle(p).centre(l);
+    for (int l = 0; l < 2; ++l) x(Drive::pulleyDof(p, l)) = drive.pulley(p).centre(l);
 }
 
 }  // namespace beltsim

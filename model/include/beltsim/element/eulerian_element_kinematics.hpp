@@ -1,4 +1,4 @@
-// One element of the mixed Eulerian-Lagrangian belt (docs/model.md §2.11) seen by a force that acts
+// One element of the eulerian belt (docs/model_element.md §2.11) seen by a force that acts
 // on its material: the element's kinematics with the material coordinates pA, pB of its two nodes,
 // and the Newton block of such a force by the chain rule.
 //
@@ -18,8 +18,8 @@
 
 namespace beltsim {
 
-// The state of element e of a mixed mesh at one iteration point.
-struct MixedElementKinematics {
+// The state of element e of an eulerian mesh at one iteration point.
+struct EulerianElementKinematics {
   using Vector2 = Eigen::Matrix<double, 2, 1>;
   using Vector8 = Eigen::Matrix<double, 8, 1>;
   int e;                       // the element
@@ -31,9 +31,9 @@ struct MixedElementKinematics {
 
   // From the element's coordinates and rates, its nodes' material coordinates and rates, its mesh
   // length [m] and its slope maps.
-  static MixedElementKinematics at(int element, const Vector8& q, const Vector8& v, const Vector2& p,
+  static EulerianElementKinematics at(int element, const Vector8& q, const Vector8& v, const Vector2& p,
                                    const Vector2& pDot, double length, const MaterialVelocity& material) {
-    MixedElementKinematics k;
+    EulerianElementKinematics k;
     k.e = element;
     k.q = q;
     k.v = v;
@@ -55,7 +55,7 @@ struct MixedElementKinematics {
 // fq, fv: its partial derivatives; cq, cv: the integrator's stiffness and damping factors;
 // nodalSlope: T_A, T_B as 8 x 8 matrices; length: the element's mesh length [m].
 template <int C>
-void materialForceMatrix(const MixedElementKinematics& k, const Eigen::Matrix<double, 8, 8> (&nodalSlope)[2],
+void materialForceMatrix(const EulerianElementKinematics& k, const Eigen::Matrix<double, 8, 8> (&nodalSlope)[2],
                          double length, const Eigen::Matrix<double, 8 + C, 1>& force,
                          const Eigen::Matrix<double, 8 + C, 8 + C>& fq, const Eigen::Matrix<double, 8 + C, 8 + C>& fv,
                          double cq, double cv, Eigen::Matrix<double, 10 + C, 10 + C>& m) {

@@ -1,5 +1,5 @@
-// Inertia of the belt material in an element of the mixed Eulerian-Lagrangian belt (form B,
-// docs/model.md §2.11): the mesh parameter x in [0, L] stands still, the material coordinate p is
+// Inertia of the belt material in an element of the eulerian belt (the eulerian mesh,
+// docs/model_element.md §2.11): the mesh parameter x in [0, L] stands still, the material coordinate p is
 // linear along the element between its nodes' unknowns pA and pB.
 //
 // With N_A = 1 - x/L, N_B = x/L, the stretch lambda = (pB - pA)/L and the rate of the material
@@ -11,7 +11,7 @@
 //   M = int rhoA S^T S dx,  G_a = int rhoA N_a S^T S' dx,  H_ab = int rhoA N_a N_b S'^T S' dx,
 //   h_ab = q^T H_ab q.
 // (q, pA, pB) describe the material of a closed belt completely, so the inertia rows are
-// Lagrange's E = d/dt dT/dz_dot - dT/dz (LHS sign, docs/model.md §0.2), with lambda_dot =
+// Lagrange's E = d/dt dT/dz_dot - dT/dz (LHS sign, docs/model_element.md §0.2), with lambda_dot =
 // (pB_dot - pA_dot)/L and s_A = -1, s_B = +1:
 //   E_q = lambda M q_ddot - sum_a pa_ddot G_a q + lambda_dot M q_dot - sum_a pa_dot (G_a - G_a^T) q_dot
 //         - (1/lambda) sum_ab pa_dot pb_dot H_ab q
@@ -19,7 +19,7 @@
 //         - (lambda_dot/lambda^2) sum_b pb_dot h_ab + (2/lambda) sum_b pb_dot q_dot^T H_ab q
 //         - (s_a/L) [1/2 q_dot^T M q_dot - 1/(2 lambda^2) sum_bc pb_dot pc_dot h_bc].
 // Their derivatives by (q_ddot, p_ddot), (q_dot, p_dot) and (q, p) are written out below (checked
-// against central differences in tests/host/test_mixed_cable.cpp). With lambda = 1 and pA_dot =
+// against central differences in tests/host/test_eulerian_cable.cpp). With lambda = 1 and pA_dot =
 // pB_dot = -v this is the one-transport-coordinate inertia of §2.10 up to end terms that cancel
 // on assembly of a closed belt.
 //
@@ -35,7 +35,7 @@
 namespace beltsim {
 
 // Indices 0..7: the element coordinates; 8, 9: the nodes' material coordinates pA, pB.
-struct MixedFlowTerms {
+struct EulerianFlowTerms {
   using Vector10 = Eigen::Matrix<double, 10, 1>;
   using Matrix10 = Eigen::Matrix<double, 10, 10>;
   Vector10 force;            // E above (LHS) [N, N m; N on the material coordinates]
@@ -44,12 +44,12 @@ struct MixedFlowTerms {
   Matrix10 byVelocity;       // dE/d(q_dot, p_dot)
 };
 
-class MixedFlowInertia {
+class EulerianFlowInertia {
  public:
   using Vector2 = Eigen::Matrix<double, 2, 1>;
   using Vector8 = Eigen::Matrix<double, 8, 1>;
   using Matrix4 = Eigen::Matrix<double, 4, 4>;
-  using Vector10 = MixedFlowTerms::Vector10;
+  using Vector10 = EulerianFlowTerms::Vector10;
 
   // length: the element's mesh length L [m]; massPerLength: rho A per reference length [kg/m].
   ParameterError setUp(double length, double massPerLength) {
@@ -150,7 +150,7 @@ class MixedFlowInertia {
 
   // E (force() above) and its derivatives.
   Status evaluate(const Vector8& q, const Vector8& qDot, const Vector8& qDDot, const Vector2& p, const Vector2& pDot,
-                  const Vector2& pDDot, MixedFlowTerms& out) const {
+                  const Vector2& pDDot, EulerianFlowTerms& out) const {
     out.byAcceleration.setZero();
     out.byPosition.setZero();
     out.byVelocity.setZero();

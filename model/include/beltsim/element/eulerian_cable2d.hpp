@@ -1,9 +1,9 @@
 // Elastic energy of a planar ANCF cable element whose nodes stay on the mesh while the amount of
-// material in it is an unknown: the element of the mixed Eulerian-Lagrangian belt with nodal
-// material coordinates (form B, docs/model.md §2.11).
+// material in it is an unknown: the element of the eulerian belt with nodal
+// material coordinates (docs/model_element.md §2.11).
 //
 // The element spans the mesh parameter x in [0, L] with the usual cubic Hermite position r(x) = S q
-// (docs/model.md §2.1-2.2). The material coordinate p (reference length) is linear along it between
+// (docs/model_element.md §2.1-2.2). The material coordinate p (reference length) is linear along it between
 // its nodes' values pA and pB, so the element holds the reference length pB - pA of material and
 //   lambda = dp/dx = (pB - pA) / L      (the material stretch of the mesh, > 0).
 // With r_p = r'/lambda the material derivative, the strain and curvature of the material are
@@ -20,7 +20,7 @@
 //   d2U/dlambda2    = sum_A w EA l^2 / lambda^3 + sum_B w EI K^2 / lambda^3.
 // dU/dlambda is the force that moves material between neighbouring elements: in a static state
 // without friction the material settles where it is equal in both, which is where their axial
-// forces are equal (tests/host/test_mixed_cable.cpp).
+// forces are equal (tests/host/test_eulerian_cable.cpp).
 //
 // This header holds the elastic part only; the strain-rate damping of §2.4 is not part of it.
 // Real-time rules: fixed-size Eigen types, no heap, bounded loops, sqrt as the only libm call.
@@ -35,7 +35,7 @@
 
 namespace beltsim {
 
-class MixedCable2D {
+class EulerianCable2D {
  public:
   using Parameters = AncfCable2DParameters<double>;
   using Vector2 = Eigen::Matrix<double, 2, 1>;
@@ -66,8 +66,12 @@ class MixedCable2D {
 
   const Parameters& parameters() const { return params_; }
   // EA alone (an injected belt_stiffness fault, docs/injected_faults.md): nothing cached uses it.
+  // Whether setAxialStiffness would take EA (N): finite and positive.
+  static ParameterError checkAxialStiffness(double EA) {
+    return isFinite(EA) && EA > 0.0 ? ParameterError::success() : ParameterError::invalid("EA");
+  }
   ParameterError setAxialStiffness(double EA) {
-    if (!isFinite(EA) || !(EA > 0.0)) return ParameterError::invalid("EA");
+    if (!checkAxialStiffness(EA).ok()) return ParameterError::invalid("EA");
     params_.EA = EA;
     return ParameterError::success();
   }
@@ -192,7 +196,7 @@ class MixedCable2D {
         return isFinite(g) ? Status::kDegenerateState : Status::kNonFiniteValue;
       const double invG = 1.0 / g;
       const double K = (r1(0) * r2(1) - r1(1) * r2(0)) * invG;
-      // K_q = S'^T alpha + S''^T beta (docs/model.md §2.8).
+      // K_q = S'^T alpha + S''^T beta (docs/model_element.md §2.8).
       const Vector2 beta = invG * perp(r1);
       const Vector2 alpha = invG * (Vector2(r2(1), -r2(0)) - 2.0 * K * r1);
       const Vector8 kq = spread(ds, alpha) + spread(dds, beta);

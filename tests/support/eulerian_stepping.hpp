@@ -1,4 +1,4 @@
-// What a drive fixture of a mesh that stands still needs (tests/host/test_mixed_drive.cpp): the
+// What a drive fixture of an eulerian mesh needs (tests/host/test_eulerian_drive.cpp): the
 // paper's configuration with the arc gap, the reference stepper's start at rest, one step of the
 // paper's scenario, and the spread of a record.
 #pragma once
@@ -11,8 +11,8 @@
 
 namespace beltsim::test {
 
-// The paper's drive with the arc gap (docs/model.md §4.2) at the given step.
-inline PlantConfig standingMeshPaperConfig(double stepSize) {
+// The paper's drive with the arc gap (docs/model_contact.md §4.2) at the given step.
+inline PlantConfig eulerianPaperConfig(double stepSize) {
   PlantConfig config;
   config.stepSize = stepSize;
   config.contact.gapMeasure = SegmentGapMeasure::kArc;
@@ -20,7 +20,7 @@ inline PlantConfig standingMeshPaperConfig(double stepSize) {
 }
 
 // The stepper at rest at x: Newton's absolute tolerance 1e-8 N, the round-off floor of these
-// drives' residuals being about 2e-9 N (docs/model.md §2.11).
+// drives' residuals being about 2e-9 N (docs/model_element.md §2.11).
 template <class Stepper, class Vector>
 bool startAtRest(Stepper& stepper, const PlantConfig& config, const Vector& x) {
   IntegratorSettings settings = config.integrator;

@@ -1,12 +1,12 @@
 // Inertia of belt material that flows through a planar ANCF cable element whose mesh stands still
-// (the non-material, "Eulerian" belt with one transport coordinate; docs/model.md §2.10).
+// (the non-material, "Eulerian" belt with one transport coordinate; docs/model_element.md §2.10).
 //
 // The mesh parameter x in [0, L] is fixed in time; the whole belt's material slides through the
 // mesh by the transport coordinate sigma (m of reference length), v = sigma_dot [m/s of reference
 // length; the spatial speed is v |r'|]. At a mesh point the material velocity and acceleration are
 //   u = r_dot + v r',      a = r_ddot + 2 v r_dot' + v^2 r'' + v_dot r'.
 // Virtual work of the inertia with the test motions S dq (mesh coordinates) and r' dsigma (the
-// material sliding along its own path) gives, per element (LHS sign, docs/model.md §0.2):
+// material sliding along its own path) gives, per element (LHS sign, docs/model_element.md §0.2):
 //   element rows   M q_ddot + c v_dot + 2 v M1 q_dot + v^2 (B1 - M2) q
 //   transport row  c^T q_ddot + m_vv v_dot + 2 v q_dot^T M2 q + v^2/2 q^T B2 q
 // with  c = M1 q = int rhoA S^T r' dx,  m_vv = q^T M2 q = int rhoA r'.r' dx,
@@ -31,7 +31,7 @@ namespace beltsim {
 
 // The inertia terms of one element at one state, and their derivatives. Index 8 is the transport
 // coordinate (sigma, v, v_dot); indices 0..7 are the element coordinates.
-struct MaterialFlowTerms {
+struct FlowThroughTerms {
   using Vector9 = Eigen::Matrix<double, 9, 1>;
   using Matrix9 = Eigen::Matrix<double, 9, 9>;
   Vector9 force;         // the inertia rows above (LHS) [N, N m; transport row N]
@@ -40,7 +40,7 @@ struct MaterialFlowTerms {
   Matrix9 byVelocity;      // d force / d(q_dot, v)
 };
 
-class MaterialFlowInertia {
+class FlowThroughInertia {
  public:
   using Vector8 = Eigen::Matrix<double, 8, 1>;
   using Matrix4 = Eigen::Matrix<double, 4, 4>;
@@ -66,7 +66,7 @@ class MaterialFlowInertia {
           m2_(j, k) += w * h.ds(j) * h.ds(k);
         }
     }
-    // M (degree 6) needs 4 points; it is the element's consistent mass matrix (docs/model.md §2.3).
+    // M (degree 6) needs 4 points; it is the element's consistent mass matrix (docs/model_element.md §2.3).
     for (int i = 0; i < kGaussLegendre4.kPoints; ++i) {
       const double x = half * (1.0 + kGaussLegendre4.points[i]);
       const double w = half * kGaussLegendre4.weights[i] * massPerLength;
@@ -95,7 +95,7 @@ class MaterialFlowInertia {
 
   // The terms of the header at (q, q_dot, q_ddot; v, v_dot) and their derivatives.
   Status evaluate(const Vector8& q, const Vector8& qDot, const Vector8& qDDot, double v, double vDot,
-                  MaterialFlowTerms& out) const {
+                  FlowThroughTerms& out) const {
     out.force.setZero();
     out.byAcceleration.setZero();
     out.byPosition.setZero();
