@@ -51,9 +51,10 @@
 
 #include <Eigen/Core>
 
+#include "beltsim/core/status.hpp"
+#include "beltsim/stepping/integrator_state.hpp"
 #include "beltsim/stepping/reference_stepper.hpp"
 #include "beltsim/stepping/step_phase.hpp"
-#include "beltsim/core/status.hpp"
 
 namespace beltsim {
 
@@ -80,28 +81,22 @@ class FixedCostStepper {
     if (!(isFinite(stepSize) && stepSize > 0.0)) return ParameterError::invalid("stepSize");
     if (settings.refreshSteps > kElements) return ParameterError::invalid("refreshSteps");
     if (kSwitchUpdates && settings.postNewtonPasses != 1) return ParameterError::invalid("postNewtonPasses");
+    (void)state_.setUp(settings, stepSize);  // the step size is checked above
     settings_ = settings;
-    h_ = stepSize;
-    coefficients_ = IntegratorCoefficients::make(settings, stepSize);
     haveMatrix_ = false;
     return e;
   }
 
+  // Initial state (IntegratorState::initialize).
   void initialize(const Vector& q, const Vector& v, const Vector& a, double time) {
-    q_ = q;
-    v_ = v;
-    a_ = a;
-    aBar_ = a;
-    time_ = time;
-    startTime_ = time;
-    steps_ = 0;
+    state_.initialize(q, v, a, time);
     haveMatrix_ = false;
   }
 
   // Builds and factorizes the whole Newton matrix at the current state (start-up: the first
   // step does it otherwise, at the cost of a whole build).
   Status prepare(System& system) {
-    const IterationPoint<Vector> point{&q_, &v_, &a_, time_, &coefficients_};
+    const IterationPoint<Vector> point = state_.point(state_.time());
     if constexpr (kSwitchUpdates) {
       system.setStiffenOnly(true);
       system.setAnchorlessRenewing(true);
@@ -116,13 +111,13 @@ class FixedCostStepper {
     return s;
   }
 
-  const Vector& positions() const { return q_; }
-  const Vector& velocities() const { return v_; }
-  const Vector& accelerations() const { return a_; }
-  double time() const { return time_; }
-  long long stepIndex() const { return steps_; }
-  double stepSize() const { return h_; }
-  const IntegratorCoefficients& coefficients() const { return coefficients_; }
+  const Vector& positions() const { return state_.positions(); }
+  const Vector& velocities() const { return state_.velocities(); }
+  const Vector& accelerations() const { return state_.accelerations(); }
+  double time() const { return state_.time(); }
+  long long stepIndex() const { return state_.stepIndex(); }
+  double stepSize() const { return state_.stepSize(); }
+  const IntegratorCoefficients& coefficients() const { return state_.coefficients(); }
 
   StepStatistics step(System& system) {
     StepStatistics stats;
@@ -131,13 +126,13 @@ class FixedCostStepper {
       const Status s = prepare(system);
       if (s != Status::kOk) return fault(stats, s);
     }
-    const Vector q0 = q_, v0 = v_, a0 = a_, aBar0 = aBar_;
-    const double tNext = startTime_ + static_cast<double>(steps_ + 1) * h_;
-    const IterationPoint<Vector> point{&q_, &v_, &a_, tNext, &coefficients_};
+    const typename IntegratorState<Vector>::StepStart start = state_.start();
+    const double tNext = state_.nextTime();
+    const IterationPoint<Vector> point = state_.point(tNext);
     switchColumns_ = 0;
     refactoredPairs_ = 0;
     system.beginStep();
-    predictStep(coefficients_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_, settings_.constantAccelerationPredictor);
+    state_.predict(start, settings_.constantAccelerationPredictor);
 
     // 2. Newton iterations with the states decided at each residual, 3. the post-Newton pass
     // commits the states at the accepted point; on the eulerian mesh both again, after
@@ -160,7 +155,8 @@ class FixedCostStepper {
     }
     if (s != Status::kOk) {
       system.rejectStep();
-      return restore(stats, s, q0, v0, a0, aBar0);
+      state_.restore(start);
+      return fault(stats, s);
     }
     stats.pnsError = error;
     if (stats.residualNorm > settings_.fixedResidualTolerance) stats.flags |= kStepNewtonNotConverged;
@@ -185,9 +181,7 @@ class FixedCostStepper {
       ++stats.jacobianUpdates;
     }
 
-    aBar_ = aBarStar_ + (1.0 - coefficients_.alphaF) / (1.0 - coefficients_.alphaM) * a_;
-    ++steps_;
-    time_ = tNext;
+    state_.accept(tNext);
     stepPhase(StepPhase::kEnd);
     return stats;
   }
@@ -223,9 +217,7 @@ class FixedCostStepper {
       Vector delta;
       if (s == Status::kOk) s = system.solve(r, delta);
       if (s != Status::kOk) break;
-      q_ -= delta;
-      v_ -= coefficients_.velocityFactor * delta;
-      a_ -= coefficients_.accelerationFactor * delta;
+      state_.correct(delta);
       ++stats.newtonIterations;
     }
     system.setDecideInNewton(false);
@@ -260,14 +252,6 @@ class FixedCostStepper {
     return s;
   }
 
-  StepStatistics restore(StepStatistics& stats, Status s, const Vector& q0, const Vector& v0, const Vector& a0,
-                         const Vector& aBar0) {
-    q_ = q0;
-    v_ = v0;
-    a_ = a0;
-    aBar_ = aBar0;
-    return fault(stats, s);
-  }
   StepStatistics fault(StepStatistics& stats, Status s) {
     stepPhase(StepPhase::kEnd);
     stats.status = s;
@@ -283,18 +267,12 @@ class FixedCostStepper {
   }
 
   IntegratorSettings settings_;
-  IntegratorCoefficients coefficients_;
-  double h_ = 1e-3;
-  double time_ = 0.0;
-  double startTime_ = 0.0;
-  long long steps_ = 0;
+  IntegratorState<Vector> state_;
   bool haveMatrix_ = false;
   int slice_ = 0;
   int switchColumns_ = 0;
   int pendingSwitches_ = 0;
   int refactoredPairs_ = 0;
-  Vector q_ = Vector::Zero(), v_ = Vector::Zero(), a_ = Vector::Zero();
-  Vector aBar_ = Vector::Zero(), aBarStar_ = Vector::Zero();
 };
 
 }  // namespace beltsim

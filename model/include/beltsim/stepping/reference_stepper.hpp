@@ -13,6 +13,7 @@
 #include "beltsim/core/status.hpp"
 #include "beltsim/stepping/integrator_coefficients.hpp"
 #include "beltsim/stepping/integrator_settings.hpp"
+#include "beltsim/stepping/integrator_state.hpp"
 #include "beltsim/stepping/step_statistics.hpp"
 #include "beltsim/stepping/system_interface.hpp"
 
@@ -25,47 +26,37 @@ class ReferenceStepper {
   static constexpr int kSize = System::kSize;
 
   ParameterError setUp(const IntegratorSettings& settings, double stepSize) {
-    const ParameterError e = validateIntegratorSettings(settings);
+    ParameterError e = validateIntegratorSettings(settings);
+    if (e.ok()) e = state_.setUp(settings, stepSize);
     if (!e.ok()) return e;
-    if (!(isFinite(stepSize) && stepSize > 0.0)) return ParameterError::invalid("stepSize");
     settings_ = settings;
-    h_ = stepSize;
-    coefficients_ = IntegratorCoefficients::make(settings, stepSize);
     haveFactorization_ = false;
     return e;
   }
 
-  // Initial state; the accelerations should be consistent (a = M^-1 (Q_ext - Q)); at a static
-  // equilibrium they are 0. The algorithmic acceleration starts equal to a.
+  // Initial state (IntegratorState::initialize).
   void initialize(const Vector& q, const Vector& v, const Vector& a, double time) {
-    q_ = q;
-    v_ = v;
-    a_ = a;
-    aBar_ = a;
-    time_ = time;
-    startTime_ = time;
-    steps_ = 0;
+    state_.initialize(q, v, a, time);
     haveFactorization_ = false;  // the System may have changed mode or parameters since
   }
 
-  const Vector& positions() const { return q_; }
-  const Vector& velocities() const { return v_; }
-  const Vector& accelerations() const { return a_; }
-  double time() const { return time_; }
-  long long stepIndex() const { return steps_; }
-  double stepSize() const { return h_; }
-  const IntegratorCoefficients& coefficients() const { return coefficients_; }
+  const Vector& positions() const { return state_.positions(); }
+  const Vector& velocities() const { return state_.velocities(); }
+  const Vector& accelerations() const { return state_.accelerations(); }
+  double time() const { return state_.time(); }
+  long long stepIndex() const { return state_.stepIndex(); }
+  double stepSize() const { return state_.stepSize(); }
+  const IntegratorCoefficients& coefficients() const { return state_.coefficients(); }
 
   // One step t -> t + h. Always returns after at most maxPns x maxNewton iterations.
   StepStatistics step(System& system) {
     StepStatistics stats;
-    const Vector q0 = q_, v0 = v_, a0 = a_, aBar0 = aBar_;
-    // t = step index * h, not an accumulated sum: no drift over long runs.
-    const double tNext = startTime_ + static_cast<double>(steps_ + 1) * h_;
+    const typename IntegratorState<Vector>::StepStart start = state_.start();
+    const double tNext = state_.nextTime();
     system.beginStep();
     for (int k = 1; k <= settings_.maxPnsIterations; ++k) {
       stats.pnsIterations = k;
-      if (k == 1 || !settings_.warmStartPns) predictor(q0, v0, a0, aBar0);
+      if (k == 1 || !settings_.warmStartPns) state_.predict(start, settings_.constantAccelerationPredictor);
       // A later pass may update the pass-1 matrix only where the PNS changed the contacts.
       // With reuseJacobian, so may the first pass, relative to the last build of an earlier step.
       const bool laterPass = k > 1 && settings_.warmStartPns && stats.jacobianUpdates > 0;
@@ -77,7 +68,7 @@ class ReferenceStepper {
       if (stats.status != Status::kOk) {
         // Fault: keep the start-of-step state, so the outputs stay finite and meaningful, and the
         // start-of-step contact history (an earlier pass of this step may have changed it).
-        q_ = q0; v_ = v0; a_ = a0; aBar_ = aBar0;
+        state_.restore(start);
         system.rejectStep();
         stats.flags |= kStepFault;
         haveFactorization_ = false;
@@ -85,10 +76,9 @@ class ReferenceStepper {
       }
       if (!newtonConverged) stats.flags |= kStepNewtonNotConverged;
       double error = 0.0;
-      const IterationPoint<Vector> point{&q_, &v_, &a_, tNext, &coefficients_};
-      const Status pns = system.postNewtonStep(point, error);
+      const Status pns = system.postNewtonStep(state_.point(tNext), error);
       if (pns != Status::kOk) {  // non-finite, or a degenerate segment (|r'| = 0): a fault
-        q_ = q0; v_ = v0; a_ = a0; aBar_ = aBar0;
+        state_.restore(start);
         system.rejectStep();
         stats.status = pns;
         stats.flags |= kStepFault;
@@ -98,17 +88,11 @@ class ReferenceStepper {
       if (error <= settings_.pnsTolerance) break;
       if (k == settings_.maxPnsIterations) stats.flags |= kStepPnsNotConverged;  // accepted as is
     }
-    // Algorithmic acceleration of the accepted solution (docs/model_drive_and_solver.md §7.3 step 4).
-    aBar_ = aBarStar_ + (1.0 - coefficients_.alphaF) / (1.0 - coefficients_.alphaM) * a_;
-    ++steps_;
-    time_ = tNext;
+    state_.accept(tNext);
     return stats;
   }
 
  private:
-  void predictor(const Vector& q0, const Vector& v0, const Vector& a0, const Vector& aBar0) {
-    predictStep(coefficients_, h_, q0, v0, a0, aBar0, q_, v_, a_, aBarStar_, settings_.constantAccelerationPredictor);
-  }
 
   // Newton with at most maxNewtonIterations updates. Jacobian at the first iteration of every
   // Newton solve (the contact set may have changed in the PNS, docs/model_drive_and_solver.md §7.10) unless reuseJacobian
@@ -116,7 +100,7 @@ class ReferenceStepper {
   // Never inlined into step(): its frame and the matrix build's stay apart, which keeps the
   // Cortex-M7 image's stack bound (docs/firmware.md, *Measured figures*) lowest.
   [[gnu::noinline]] bool newton(System& system, double t, MatrixUpdate firstBuild, StepStatistics& stats) {
-    const IterationPoint<Vector> point{&q_, &v_, &a_, t, &coefficients_};
+    const IterationPoint<Vector> point = state_.point(t);
     Vector r;
     Status s = system.residual(point, r);
     if (s != Status::kOk || !allFinite(r)) {
@@ -149,9 +133,7 @@ class ReferenceStepper {
         stats.status = s;
         return false;
       }
-      q_ -= delta;
-      v_ -= coefficients_.velocityFactor * delta;
-      a_ -= coefficients_.accelerationFactor * delta;
+      state_.correct(delta);
       ++stats.newtonIterations;
       s = system.residual(point, r);
       if (s != Status::kOk || !allFinite(r)) {
@@ -180,14 +162,8 @@ class ReferenceStepper {
   }
 
   IntegratorSettings settings_;
-  IntegratorCoefficients coefficients_;
-  double h_ = 1e-4;
-  double time_ = 0.0;
-  double startTime_ = 0.0;
-  long long steps_ = 0;
+  IntegratorState<Vector> state_;
   bool haveFactorization_ = false;  // the System holds a factorization valid for these coefficients
-  Vector q_ = Vector::Zero(), v_ = Vector::Zero(), a_ = Vector::Zero();
-  Vector aBar_ = Vector::Zero(), aBarStar_ = Vector::Zero();
 };
 
 }  // namespace beltsim
