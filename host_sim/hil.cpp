@@ -202,13 +202,6 @@ class Session : public fw::TickObserver {
     p.frame = o;
     std::memcpy(p.bytes, bytes, sizeof bytes);
     last_ = o;
-    // The injected faults acting, for the bench alone (never in the controller's frame); here, not
-    // in afterStep, so that a replay (which steps without it) sees every change too.
-    if (loop_->actingFaults() != acting_) {
-      acting_ = loop_->actingFaults();
-      actingChanges_.push_back({o.step, acting_});
-      if (record_) recording_.faultsActing(o.step, acting_);
-    }
   }
   // The bench's datagrams queued since the previous tick (hal/linux_plant.hpp): after the tick's
   // command frames, before its step, so that a fault command acts from this step on.
@@ -220,8 +213,15 @@ class Session : public fw::TickObserver {
       faultCommand(tick, datagram, n);
     }
   }
+  // After the step's timing (a live run) or after each replayed step: the injected faults acting,
+  // for the bench alone (never in the controller's frame), recorded and kept when they change.
   void afterStep(std::uint32_t tick, const fw::WorkTime& work) {
     steps_ = tick;
+    if (loop_->actingFaults() != acting_) {
+      acting_ = loop_->actingFaults();
+      actingChanges_.push_back({last_.step, acting_});
+      if (record_) recording_.faultsActing(last_.step, acting_);
+    }
     if (work.cpuKnown) stepCpuTime_.add(work.cpu);
     writeAnswers();
     writePending();  // untimed: while the controller works on the answer, or in the tick's slack
@@ -550,7 +550,10 @@ int replayWith(const PlantConfig& config, const fw::LoopOptions& loopOptions, co
     if (e.kind == RecordedEvent::Kind::kFrame) tickLoop.applyFrame(e.tick, e.data.data(), e.data.size());
     else if (e.kind == RecordedEvent::Kind::kFaultCommand) session.faultCommand(e.tick, e.data.data(), e.data.size());
     else if (e.kind == RecordedEvent::Kind::kFaultsActing) recordedActing.push_back({e.tick, e.data[0]});
-    else tickLoop.stepWith(e.tick, e.elapsed, e.computeOverrun ? fw::OverrunCause::kCompute : fw::OverrunCause::kWakeUp);
+    else {
+      tickLoop.stepWith(e.tick, e.elapsed, e.computeOverrun ? fw::OverrunCause::kCompute : fw::OverrunCause::kWakeUp);
+      session.afterStep(e.tick, fw::WorkTime{});  // as the live run's loop does after each step
+    }
   }
   session.finish();
   if (actingRecorded && recordedActing != session.actingChanges()) {  // version 3 had no such record
