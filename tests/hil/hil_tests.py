@@ -446,13 +446,19 @@ def foreign_sender(beltsim, beltctl, scenario, work):
                     pass
             s.close()
 
-        # beltctl first (its first frame locks the plant), the intruder 50 ms later, while it runs.
+        # beltctl first (its first frame locks the plant), the intruder once the plant has stepped
+        # (its trace grows), while beltctl runs: a fixed delay lost that race to a slow start (ASan).
         log = os.path.join(work, 'ctl%d' % run)
         ctl = subprocess.Popen([beltctl, '--udp', '127.0.0.1:47825', '--lockstep', '--duration', '3',
                                 '--trace', log + '.bin'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        thread = threading.Thread(target=intrude)
+        thread = threading.Thread(target=intrude, daemon=True)  # a failed check must not wait on it
         if intruder:
-            time.sleep(0.05)
+            trace = os.path.join(out, 'trace.bin')
+            deadline = time.time() + 60
+            while not (os.path.exists(trace) and os.path.getsize(trace) > 0) and ctl.poll() is None:
+                if time.time() > deadline:
+                    fail('the plant took no step within 60 s of beltctl starting')
+                time.sleep(0.01)
             thread.start()
         finish(ctl, timeout=300)
         stop.set()
