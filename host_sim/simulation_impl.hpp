@@ -1,6 +1,7 @@
 // Definitions of runScenarioWith<NE, NP> and runEulerianScenarioWith<NE, NP>; included only by the
 // generated run_ne<N>.cpp files. One run (runClosedDrive) for both meshes of a closed belt; what
-// differs between them is in MaterialMesh and EulerianMesh.
+// differs between them in a scenario run (the drive's set-up from the scenario, the nodes' places,
+// the start) is in MaterialMeshRun and EulerianMeshRun; what differs in the model is the drives'.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -25,10 +26,10 @@
 
 namespace beltsim::host {
 
-// The material mesh (belt.mesh = "material"): NE equal elements travelling with the belt, the
+// A run on the material mesh (belt.mesh = "material", BeltDrive): NE equal elements travelling with the belt, the
 // stepping the scenario chooses.
 template <int NE, int NP>
-struct MaterialMesh {
+struct MaterialMeshRun {
   using Drive = BeltDrive<NE, NP, kMaxSegments>;
   using Stepper = TimeStepper<Drive>;
   static double elementLength(const BeltPath<NP>& path) { return path.totalLength / NE; }
@@ -67,12 +68,12 @@ struct MaterialMesh {
   }
 };
 
-// The eulerian mesh (belt.mesh = "eulerian"; docs/model_element.md §2.11): the drive with nodal material
-// coordinates, its NE nodes where the program puts them from the layout
-// (eulerian_stations.hpp), the reference or the fixed-cost stepping; the contact values of
-// each element in proportion to its length from those of the mean length.
+// A run on the eulerian mesh (belt.mesh = "eulerian", EulerianBeltDrive; docs/model_element.md
+// §2.11): the drive with nodal material coordinates, its NE nodes where the program puts them
+// from the layout (eulerian_stations.hpp), the reference or the fixed-cost stepping; the contact
+// values of each element in proportion to its length from those of the mean length.
 template <int NE, int NP>
-struct EulerianMesh {
+struct EulerianMeshRun {
   using Drive = EulerianBeltDrive<NE, NP, kMaxSegments>;
   using Stepper = TimeStepper<Drive>;
   static double elementLength(const BeltPath<NP>& path) { return path.totalLength / NE; }
@@ -107,10 +108,10 @@ struct EulerianMesh {
   }
   static void place(const Drive& drive, const BeltPath<NP>& path, typename Drive::Vector& q) {
     double station[NE];
-    for (int i = 0; i < NE; ++i) station[i] = drive.station(i);
+    for (int i = 0; i < NE; ++i) station[i] = drive.mesh().station(i);
     placeOnStations(drive, path, station, q);
   }
-  static double elementLength(const Drive& drive, int e, double) { return drive.elementLength(e); }
+  static double elementLength(const Drive& drive, int e, double) { return drive.mesh().elementLength(e); }
   static double travelled(const typename Drive::Vector& q, const typename Drive::Vector& started) {
     return materialTravelled<NE, NP, kMaxSegments>(q, started);
   }
@@ -313,11 +314,11 @@ int runClosedDrive(const Scenario& sc, const RunOptions& options) {
 
 template <int NE, int NP>
 int runScenarioWith(const Scenario& sc, const RunOptions& options) {
-  return runClosedDrive<MaterialMesh<NE, NP>, NP>(sc, options);
+  return runClosedDrive<MaterialMeshRun<NE, NP>, NP>(sc, options);
 }
 template <int NE, int NP>
 int runEulerianScenarioWith(const Scenario& sc, const RunOptions& options) {
-  return runClosedDrive<EulerianMesh<NE, NP>, NP>(sc, options);
+  return runClosedDrive<EulerianMeshRun<NE, NP>, NP>(sc, options);
 }
 
 }  // namespace beltsim::host

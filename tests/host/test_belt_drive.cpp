@@ -230,6 +230,52 @@ TEST(BeltDrive, ResidualMemoAndHandedOverKinematicsKeepTheFullEvaluationsBits) {
   EXPECT_FALSE(sameBits(reused, before));
 }
 
+// The residual memo holds at one revision of the drive's parameters (PulleysAndPairs::revision,
+// residual_memo.hpp): after a fault changes EA or the friction, a residual at the same point is the
+// full evaluation with the new value, to the bit. Reference: a copy of the drive given the value
+// before any residual. The point is the static state with the load pulley turned 2 mrad, so that
+// the bristles carry load and the friction's stiffness shows in the residual.
+TEST(BeltDrive, AChangedParameterActsOnTheNextResidualAtTheSamePoint) {
+  static PaperDrive p;
+  solveStaticEquilibrium(p.drive, p.q, StaticSettings{}, p.friction);
+  Drive::Vector q = p.q;
+  q(Drive::pulleyDof(1, 2)) += 2e-3;
+  const Drive::Vector v = Drive::Vector::Zero(), a = Drive::Vector::Zero();
+  const IntegratorCoefficients sc = IntegratorCoefficients::make(paperIntegrator(), 5e-5);
+  const IterationPoint<Drive::Vector> point{&q, &v, &a, 0.0, &sc};
+  const auto sameBits = [](const Drive::Vector& x, const Drive::Vector& y) {
+    return std::memcmp(x.data(), y.data(), sizeof(double) * Drive::kSize) == 0;
+  };
+  static Drive memoized, fresh;
+  memoized = p.drive;
+  memoized.beginStep();
+  Drive::Vector before, after, reference;
+  ASSERT_EQ(memoized.residual(point, before), Status::kOk);
+
+  fresh = p.drive;
+  fresh.beginStep();
+  const double EA = 1.1 * p.drive.belt().element.EA;
+  ASSERT_TRUE(memoized.setAxialStiffness(EA).ok());
+  ASSERT_TRUE(fresh.setAxialStiffness(EA).ok());
+  ASSERT_EQ(memoized.residual(point, after), Status::kOk);
+  ASSERT_EQ(fresh.residual(point, reference), Status::kOk);
+  EXPECT_TRUE(sameBits(after, reference));
+  EXPECT_FALSE(sameBits(after, before));
+
+  FrictionParameters stiffer = p.friction;
+  stiffer.bristleStiffness *= 2.0;
+  fresh = p.drive;
+  fresh.beginStep();
+  ASSERT_TRUE(fresh.setAxialStiffness(EA).ok());
+  ASSERT_TRUE(fresh.setFriction(stiffer).ok());
+  ASSERT_TRUE(memoized.setFriction(stiffer).ok());
+  before = after;
+  ASSERT_EQ(memoized.residual(point, after), Status::kOk);
+  ASSERT_EQ(fresh.residual(point, reference), Status::kOk);
+  EXPECT_TRUE(sameBits(after, reference));
+  EXPECT_FALSE(sameBits(after, before));
+}
+
 // Friction parameters a pair refuses (a negative coefficient) are reported by name and change
 // nothing: the residual at the static state keeps its bits (issue 50; before, setFriction
 // ignored the pairs' set-up result, so a caller was not told that the friction stayed as it was).

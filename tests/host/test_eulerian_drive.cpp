@@ -319,8 +319,8 @@ TEST(EulerianDrive, InvalidFaultValuesMidRunChangeNothing) {
   const double contactLength = probed.material->drive().belt().element.length;
   double shortest = 1e9, longest = 0.0;
   for (int e = 0; e < 16; ++e) {
-    shortest = std::min(shortest, probed.drive->elementLength(e) / contactLength);
-    longest = std::max(longest, probed.drive->elementLength(e) / contactLength);
+    shortest = std::min(shortest, probed.drive->mesh().elementLength(e) / contactLength);
+    longest = std::max(longest, probed.drive->mesh().elementLength(e) / contactLength);
   }
   ASSERT_LT(shortest, longest);
   beltsim::FrictionParameters overflowing = probed.material->drive().contact().friction;
@@ -433,15 +433,15 @@ PaperRun runPaperScenario() {
           const beltsim::SegmentHistory& h = d.drive->pair(e, 0).history(i);
           if (d.drive->paired(e, 0) && h.gap <= 0.0 && h.state == beltsim::StickSlip::kStick) {
             run.stickingSegments += 1.0 / tail;
-            run.stickingLength += d.drive->elementLength(e) / segments / tail;
+            run.stickingLength += d.drive->mesh().elementLength(e) / segments / tail;
           }
         }
     }
   }
 
   run.elements = NE;
-  for (int e = 0; e < NE; ++e) run.meshLength += d.drive->elementLength(e);
-  run.entryElement = d.drive->elementLength(NE - 1);  // node 0 is P1's entry
+  for (int e = 0; e < NE; ++e) run.meshLength += d.drive->mesh().elementLength(e);
+  run.entryElement = d.drive->mesh().elementLength(NE - 1);  // node 0 is P1's entry
   run.torqueSpread = beltsim::test::relativeSpread(torques);
   run.tightSpread = beltsim::test::relativeSpread(tights);
   run.slackSpread = beltsim::test::relativeSpread(slacks);
@@ -661,8 +661,8 @@ RingEnergyRun runKickedMixedRing(double V, double h, double duration) {
   const auto energy = [&](const Vector& x, const Vector& xDot) {
     double total = 0.0;
     for (int e = 0; e < n; ++e) {
-      const auto qe = drive->gatherElement(x, e), ve = drive->gatherElement(xDot, e);
-      const Eigen::Vector2d p = drive->gatherMaterial(x, e, true), pDot = drive->gatherMaterial(xDot, e, false);
+      const auto qe = drive->mesh().gatherElement(x, e), ve = drive->mesh().gatherElement(xDot, e);
+      const Eigen::Vector2d p = drive->mesh().gatherMaterial(x, e, true), pDot = drive->mesh().gatherMaterial(xDot, e, false);
       double u = 0.0;
       if (elastic.elasticEnergy(qe, (p(1) - p(0)) / L, u) != Status::kOk) return std::nan("");
       total += u + flow.kineticEnergy(qe, ve, p, pDot);

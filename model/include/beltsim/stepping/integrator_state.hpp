@@ -11,6 +11,14 @@
 
 namespace beltsim {
 
+// Whether every entry of x is finite (a residual or a state a stepper takes).
+template <typename Vector>
+bool allFinite(const Vector& x) {
+  for (int i = 0; i < Vector::RowsAtCompileTime; ++i)
+    if (!isFinite(x(i))) return false;
+  return true;
+}
+
 template <typename Vector>
 class IntegratorState {
  public:

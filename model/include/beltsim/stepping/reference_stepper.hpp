@@ -155,12 +155,6 @@ class ReferenceStepper {
     return false;
   }
 
-  static bool allFinite(const Vector& x) {
-    for (int i = 0; i < kSize; ++i)
-      if (!isFinite(x(i))) return false;
-    return true;
-  }
-
   IntegratorSettings settings_;
   IntegratorState<Vector> state_;
   bool haveFactorization_ = false;  // the System holds a factorization valid for these coefficients

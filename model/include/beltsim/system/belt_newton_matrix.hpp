@@ -1,22 +1,24 @@
 // The belt drive's Newton matrix in the order of its block solver (docs/model_drive_and_solver.md §7.11), and the two
-// storages it lives in: the active one (factorized, solves) and, for the fixed-cost stepper, the
-// one a refresh assembles and factorizes over several steps while the active one keeps solving.
+// storages it lives in (double_buffered.hpp): the one that solves and, for the fixed-cost stepper,
+// the one a refresh assembles and factorizes over several steps while the first keeps solving.
 //
 // Coordinates of the system (BeltDrive): node k's 4 ANCF coordinates at 4 k (k = 0..NE; node NE
 // is the unused end of a closed belt), then each circle's (x, y, phi). Solver order: the chain
 // blocks are nodes 1..NE, the border is [node 0 (4), circles (3 NP)], so that a closed belt's
 // wrap-around couples only chain and border (BorderedBlockTridiagonal). Assembly adds into the
-// target storage (target(): the active one, or the refresh's); what the topology puts outside the
-// band is never produced.
+// storage being built (building(): the one that solves, or a refresh's); what the topology puts
+// outside the band is never produced. Each storage's record is the pairs' signatures it holds.
 #pragma once
 #include <Eigen/Core>
 
 #include "beltsim/solver/bordered_block_tridiagonal.hpp"
+#include "beltsim/solver/double_buffered.hpp"
 
 namespace beltsim {
 
 template <int NE, int NP>
-class BeltNewtonMatrix {
+class BeltNewtonMatrix
+    : public DoubleBuffered<BorderedBlockTridiagonal<NE, 4, 4 + 3 * NP>, PairSignatures<NE, NP>> {
  public:
   static constexpr int kNodes = NE + 1;
   static constexpr int kPulleyDofs = 3;
@@ -27,29 +29,7 @@ class BeltNewtonMatrix {
   using Matrix8 = Eigen::Matrix<double, 8, 8>;
   using Matrix11 = Eigen::Matrix<double, 11, 11>;
 
-  // ---- storages ------------------------------------------------------------------------------
-  Solver& target() { return solvers_[build_]; }
-  const Solver& active() const { return solvers_[active_]; }
-  // Assembly goes to the active storage (the reference stepper: build and solve in place).
-  void assembleInPlace() { build_ = active_; }
-  // Assembly goes to the other storage (a refresh), which becomes active with makeTargetActive.
-  void assembleInShadow() { build_ = 1 - active_; }
-  bool assemblingInShadow() const { return build_ != active_; }
-  void makeTargetActive() { active_ = build_; }
-  // The factor a right-hand side is scaled by before a solve with the active storage: the
-  // stiffness factor its matrix was built with divided out (rows of force per metre). Set by the
-  // build that makes a factorization the active one (in place, or a refresh made active).
-  void setActiveScale(double scale) { activeScale_ = scale; }
-  double activeScale() const { return activeScale_; }
-  // Assembly goes to the active storage until restoreTarget (a partial re-factorization of the
-  // kept matrix: its entries change in place); returns what restoreTarget takes.
-  int targetActive() {
-    const int previous = build_;
-    build_ = active_;
-    return previous;
-  }
-  void restoreTarget(int previous) { build_ = previous; }
-
+  // ---- storages: the one that solves and a refresh's (DoubleBuffered, its vocabulary) -----------
   // ---- ordering ------------------------------------------------------------------------------
   static int solverIndex(int dof) {
     if (dof < 4) return NE * 4 + dof;      // node 0 -> border 0..3
@@ -67,8 +47,8 @@ class BeltNewtonMatrix {
     for (int i = 0; i < kSize; ++i) out(i) = x(solverIndex(i));
   }
 
-  // ---- assembly into target() ----------------------------------------------------------------
-  // An assembly into target() starts with beginAssembly(first), which zeroes the entries from
+  // ---- assembly into building() ----------------------------------------------------------------
+  // An assembly into building() starts with beginAssembly(first), which zeroes the entries from
   // chain block `first` on and the corner; an update that keeps the chain
   // blocks before `first` as they are (their entries and their elimination:
   // BorderedBlockTridiagonal::refactorizeFrom) assembles only into the rest: every add below skips
@@ -77,7 +57,7 @@ class BeltNewtonMatrix {
   // of a whole assembly, so every entry gets its bits. 0: a whole assembly. finishAssembly() ends
   // the skipping (a later add, such as a switch's change, reaches every block again).
   void beginAssembly(int first = 0) {
-    target().setZeroFrom(first);
+    this->building().setZeroFrom(first);
     kept_ = first;
   }
   void finishAssembly() { kept_ = 0; }
@@ -88,24 +68,24 @@ class BeltNewtonMatrix {
     const int border = NE * 4;
     if (sr >= border) {
       if (sc >= border) {
-        target().corner()(sr - border, sc - border) += value;
+        this->building().corner()(sr - border, sc - border) += value;
       } else if (sc / 4 >= kept_) {
-        target().rowBorder(sc / 4)(sr - border, sc % 4) += value;
+        this->building().rowBorder(sc / 4)(sr - border, sc % 4) += value;
       }
       return;
     }
     if (sr / 4 < kept_) return;
     if (sc >= border) {
-      target().columnBorder(sr / 4)(sr % 4, sc - border) += value;
+      this->building().columnBorder(sr / 4)(sr % 4, sc - border) += value;
       return;
     }
     const int br = sr / 4, bc = sc / 4;
     if (bc == br) {
-      target().diagonal(br)(sr % 4, sc % 4) += value;
+      this->building().diagonal(br)(sr % 4, sc % 4) += value;
     } else if (bc == br + 1) {
-      target().upper(br)(sr % 4, sc % 4) += value;
+      this->building().upper(br)(sr % 4, sc % 4) += value;
     } else if (bc == br - 1) {
-      target().lower(br)(sr % 4, sc % 4) += value;
+      this->building().lower(br)(sr % 4, sc % 4) += value;
     }
   }
 
@@ -138,16 +118,16 @@ class BeltNewtonMatrix {
         for (int i = 0; i < 4; ++i) {
           // Node rows x circle columns, circle rows x node columns.
           if (node == 0) {
-            target().corner()(i, circleBorder + l) += m(4 * r + i, 8 + l);
-            target().corner()(circleBorder + l, i) += m(8 + l, 4 * r + i);
+            this->building().corner()(i, circleBorder + l) += m(4 * r + i, 8 + l);
+            this->building().corner()(circleBorder + l, i) += m(8 + l, 4 * r + i);
           } else if (node - 1 >= kept_) {
-            target().columnBorder(node - 1)(i, circleBorder + l) += m(4 * r + i, 8 + l);
-            target().rowBorder(node - 1)(circleBorder + l, i) += m(8 + l, 4 * r + i);
+            this->building().columnBorder(node - 1)(i, circleBorder + l) += m(4 * r + i, 8 + l);
+            this->building().rowBorder(node - 1)(circleBorder + l, i) += m(8 + l, 4 * r + i);
           }
         }
     }
     for (int l = 0; l < 3; ++l)
-      for (int k = 0; k < 3; ++k) target().corner()(circleBorder + k, circleBorder + l) += m(8 + k, 8 + l);
+      for (int k = 0; k < 3; ++k) this->building().corner()(circleBorder + k, circleBorder + l) += m(8 + k, 8 + l);
   }
 
   // Zeroes row dof (a prescribed coordinate's row before its own entry is set); the entries of
@@ -156,51 +136,49 @@ class BeltNewtonMatrix {
     const int sr = solverIndex(dof);
     const int border = NE * 4;
     if (sr >= border) {
-      target().corner().row(sr - border).setZero();
-      for (int k = kept_; k < NE; ++k) target().rowBorder(k).row(sr - border).setZero();
+      this->building().corner().row(sr - border).setZero();
+      for (int k = kept_; k < NE; ++k) this->building().rowBorder(k).row(sr - border).setZero();
       return;
     }
     const int b = sr / 4, l = sr % 4;
     if (b < kept_) return;
-    target().diagonal(b).row(l).setZero();
-    target().lower(b).row(l).setZero();
-    target().upper(b).row(l).setZero();
-    target().columnBorder(b).row(l).setZero();
+    this->building().diagonal(b).row(l).setZero();
+    this->building().lower(b).row(l).setZero();
+    this->building().upper(b).row(l).setZero();
+    this->building().columnBorder(b).row(l).setZero();
   }
 
  private:
-  // The 4 x 4 block of (rowNode, colNode) in target(), or null outside the band or in a kept
+  // The 4 x 4 block of (rowNode, colNode) in building(), or null outside the band or in a kept
   // chain block (beginAssembly).
   double* nodeBlock(int rowNode, int colNode, int& stride) {
     if (rowNode == 0) {
       stride = kBorder;
-      if (colNode == 0) return target().corner().data();
-      return colNode - 1 >= kept_ ? target().rowBorder(colNode - 1).data() : nullptr;
+      if (colNode == 0) return this->building().corner().data();
+      return colNode - 1 >= kept_ ? this->building().rowBorder(colNode - 1).data() : nullptr;
     }
     if (rowNode - 1 < kept_) return nullptr;
     stride = 4;
-    if (colNode == 0) return target().columnBorder(rowNode - 1).data();
+    if (colNode == 0) return this->building().columnBorder(rowNode - 1).data();
     const int br = rowNode - 1, bc = colNode - 1;
-    if (bc == br) return target().diagonal(br).data();
-    if (bc == br + 1) return target().upper(br).data();
-    if (bc == br - 1) return target().lower(br).data();
+    if (bc == br) return this->building().diagonal(br).data();
+    if (bc == br + 1) return this->building().upper(br).data();
+    if (bc == br - 1) return this->building().lower(br).data();
     return nullptr;
   }
 
-  Solver solvers_[2];
-  double activeScale_ = 1.0;
-  int active_ = 0;
-  int build_ = 0;
   int kept_ = 0;  // chain blocks the running assembly skips (beginAssembly)
 };
 
-// Newton-matrix blocks of the last build: each element's 8 x 8 and each pair's 11 x 11.
+// Newton-matrix blocks of the last build: each element's 8 x 8 and each pair's 11 x 11, with the
+// signature of the states each pair block was evaluated in.
 template <int NE, int NP>
 struct NewtonBlocks {
   using Matrix8 = Eigen::Matrix<double, 8, 8>;
   using Matrix11 = Eigen::Matrix<double, 11, 11>;
   Matrix8 element[NE];
   Matrix11 pair[NE][NP];
+  PairSignatures<NE, NP> pairSignature;
 };
 
 // What the drive's two builders (reference_newton_matrix.hpp, kept_newton_matrix.hpp) build into:

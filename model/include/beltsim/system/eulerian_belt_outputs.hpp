@@ -15,11 +15,11 @@ namespace beltsim {
 template <int NE, int NP, int NCS>
 int eulerianElementAt(const EulerianBeltDrive<NE, NP, NCS>& drive, double s, double& x) {
   double total = 0.0;
-  for (int e = 0; e < NE; ++e) total += drive.elementLength(e);
+  for (int e = 0; e < NE; ++e) total += drive.mesh().elementLength(e);
   s -= std::floor(s / total) * total;
   int e = 0;
   double start = 0.0;
-  while (e + 1 < NE && start + drive.elementLength(e) <= s) start += drive.elementLength(e++);
+  while (e + 1 < NE && start + drive.mesh().elementLength(e) <= s) start += drive.mesh().elementLength(e++);
   x = s - start;
   return e;
 }
@@ -43,7 +43,7 @@ SpanMeasure measureSpan(const EulerianBeltDrive<NE, NP, NCS>& drive, const typen
     double x = 0.0;
     const int e = eulerianElementAt(drive, start + (0.25 + 0.125 * i) * path.spanLength[span], x);
     typename EulerianBeltDrive<NE, NP, NCS>::Element::Section s;
-    if (drive.materialSection(q, v, e, x, s) == Status::kOk) sums.add(s);
+    if (drive.mesh().materialSection(q, v, e, x, s) == Status::kOk) sums.add(s);
   }
   return sums.mean();
 }
@@ -53,20 +53,20 @@ SpanMeasure measureSpan(const EulerianBeltDrive<NE, NP, NCS>& drive, const typen
 template <int NE, int NP, int NCS>
 Status sampleBelt(const EulerianBeltDrive<NE, NP, NCS>& drive, const typename EulerianBeltDrive<NE, NP, NCS>::Vector& q,
                   const typename EulerianBeltDrive<NE, NP, NCS>::Vector& v, int e, int segment, BeltSample& out) {
-  const double length = drive.elementLength(e);
+  const double length = drive.mesh().elementLength(e);
   const int segments = drive.pair(e, 0).parameters().segmentCount;
   const double x = (segment + 0.5) * length / segments;
   typename EulerianBeltDrive<NE, NP, NCS>::Element::Section s;
-  const Status st = drive.materialSection(q, v, e, x, s);
+  const Status st = drive.mesh().materialSection(q, v, e, x, s);
   if (st != Status::kOk) return st;
   out = BeltSample{};
-  out.materialArc = drive.station(e) + x;
+  out.materialArc = drive.mesh().station(e) + x;
   out.axialForce = s.axialForce;
   const double slopeNorm = s.slope.norm();
   out.axialVelocity = slopeNorm > 0.0 ? s.velocity.dot(s.slope) / slopeNorm : 0.0;
   out.position = s.position;
-  const auto qe = drive.gatherElement(q, e);
-  const auto rates = drive.materialRates(q, v, e);
+  const auto qe = drive.mesh().gatherElement(q, e);
+  const auto rates = drive.mesh().kinematics(q, v, e).rates;
   for (int p = 0; p < drive.pulleyCount(); ++p) {
     if (drive.paired(e, p))
       addContactToSample(drive.pair(e, p), qe, rates, length, drive.circleState(q, v, p), p, segment, out);

@@ -1,7 +1,8 @@
 // The Newton matrix of the drive on the eulerian mesh (EulerianBeltDrive, docs/model_element.md
-// §2.11) in the order of its block solver, the two storages it lives in and the rows it keeps:
-// the storage that solves and, for the fixed-cost stepping (fixed_cost_stepper.hpp), the one a
-// refresh assembles and eliminates a slice of elements per step while the first one keeps solving.
+// §2.11) in the order of its block solver, the two storages it lives in (double_buffered.hpp) and
+// the rows it keeps: the storage that solves and, for the fixed-cost stepping
+// (fixed_cost_stepper.hpp), the one a refresh assembles and eliminates a slice of elements per
+// step while the first one keeps solving.
 //
 // Coordinates of the system: the layout (drive_layout.hpp: node k's 4 ANCF coordinates at 4 k,
 // k = 0..NE, node NE unused on the closed belt; each circle's (x, y, phi)), then the nodes'
@@ -24,12 +25,23 @@
 #include <cstdint>
 
 #include "beltsim/solver/bordered_block_tridiagonal.hpp"
+#include "beltsim/solver/double_buffered.hpp"
 #include "beltsim/system/prescribed_rows.hpp"  // and the layout, the drive's mode
 
 namespace beltsim {
 
+// What each storage holds of the contact pairs: element e's pair block as it went in (if any) and
+// its signature then.
+template <int NE>
+struct EulerianPairRecord {
+  Eigen::Matrix<double, 13, 13> block[NE];  // (q 8, the pulley's x, y, phi, p_A, p_B)
+  bool in[NE] = {};
+  PairSignatures<NE, 1> signature;
+};
+
 template <int NE, int NP>
-class EulerianNewtonMatrix {
+class EulerianNewtonMatrix
+    : public DoubleBuffered<BorderedBlockTridiagonal<NE - 1, 5, 5 + 3 * NP>, EulerianPairRecord<NE>> {
   using Layout = DriveLayout<NE, NP>;
 
  public:
@@ -61,34 +73,32 @@ class EulerianNewtonMatrix {
   // ---- a whole build in the storage that solves (reference stepping, static solve) ------------
   // beginBuild, the entries (addEntry), then factorize.
   void beginBuild(const PrescribedRows<NE, NP>& rows, const Tangents& tangent) {
-    build_ = active_;
+    this->buildInSolving();
     beginAssembly(rows, tangent, compactBorder_);
   }
   // solveScale: the stiffness factor c_q the solve scales the residual by.
   Status factorize(double solveScale) {
-    solveScale_ = solveScale;
-    return solver_[active_].factorize();
+    this->setSolveScale(solveScale);
+    return this->solving().factorize();
   }
 
   // ---- the fixed-cost stepping's refresh in the other storage ----------------------------------
-  // beginRefresh; per step assembleInRefresh, a slice of elements' entries, eliminateCompleteBlocks;
-  // at the end assembleInRefresh, the pulleys' entries, finishRefresh. Its factorization leaves
+  // beginRefresh; per step buildAside, a slice of elements' entries, eliminateCompleteBlocks; at
+  // the end buildAside, the pulleys' entries, finishRefresh. Its factorization leaves
   // the replaced rows' unknowns out of the elimination (the compact border,
   // bordered_block_tridiagonal.hpp).
   void beginRefresh(const PrescribedRows<NE, NP>& rows, const Tangents& tangent) {
-    build_ = 1 - active_;
+    this->buildAside();
     beginAssembly(rows, tangent, true);
-    solver_[1 - active_].beginFactorization(false);
+    this->aside().beginFactorization(false);
     eliminated_ = 0;
   }
-  // The entries that follow go to the refresh's storage (a whole build may have come in between).
-  void assembleInRefresh() { build_ = 1 - active_; }
   // Eliminates the chain blocks complete once elements [0, last) are in: block k is node k + 1,
   // complete once elements k and k + 1 are in.
   Status eliminateCompleteBlocks(int last) {
     const int complete = last - 1 < (NE - 1) ? last - 1 : (NE - 1);
     if (complete <= eliminated_) return Status::kOk;
-    const Status s = solver_[1 - active_].factorizeBlocks(eliminated_, complete);
+    const Status s = this->aside().factorizeBlocks(eliminated_, complete);
     eliminated_ = complete;
     return s;
   }
@@ -96,29 +106,28 @@ class EulerianNewtonMatrix {
   // Completes the refresh's factorization (its pulleys' entries in) and makes it the one that
   // solves; solveScale as factorize's.
   Status finishRefresh(double solveScale) {
-    const Status s = solver_[1 - active_].finishFactorization();
-    if (s != Status::kOk) return s;
-    active_ = 1 - active_;
-    solveScale_ = solveScale;
+    const Status s = this->aside().finishFactorization();
+    if (s == Status::kOk) this->makeAsideSolving(solveScale);
     return s;
   }
 
   // ---- the contact pairs' blocks ---------------------------------------------------------------
-  using PairBlock = Eigen::Matrix<double, 13, 13>;  // (q 8, the circle's x, y, phi, p_A, p_B)
+  using PairBlock = Eigen::Matrix<double, 13, 13>;  // (q 8, the pulley's x, y, phi, p_A, p_B)
   // Element e's pair went into the storage being built with this block (nullptr: none, the pair
   // touched nothing) and this signature.
   void recordPair(int e, const PairBlock* block, std::uint64_t signature) {
-    pairSignature_[build_][e] = signature;
-    pairInMatrix_[build_][e] = block != nullptr;
-    if (block != nullptr) pairBlock_[build_][e] = *block;
+    EulerianPairRecord<NE>& record = this->buildingRecord();
+    record.signature.of[e][0] = signature;
+    record.in[e] = block != nullptr;
+    if (block != nullptr) record.block[e] = *block;
   }
   // What the storage that solves holds of element e's pair.
-  std::uint64_t solvingSignature(int e) const { return pairSignature_[active_][e]; }
-  const PairBlock* solvingBlock(int e) const { return pairInMatrix_[active_][e] ? &pairBlock_[active_][e] : nullptr; }
-  // The entries that follow go to the storage that solves (an update of its pairs).
-  void beginUpdate() { build_ = active_; }
+  std::uint64_t solvingSignature(int e) const { return this->solvingRecord().signature.of[e][0]; }
+  const PairBlock* solvingBlock(int e) const {
+    return this->solvingRecord().in[e] ? &this->solvingRecord().block[e] : nullptr;
+  }
   // Eliminates the storage that solves again from chain block `first` on (its corner complete).
-  Status refactorizeFrom(int first) { return solver_[active_].refactorizeFrom(first, true); }
+  Status refactorizeFrom(int first) { return this->solving().refactorizeFrom(first, true); }
 
   // ---- entries and the solve -------------------------------------------------------------------
   // An entry of the Newton matrix in system coordinates as the assembled rows take it, into the
@@ -129,11 +138,11 @@ class EulerianNewtonMatrix {
     if (sc < 0) return;
     if (row < 4 * NE && row % 4 < 2) {
       const Vector2& t = tangent[row / 4];
-      solver_[build_].add(solverIndex(row - row % 4 + 1), sc, row % 4 == 0 ? -t(1) * value : t(0) * value);
+      this->building().add(solverIndex(row - row % 4 + 1), sc, row % 4 == 0 ? -t(1) * value : t(0) * value);
       return;
     }
     const int sr = solverIndex(row);
-    if (sr >= 0 && !replacedRow_[row]) solver_[build_].add(sr, sc, value);
+    if (sr >= 0 && !replacedRow_[row]) this->building().add(sr, sc, value);
   }
 
   // delta = A^-1 (c_q r) with the storage that solves; 0 at the unused slots of node NE.
@@ -141,9 +150,9 @@ class EulerianNewtonMatrix {
     SolverVector rhs, x;
     for (int dof = 0; dof < kSize; ++dof) {
       const int s = solverIndex(dof);
-      if (s >= 0) rhs(s) = solveScale_ * r(dof);
+      if (s >= 0) rhs(s) = this->solveScale() * r(dof);
     }
-    const Status st = solver_[active_].solve(rhs, x);
+    const Status st = this->solving().solve(rhs, x);
     for (int dof = 0; dof < kSize; ++dof) {
       const int s = solverIndex(dof);
       delta(dof) = s >= 0 ? x(s) : 0.0;
@@ -156,7 +165,7 @@ class EulerianNewtonMatrix {
   // diagonals (rows.rowScale, kg or kg m^2) and the nodes' velocity rows (m t, kg); `compact`:
   // the replaced rows' border unknowns left out of the elimination.
   void beginAssembly(const PrescribedRows<NE, NP>& rows, const Tangents& tangent, bool compact) {
-    Solver& matrix = solver_[build_];
+    Solver& matrix = this->building();
     matrix.setZero();
     for (int dof = 0; dof < kSize; ++dof) replacedRow_[dof] = false;
     for (int dof = 4 * (NE + 1); dof < Layout::kSize; ++dof) {
@@ -179,16 +188,9 @@ class EulerianNewtonMatrix {
     matrix.setInactiveBorder(inactive);
   }
 
-  Solver solver_[2];  // the one that solves (active_) and the one a refresh builds
-  int active_ = 0;
-  int build_ = 0;                 // the one addEntry writes to
   int eliminated_ = 0;            // chain blocks the refresh has eliminated
   bool replacedRow_[kSize] = {};  // rows that keep only their diagonal in the assembly
   bool compactBorder_ = false;
-  double solveScale_ = 1.0;  // c_q of the storage that solves
-  PairBlock pairBlock_[2][NE];  // per storage, element e's pair block as it went in
-  std::uint64_t pairSignature_[2][NE] = {};
-  bool pairInMatrix_[2][NE] = {};
 };
 
 }  // namespace beltsim

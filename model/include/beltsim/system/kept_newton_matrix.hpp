@@ -10,7 +10,8 @@
 //                  refactorSwitchedPairs: the switched pairs evaluated again and the chain
 //                  eliminated again from the first block they touch;
 //   signatures     each pair's Jacobian signature (4 bits per segment: the contact flag and the
-//                  stick/slip state, the segment's "state code") as the active matrix holds it.
+//                  stick/slip state, the segment's "state code") as each storage holds it (its
+//                  record, double_buffered.hpp) and as each pair block was evaluated in.
 // It reads the drive's pairs, elements and pulleys through the drive's public interface and builds
 // into the storage passed to each call (NewtonStorage, belt_newton_matrix.hpp).
 #pragma once
@@ -144,12 +145,9 @@ class KeptNewtonMatrix {
   // keeps its block and the states it holds; the difference is treated as a switch (columns,
   // partial re-factorization) or left to the next refresh.
   template <class Drive>
-  void selectPairRenewals(const Drive& d, int pairBudget, bool (&renew)[NE][NP]);
+  void selectPairRenewals(const Drive& d, const NewtonBlocks<NE, NP>& blocks, int pairBudget, bool (&renew)[NE][NP]);
 
   Updates updates_;
-  std::uint64_t matrixSignature_[NE][NP] = {};   // the states the active matrix (with its columns) holds
-  std::uint64_t refreshSignature_[NE][NP] = {};  // the states the refresh in progress evaluated
-  std::uint64_t blockSignature_[NE][NP] = {};    // the states each drive pair block was evaluated in
   bool blockInMatrix_[NE][NP] = {};  // the drive's pair block is the pair's share of the kept matrix
   bool blocksInActiveMatrix_ = false;  // blockInMatrix_ describes the active matrix (not a refresh)
   bool agedBlocksValid_ = false;
@@ -165,10 +163,10 @@ class KeptNewtonMatrix {
 template <int NE, int NP, int NCS>
 template <class Drive>
 void KeptNewtonMatrix<NE, NP, NCS>::beginRefresh(Drive& d, NewtonStorage<NE, NP>& store) {
-  store.matrix.assembleInShadow();
+  store.matrix.buildAside();
   store.matrix.beginAssembly();
-  store.matrix.target().setInactiveBorder(d.prescribed().borderMask());
-  store.matrix.target().beginFactorization(false);
+  store.matrix.building().setInactiveBorder(d.prescribed().borderMask());
+  store.matrix.building().beginFactorization(false);
   refreshedElements_ = 0;
 }
 
@@ -176,14 +174,15 @@ template <int NE, int NP, int NCS>
 template <class Drive>
 Status KeptNewtonMatrix<NE, NP, NCS>::refreshSlice(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point, int first, int last,
                                                    int pairBudget) {
-  if (first != refreshedElements_ || last < first || last > NE || !store.matrix.assemblingInShadow())
+  if (first != refreshedElements_ || last < first || last > NE || !store.matrix.buildingAside())
     return Status::kInvalidParameter;
   const IntegratorCoefficients& c = *point.coefficients;
   const Vector& q = *point.q;
   const Vector& v = *point.v;
   const bool aged = agedBlocksValid_ && blockAge_ > 1;
   bool renewPair[NE][NP] = {};
-  if (aged) selectPairRenewals(d, pairBudget, renewPair);
+  if (aged) selectPairRenewals(d, store.blocks, pairBudget, renewPair);
+  std::uint64_t (&refreshSignature)[NE][NP] = store.matrix.asideRecord().of;  // the states the refresh evaluated
   for (int e = first; e < last; ++e) {
     const Vector8 qe = d.gatherElement(q, e), ve = d.gatherElement(v, e);
     // Aged refresh: an element block is evaluated again once every blockAge_ refreshes, a pair
@@ -200,7 +199,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refreshSlice(Drive& d, NewtonStorage<NE, N
     for (int p = 0; p < d.pulleyCount(); ++p) {
       const std::uint64_t signature = keptSignature(d.pair(e, p));
       const bool held = blockInMatrix_[e][p];
-      refreshSignature_[e][p] = signature;
+      refreshSignature[e][p] = signature;
       blockInMatrix_[e][p] = false;
       if (!d.pair(e, p).anyFlagged()) continue;
       Matrix11& block = store.blocks.pair[e][p];
@@ -208,13 +207,13 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refreshSlice(Drive& d, NewtonStorage<NE, N
         s = contactPairNewtonMatrix(keptPair(d, e, p), qe, ve, d.shapeTable(), d.circleState(q, v, p),
                                     c.stiffnessFactor, c.dampingFactor, block);
         if (s != Status::kOk) return s;
-        blockSignature_[e][p] = signature;
+        store.blocks.pairSignature.of[e][p] = signature;
         pairAge_[e][p] = 0;
       } else if (held) {
-        refreshSignature_[e][p] = blockSignature_[e][p];  // the states its block holds
+        refreshSignature[e][p] = store.blocks.pairSignature.of[e][p];  // the states its block holds
         ++pairAge_[e][p];
       } else {
-        refreshSignature_[e][p] = 0;  // not in the matrix: out of contact there
+        refreshSignature[e][p] = 0;  // not in the matrix: out of contact there
         continue;
       }
       store.matrix.addPairMatrix(e, d.nextNode(e), p, block);
@@ -224,31 +223,28 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refreshSlice(Drive& d, NewtonStorage<NE, N
   blocksInActiveMatrix_ = false;  // the held blocks are the refresh's until finishRefresh
   refreshedElements_ = last;
   const int complete = last == NE ? NE : last - 1;
-  const int from = store.matrix.target().eliminatedBlocks();
+  const int from = store.matrix.building().eliminatedBlocks();
   const auto rows = d.prescribed();
-  for (int k = from; k < complete; ++k) rows.applyToBlock(store.matrix.target(), k);
-  return store.matrix.target().factorizeBlocks(from, complete);
+  for (int k = from; k < complete; ++k) rows.applyToBlock(store.matrix.building(), k);
+  return store.matrix.building().factorizeBlocks(from, complete);
 }
 
 template <int NE, int NP, int NCS>
 template <class Drive>
 Status KeptNewtonMatrix<NE, NP, NCS>::finishRefresh(Drive& d, NewtonStorage<NE, NP>& store, const IterationPoint<Vector>& point) {
-  if (refreshedElements_ != NE || !store.matrix.assemblingInShadow()) return Status::kInvalidParameter;
+  if (refreshedElements_ != NE || !store.matrix.buildingAside()) return Status::kInvalidParameter;
   const IntegratorCoefficients& c = *point.coefficients;
   for (int p = 0; p < NP; ++p)
     d.pulleys().addMatrix(p, *point.q, *point.v, c.massFactor, c.stiffnessFactor, c.dampingFactor, d.phase().mode,
                          store.matrix);
-  d.prescribed().applyToCorner(store.matrix.target());
-  const Status s = store.matrix.target().finishFactorization();
+  d.prescribed().applyToCorner(store.matrix.building());
+  const Status s = store.matrix.building().finishFactorization();
   if (s != Status::kOk) return s;
-  store.matrix.makeTargetActive();
+  store.matrix.makeAsideSolving(c.stiffnessFactor);  // with the signatures the refresh evaluated
   blocksInActiveMatrix_ = true;
   agedBlocksValid_ = true;
   if (++ageSlice_ >= blockAge_) ageSlice_ = 0;
   updates_.clear();
-  for (int e = 0; e < NE; ++e)
-    for (int p = 0; p < d.pulleyCount(); ++p) matrixSignature_[e][p] = refreshSignature_[e][p];
-  store.matrix.setActiveScale(c.stiffnessFactor);
   return Status::kOk;
 }
 
@@ -258,14 +254,15 @@ Status KeptNewtonMatrix<NE, NP, NCS>::updateSwitches(Drive& d, NewtonStorage<NE,
                                                      int& columns, int& pending) {
   columns = 0;
   pending = 0;
+  std::uint64_t (&matrixSignature)[NE][NP] = store.matrix.solvingRecord().of;  // with its columns
   const int passes = stiffenOnly_ ? 1 : 2;
   for (int pass = 0; pass < passes; ++pass) {
     for (int e = 0; e < NE; ++e) {
       for (int p = 0; p < d.pulleyCount(); ++p) {
         const std::uint64_t now = keptSignature(d.pair(e, p));
-        if (now == matrixSignature_[e][p]) continue;
+        if (now == matrixSignature[e][p]) continue;
         for (int i = 0; i < NCS; ++i) {
-          const unsigned before = stateCode(matrixSignature_[e][p], i);
+          const unsigned before = stateCode(matrixSignature[e][p], i);
           const unsigned after = stateCode(now, i);
           if (before == after) continue;
           const bool stiffening = switchStiffness(after) > switchStiffness(before);
@@ -280,7 +277,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::updateSwitches(Drive& d, NewtonStorage<NE,
           if (s != Status::kOk) return s;
           columns += needed;
           // Applied (or, if the updated matrix would be singular, dropped until the next refresh).
-          matrixSignature_[e][p] = withStateCode(matrixSignature_[e][p], i, after);
+          matrixSignature[e][p] = withStateCode(matrixSignature[e][p], i, after);
         }
       }
     }
@@ -298,15 +295,16 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, NewtonStor
   left = -1;
   refactoredBlocks_ = 0;
   if (maxPairs <= 0 || !blocksInActiveMatrix_ || updates_.count() != 0) return Status::kOk;
+  std::uint64_t (&matrixSignature)[NE][NP] = store.matrix.solvingRecord().of;
   int changed[NE * NP];
   int count = 0, needed = 0;
   left = 0;
   for (int e = 0; e < NE; ++e) {
     for (int p = 0; p < d.pulleyCount(); ++p) {
       const std::uint64_t now = keptSignature(d.pair(e, p));
-      if (now == matrixSignature_[e][p]) continue;
+      if (now == matrixSignature[e][p]) continue;
       int switched = 0;
-      const int columns = stiffeningColumns(matrixSignature_[e][p], now, switched);
+      const int columns = stiffeningColumns(matrixSignature[e][p], now, switched);
       if (columns == 0) continue;
       needed += columns;
       left += switched;
@@ -315,7 +313,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, NewtonStor
   }
   if (needed < minColumns) return Status::kOk;
   const IntegratorCoefficients& c = *point.coefficients;
-  const int previousTarget = store.matrix.targetActive();
+  const int previousTarget = store.matrix.buildInSolvingFor();
   int first = NE;
   bool touched[NE] = {};  // chain blocks whose entries change
   Status s = Status::kOk;
@@ -326,7 +324,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, NewtonStor
     auto kept = keptPair(d, e, p);
     std::uint64_t signature = keptSignature(d.pair(e, p));
     for (int i = 0; i < NCS; ++i) {
-      const unsigned before = stateCode(matrixSignature_[e][p], i);
+      const unsigned before = stateCode(matrixSignature[e][p], i);
       const unsigned now = stateCode(signature, i);
       if (switchStiffness(before) <= switchStiffness(now)) continue;
       kept.setHistory(i, historyInState(d, e, p, i, before));
@@ -340,13 +338,13 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, NewtonStor
     const Matrix11 change = blockInMatrix_[e][p] ? Matrix11(block - store.blocks.pair[e][p]) : block;
     store.matrix.addPairMatrix(e, d.nextNode(e), p, change);
     store.blocks.pair[e][p] = block;
-    blockSignature_[e][p] = signature;
+    store.blocks.pairSignature.of[e][p] = signature;
     pairAge_[e][p] = 0;
     blockInMatrix_[e][p] = true;
     int switched = 0;
-    stiffeningColumns(matrixSignature_[e][p], keptSignature(d.pair(e, p)), switched);
+    stiffeningColumns(matrixSignature[e][p], keptSignature(d.pair(e, p)), switched);
     left -= switched;
-    matrixSignature_[e][p] = signature;
+    matrixSignature[e][p] = signature;
     if (NewtonMatrix::firstChainBlock(e) < first) first = NewtonMatrix::firstChainBlock(e);
     if (e >= 1) touched[e - 1] = true;  // node e
     if (d.nextNode(e) >= 1) touched[d.nextNode(e) - 1] = true;
@@ -355,12 +353,12 @@ Status KeptNewtonMatrix<NE, NP, NCS>::refactorSwitchedPairs(Drive& d, NewtonStor
   if (s == Status::kOk && pairs > 0) {
     const auto rows = d.prescribed();
     for (int k = first; k < NE; ++k)
-      if (touched[k]) rows.applyToBlock(store.matrix.target(), k);
-    rows.applyToCorner(store.matrix.target());
-    s = store.matrix.target().refactorizeFrom(first);
+      if (touched[k]) rows.applyToBlock(store.matrix.building(), k);
+    rows.applyToCorner(store.matrix.building());
+    s = store.matrix.building().refactorizeFrom(first);
     refactoredBlocks_ = NE - first;
   }
-  store.matrix.restoreTarget(previousTarget);
+  store.matrix.restoreBuilding(previousTarget);
   return s;
 }
 
@@ -430,7 +428,7 @@ Status KeptNewtonMatrix<NE, NP, NCS>::applySwitch(Drive& d, NewtonStorage<NE, NP
   for (int a = 0; a < columns; ++a) {
     Vector column = Vector::Zero(), w;
     for (int l = 0; l < 11; ++l) column(NewtonMatrix::solverIndex(dof[l])) += u(l, a);
-    s = store.matrix.active().solve(column, w, NewtonMatrix::firstChainBlock(e));
+    s = store.matrix.solving().solve(column, w, NewtonMatrix::firstChainBlock(e));
     if (s != Status::kOk) return s;
     typename Updates::Row v;
     for (int l = 0; l < 11; ++l) {
@@ -446,7 +444,8 @@ Status KeptNewtonMatrix<NE, NP, NCS>::applySwitch(Drive& d, NewtonStorage<NE, NP
 
 template <int NE, int NP, int NCS>
 template <class Drive>
-void KeptNewtonMatrix<NE, NP, NCS>::selectPairRenewals(const Drive& d, int pairBudget, bool (&renew)[NE][NP]) {
+void KeptNewtonMatrix<NE, NP, NCS>::selectPairRenewals(const Drive& d, const NewtonBlocks<NE, NP>& blocks, int pairBudget,
+                                                       bool (&renew)[NE][NP]) {
   constexpr int kPairs = NE * NP;
   // Each pair's group: 0 changed, 1 old, 2 other, -1 not in contact (nothing to evaluate).
   int group[NE][NP];
@@ -454,7 +453,7 @@ void KeptNewtonMatrix<NE, NP, NCS>::selectPairRenewals(const Drive& d, int pairB
     for (int p = 0; p < NP; ++p) {
       group[e][p] = -1;
       if (p >= d.pulleyCount() || !d.pair(e, p).anyFlagged()) continue;
-      if (!blockInMatrix_[e][p] || blockSignature_[e][p] != keptSignature(d.pair(e, p)))
+      if (!blockInMatrix_[e][p] || blocks.pairSignature.of[e][p] != keptSignature(d.pair(e, p)))
         group[e][p] = 0;
       else
         group[e][p] = pairAge_[e][p] + 1 >= 2 * blockAge_ ? 1 : 2;

@@ -183,12 +183,12 @@ Status ReferenceNewtonMatrix<NE, NP, NCS>::assembleAndFactorize(Drive& d, Newton
                                                                 const IterationPoint<typename Drive::Vector>& point,
                                                                 const double (&factors)[3], int reusedChainBlocks) {
   auto& matrix = store.matrix;
-  matrix.assembleInPlace();
+  matrix.buildInSolving();
   tookActiveStorage_ = true;
   matrix.beginAssembly(reusedChainBlocks);
   const auto rows = d.prescribed();
   const bool compact = compactBorder_ && !d.phase().isStatic();
-  matrix.target().setInactiveBorder(compact ? rows.borderMask() : 0u);
+  matrix.building().setInactiveBorder(compact ? rows.borderMask() : 0u);
   for (int e = 0; e < NE; ++e) matrix.addElementMatrix(e, d.nextNode(e), store.blocks.element[e]);
   for (int p = 0; p < NP; ++p) {
     for (int e = 0; e < NE && p < d.pulleyCount(); ++e)
@@ -197,10 +197,10 @@ Status ReferenceNewtonMatrix<NE, NP, NCS>::assembleAndFactorize(Drive& d, Newton
   }
   rows.applyToMatrix(matrix);
   matrix.finishAssembly();
-  matrix.setActiveScale(factors[1]);
+  matrix.setSolveScale(factors[1]);
   reusedChainBlocks_ = reusedChainBlocks;
-  if (reusedChainBlocks > 0) return matrix.target().refactorizeFrom(reusedChainBlocks, true);
-  return matrix.target().factorize();
+  if (reusedChainBlocks > 0) return matrix.building().refactorizeFrom(reusedChainBlocks, true);
+  return matrix.building().factorize();
 }
 
 

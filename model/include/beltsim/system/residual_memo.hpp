@@ -2,14 +2,15 @@
 // element forces and every evaluated contact pair's forces, the history each pair's forces were
 // computed with, and its segment kinematics for the post-Newton step. A second call at the same
 // bits of q, v and a reuses what did not change and sums in the same order, so its result is the
-// full evaluation's to the bit. Valid from a complete evaluation until the next step, set-up or
-// change of the friction.
+// full evaluation's to the bit. Valid from a complete evaluation until the next step or change of
+// the drive's parameters.
 //
 // Bare-metal builds leave it out (BELTSIM_RESIDUAL_MEMO=0, model/CMakeLists.txt): their
 // configurations decide the states inside Newton, where it does not apply, and it would take
 // their RAM; the arrays then shrink to one entry.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include <Eigen/Core>
@@ -33,6 +34,7 @@ struct ResidualMemo {
   using Vector8 = Eigen::Matrix<double, 8, 1>;
 
   bool valid = false;
+  std::uint32_t revision = 0;  // the drive's parameter revision at the record (PulleysAndPairs::revision)
   MemoVector q = MemoVector::Zero(), v = MemoVector::Zero(), a = MemoVector::Zero();
   Vector8 element[kElements];                   // element forces with inertia and gravity (LHS)
   bool evaluated[kElements][kPulleys] = {};     // the pair's entries below are from that point
@@ -41,8 +43,9 @@ struct ResidualMemo {
   PairKinematics<NCS> kinematics[kElements][kPulleys];
 
   // Starts a record at (q, v, a): nothing of the pairs is known there yet.
-  void begin(const Vector& q2, const Vector& v2, const Vector& a2) {
+  void begin(const Vector& q2, const Vector& v2, const Vector& a2, std::uint32_t atRevision) {
     valid = false;
+    revision = atRevision;
     q = q2.template head<kMemoSize>();
     v = v2.template head<kMemoSize>();
     a = a2.template head<kMemoSize>();
