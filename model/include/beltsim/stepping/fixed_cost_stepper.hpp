@@ -35,7 +35,8 @@
 namespace beltsim {
 
 template <typename System>
-class FixedCostStepper {
+class FixedCostStepper : public SteppedState<typename System::Vector> {
+  using SteppedState<typename System::Vector>::state_;
   using Updates = KeptMatrixUpdates<System>;
 
  public:
@@ -75,14 +76,6 @@ class FixedCostStepper {
     if (haveMatrix_) system.beginRefresh();
     return s;
   }
-
-  const Vector& positions() const { return state_.positions(); }
-  const Vector& velocities() const { return state_.velocities(); }
-  const Vector& accelerations() const { return state_.accelerations(); }
-  double time() const { return state_.time(); }
-  long long stepIndex() const { return state_.stepIndex(); }
-  double stepSize() const { return state_.stepSize(); }
-  const IntegratorCoefficients& coefficients() const { return state_.coefficients(); }
 
   StepStatistics step(System& system) {
     StepStatistics stats;
@@ -175,7 +168,6 @@ class FixedCostStepper {
   }
 
   IntegratorSettings settings_;
-  IntegratorState<Vector> state_;
   bool haveMatrix_ = false;
   int slice_ = 0;
   Updates updates_;

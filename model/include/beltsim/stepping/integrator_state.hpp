@@ -2,7 +2,8 @@
 // v, accelerations a and the generalized-alpha algorithmic acceleration aBar at the time of the
 // step count, and what a step does to them: predict from the start of the step, correct by a
 // Newton update, accept the end of the step or go back to its start (a faulted step). Both
-// steppers keep one (reference_stepper.hpp, fixed_cost_stepper.hpp) and add only their loops.
+// steppers keep one (SteppedState, below: reference_stepper.hpp, fixed_cost_stepper.hpp) and add
+// only their loops.
 #pragma once
 #include "beltsim/core/status.hpp"
 #include "beltsim/stepping/integrator_coefficients.hpp"
@@ -95,6 +96,23 @@ class IntegratorState {
   long long steps_ = 0;
   Vector q_ = Vector::Zero(), v_ = Vector::Zero(), a_ = Vector::Zero();
   Vector aBar_ = Vector::Zero(), aBarStar_ = Vector::Zero();
+};
+
+// What a stepper shows of the state it advances: both steppers derive from it (reference_stepper.hpp,
+// fixed_cost_stepper.hpp) and advance state_ with their own loops.
+template <typename Vector>
+class SteppedState {
+ public:
+  const Vector& positions() const { return state_.positions(); }
+  const Vector& velocities() const { return state_.velocities(); }
+  const Vector& accelerations() const { return state_.accelerations(); }
+  double time() const { return state_.time(); }
+  long long stepIndex() const { return state_.stepIndex(); }
+  double stepSize() const { return state_.stepSize(); }
+  const IntegratorCoefficients& coefficients() const { return state_.coefficients(); }
+
+ protected:
+  IntegratorState<Vector> state_;
 };
 
 }  // namespace beltsim

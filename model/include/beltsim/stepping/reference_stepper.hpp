@@ -20,7 +20,9 @@
 namespace beltsim {
 
 template <typename System>
-class ReferenceStepper {
+class ReferenceStepper : public SteppedState<typename System::Vector> {
+  using SteppedState<typename System::Vector>::state_;
+
  public:
   using Vector = typename System::Vector;
   static constexpr int kSize = System::kSize;
@@ -39,14 +41,6 @@ class ReferenceStepper {
     state_.initialize(q, v, a, time);
     haveFactorization_ = false;  // the System may have changed mode or parameters since
   }
-
-  const Vector& positions() const { return state_.positions(); }
-  const Vector& velocities() const { return state_.velocities(); }
-  const Vector& accelerations() const { return state_.accelerations(); }
-  double time() const { return state_.time(); }
-  long long stepIndex() const { return state_.stepIndex(); }
-  double stepSize() const { return state_.stepSize(); }
-  const IntegratorCoefficients& coefficients() const { return state_.coefficients(); }
 
   // One step t -> t + h. Always returns after at most maxPns x maxNewton iterations.
   StepStatistics step(System& system) {
@@ -156,7 +150,6 @@ class ReferenceStepper {
   }
 
   IntegratorSettings settings_;
-  IntegratorState<Vector> state_;
   bool haveFactorization_ = false;  // the System holds a factorization valid for these coefficients
 };
 
