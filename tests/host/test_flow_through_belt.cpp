@@ -217,14 +217,14 @@ void stuckBand(Anchors& field, int first, int last, double spacing, double start
 }  // namespace
 
 // A uniformly sticking band (anchors linear in X) is carried exactly by any fraction of a
-// segment, forwards and backwards, edges included: segment i gets the anchor of the departure
-// point X_i - d when the sample nearest that point sticks (interpolated inside the band,
-// extrapolated along it at its edges), and no anchor otherwise.
+// segment and by several segments, forwards and backwards, edges included: segment i gets the
+// anchor of the departure point X_i - d when the sample nearest that point sticks (interpolated
+// inside the band, extrapolated along it at its edges), and no anchor otherwise.
 TEST(AnchorTransport, UniformStickIsCarriedExactly) {
   const double spacing = 0.005, start = 0.2, slope = -1.03;
   Anchors in, out;
   stuckBand(in, 5, 30, spacing, start, slope);
-  for (double share : {0.37, -0.37, 0.9, -0.9}) {
+  for (double share : {0.37, -0.37, 0.9, -0.9, 1.0, 2.37, -3.6}) {
     const double d = share * spacing;
     ASSERT_EQ(beltsim::transportAnchors(in, kSamples, spacing, d, 0.0, out), Status::kOk);
     for (int i = 0; i < kSamples; ++i) {
@@ -276,8 +276,8 @@ TEST(AnchorTransport, UnevenSamplesCarryAStuckBeltExactly) {
   const double departure = x[5] - travel[5];
   EXPECT_NEAR(out[5].contactCoordinate, kStart + kSlope * departure + kZ0, 1e-15);
   EXPECT_NEAR(out[5].stickingPosition, out[5].contactCoordinate, 1e-15);
-  // A pitch of zero or a travel across a whole pitch is refused, and nothing moves.
-  travel[10] = 1.01 * pitch[9];
+  // A travel round the whole belt is refused, and nothing moves.
+  travel[10] = 1.01 * (x[kSamples - 1] + pitch[kSamples - 1]);
   EXPECT_EQ(beltsim::transportAnchors(in, kSamples, pitch, travel, 0.0, out), Status::kInvalidParameter);
   EXPECT_EQ(out[10].stickingPosition, in[10].stickingPosition);
 }
@@ -380,12 +380,74 @@ TEST(AnchorTransport, AnchorsAcrossTheCirclesPeriodStayContinuous) {
   }
 }
 
-// A shift of a whole segment or more, or a bad spacing, is refused and changes nothing.
-TEST(AnchorTransport, RefusesShiftsOfAWholeSegment) {
+// The anchor's slope by the travel (anchorPerTravel, the implicit half of the transport,
+// carried_anchor.hpp) is the derivative of the carried anchor: for every sample, inside the band,
+// at its entry (gaps crossing zero a quarter of the way: the derivative of the entering material's
+// contact coordinate, docs/model_contact.md §4.12) and at its trailing edge, for travels of
+// part of a pitch and of several, and for a sample that did not move (its upstream neighbour's
+// slope), the central difference of the transport by +-1e-6 of a pitch agrees within 1e-6 of the
+// anchors' slope along the belt. Uneven pitches of 4 and 7 mm, material flowing both ways,
+// deflection z0 in the band.
+TEST(AnchorTransport, AnchorSlopeIsTheDerivativeByTheTravel) {
+  constexpr double kZ0 = 2e-5, kSlope = -1.03;
+  double pitch[kSamples], x[kSamples];
+  for (int j = 0; j < kSamples; ++j) pitch[j] = j % 2 == 0 ? 0.004 : 0.007;
+  x[0] = 0.0;
+  for (int j = 1; j < kSamples; ++j) x[j] = x[j - 1] + pitch[j - 1];
+  Anchors in, out, plus, minus;
+  for (int j = 0; j < kSamples; ++j) {
+    in[j] = beltsim::MaterialAnchor{};
+    in[j].gap = 1e-5;
+    if (j >= 5 && j <= 30) {
+      in[j].state = beltsim::StickSlip::kStick;
+      in[j].stickingPosition = 0.2 + kSlope * x[j] + 1e-4 * std::sin(40.0 * x[j]);  // not quite linear
+      in[j].contactCoordinate = in[j].stickingPosition + kZ0;
+      in[j].gap = -3e-5;
+    }
+  }
+  int checked = 0;
+  for (double share : {0.3, -0.3, 0.8, -0.8, 2.3, -1.8}) {
+    double travel[kSamples], up[kSamples], down[kSamples], perTravel[kSamples];
+    for (int j = 0; j < kSamples; ++j) {
+      const double crossed = share > 0 ? pitch[j == 0 ? kSamples - 1 : j - 1] : pitch[j];
+      travel[j] = j == 17 ? 0.0 : share * crossed;
+      const double eps = 1e-6 * crossed;  // the transport is linear in the travel between two samples
+      up[j] = travel[j] + eps;
+      down[j] = travel[j] - eps;
+    }
+    ASSERT_EQ(beltsim::transportAnchors(in, kSamples, pitch, travel, 0.0, out, perTravel), Status::kOk);
+    ASSERT_EQ(beltsim::transportAnchors(in, kSamples, pitch, up, 0.0, plus), Status::kOk);
+    ASSERT_EQ(beltsim::transportAnchors(in, kSamples, pitch, down, 0.0, minus), Status::kOk);
+    for (int j = 0; j < kSamples; ++j) {
+      if (j == 17) {  // did not move: the slope from sample 16 to 17
+        EXPECT_NEAR(perTravel[j], -(in[17].stickingPosition - in[16].stickingPosition) / pitch[16], 1e-12);
+        continue;
+      }
+      if (out[j].state == beltsim::StickSlip::kUndefined) {
+        EXPECT_EQ(perTravel[j], 0.0) << "share " << share << " sample " << j;
+        continue;
+      }
+      // At the entry (the departure point between sample 4, outside, and 5, or between 30 and 31)
+      // only the contact coordinate's part: the entering material's share of the deflection stays.
+      const double departure = x[j] - travel[j];
+      const bool entry = (departure > x[4] && departure < x[5]) || (departure > x[30] && departure < x[31]);
+      const double difference =
+          entry ? (plus[j].contactCoordinate - minus[j].contactCoordinate) / (up[j] - down[j])
+                : (plus[j].stickingPosition - minus[j].stickingPosition) / (up[j] - down[j]);
+      EXPECT_NEAR(perTravel[j], difference, 1e-6) << "share " << share << " sample " << j << (entry ? " (entry)" : "");
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 130);
+}
+
+// A shift round the whole belt or further (40 samples of 5 mm: 0.2 m), or a bad spacing, is
+// refused and changes nothing.
+TEST(AnchorTransport, RefusesShiftsOfTheWholeBelt) {
   Anchors in, out;
   stuckBand(in, 5, 30, 0.005, 0.2, -1.0);
-  EXPECT_EQ(beltsim::transportAnchors(in, kSamples, 0.005, 0.005, 0.0, out), Status::kInvalidParameter);
-  EXPECT_EQ(beltsim::transportAnchors(in, kSamples, 0.005, -0.006, 0.0, out), Status::kInvalidParameter);
+  EXPECT_EQ(beltsim::transportAnchors(in, kSamples, 0.005, 0.201, 0.0, out), Status::kInvalidParameter);
+  EXPECT_EQ(beltsim::transportAnchors(in, kSamples, 0.005, -0.21, 0.0, out), Status::kInvalidParameter);
   EXPECT_EQ(beltsim::transportAnchors(in, kSamples, 0.0, 0.001, 0.0, out), Status::kInvalidParameter);
   for (int j = 0; j < kSamples; ++j) {
     EXPECT_EQ(out[j].state, in[j].state);

@@ -33,6 +33,7 @@ struct GradedPaperDriveOf {
   std::unique_ptr<Stepper> stepper = std::make_unique<Stepper>();
   double loadTorque = 25.0;
   bool giveStepSize = true;  // false: start() leaves the drive without its step size
+  double stepSize = kGradedStep;  // s: the drive's and the scenario's step (start's config must use the same)
   double station[NE] = {}, lengths[NE] = {};
   int elementsInPart[4] = {};
   beltsim::BeltPath<2> path;
@@ -55,12 +56,12 @@ struct GradedPaperDriveOf {
     beltsim::placeOnStations(*drive, path, station, x);
     statics = beltsim::solveStaticEquilibrium(*drive, x, config.statics, m.contact().friction);
     if (statics.status != beltsim::Status::kOk || !statics.converged) return false;
-    if (giveStepSize && !drive->setStepSize(kGradedStep).ok()) return false;
+    if (giveStepSize && !drive->setStepSize(stepSize).ok()) return false;
     return startAtRest(*stepper, config, x);
   }
 
   beltsim::StepStatistics step(int k) {
-    return stepPaperScenario(*drive, *stepper, k, kGradedStep, loadTorque);
+    return stepPaperScenario(*drive, *stepper, k, stepSize, loadTorque);
   }
   // Steps 1..steps of the paper's scenario; false at the first step that is not kOk.
   bool runSteps(int steps) {

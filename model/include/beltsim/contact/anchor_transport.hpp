@@ -29,9 +29,9 @@
 // Interpolating instead of shifting by whole segments keeps a segment-passing ripple out: a
 // uniformly sticking belt (anchors linear in X) is carried exactly, whatever d.
 //
-// Real-time rules: fixed size, no heap; the loop over the samples is bounded by Count and every
-// departure point is found by index arithmetic (|d| is less than one segment per step in any
-// configuration: 1.2 mm at 12 m/s and 0.1 ms; larger shifts are refused).
+// Real-time rules: fixed size, no heap; the loop over the samples is bounded by Count, and each
+// departure point is found by walking upstream over at most Count pitches (a material that came
+// round the whole belt or further in one step is refused).
 #pragma once
 #include "beltsim/contact/bristle_friction.hpp"
 #include "beltsim/core/status.hpp"
@@ -49,7 +49,7 @@ struct MaterialAnchor {
 // Transports `count` samples (count <= Count) of a closed belt by the distance `shift` (reference
 // length, positive in the direction of increasing X) with sample spacing `spacing` (reference
 // length); `period` is the circle's wrap period 2 pi r (<= 0: no wrap). kInvalidParameter for a
-// count out of range, a spacing <= 0 or |shift| >= spacing; then `out` is `in`.
+// count out of range, a spacing <= 0 or |shift| of count spacings or more; then `out` is `in`.
 template <int Count>
 Status transportAnchors(const MaterialAnchor (&in)[Count], int count, double spacing, double shift, double period,
                         MaterialAnchor (&out)[Count]) {
@@ -65,30 +65,65 @@ Status transportAnchors(const MaterialAnchor (&in)[Count], int count, double spa
 // docs/model_element.md §2.11: graded elements, and material that crosses the mesh at a speed varying along
 // the belt). `pitch[i]` is the distance (mesh length) from sample i to sample i + 1 (the last to
 // the first), `travel[i]` the distance the material now at sample i has come in the step (positive
-// in the direction of increasing i), less than the pitch it crosses. Extrapolations along a band
+// in the direction of increasing i), less than the belt's length (the sum of the pitches); it may
+// cross several samples. Extrapolations along a band
 // (its entry's contact coordinate, its trailing edge) scale the neighbours' difference by the
 // ratio of the pitches. A sample whose travel is 0 keeps its own history.
+// anchorPerTravel (optional, Count entries): d out[i].stickingPosition / d travel[i], the slope the
+// anchor would move by if the material had come a little further (carried_anchor.hpp); a travel of
+// 0 takes the slope of the material upstream in the increasing direction.
 template <int Count>
 Status transportAnchors(const MaterialAnchor (&in)[Count], int count, const double (&pitch)[Count],
-                        const double (&travel)[Count], double period, MaterialAnchor (&out)[Count]) {
-  for (int i = 0; i < Count; ++i) out[i] = in[i];
+                        const double (&travel)[Count], double period, MaterialAnchor (&out)[Count],
+                        double* anchorPerTravel = nullptr) {
+  double slopes[Count];
+  double* perTravel = anchorPerTravel != nullptr ? anchorPerTravel : slopes;
+  for (int i = 0; i < Count; ++i) {
+    out[i] = in[i];
+    perTravel[i] = 0.0;
+  }
   if (count < 2 || count > Count) return Status::kInvalidParameter;
   for (int i = 0; i < count; ++i)
     if (!isFinite(pitch[i]) || !(pitch[i] > 0.0) || !isFinite(travel[i])) return Status::kInvalidParameter;
+  double belt = 0.0;
+  for (int i = 0; i < count; ++i) belt += pitch[i];
+  for (int i = 0; i < count; ++i)
+    if (!(travel[i] > -belt && travel[i] < belt)) return Status::kInvalidParameter;
   for (int i = 0; i < count; ++i) {
-    const double crossed = travel[i] > 0.0 ? pitch[i == 0 ? count - 1 : i - 1] : pitch[i];
-    const double fraction = travel[i] / crossed;  // of the pitch crossed, in (-1, 1)
-    if (!(fraction > -1.0 && fraction < 1.0)) return Status::kInvalidParameter;
-  }
-  for (int i = 0; i < count; ++i) {
-    if (travel[i] == 0.0) continue;
-    const double fraction = travel[i] / (travel[i] > 0.0 ? pitch[i == 0 ? count - 1 : i - 1] : pitch[i]);
-    // Departure point of sample i: between sample i - 1 and i (travel > 0) or i and i + 1 (travel <
-    // 0), at the share w of the way from the first of the two to the second.
-    const bool downstream = fraction > 0.0;
-    const double w = downstream ? 1.0 - fraction : -fraction;
-    const int first = downstream ? (i == 0 ? count - 1 : i - 1) : i;
-    const int second = downstream ? i : (i + 1 == count ? 0 : i + 1);
+    if (travel[i] == 0.0) {
+      const int before = i == 0 ? count - 1 : i - 1;
+      if (in[i].state != StickSlip::kUndefined && in[before].state != StickSlip::kUndefined)
+        perTravel[i] = -wrappedDifference(in[i].stickingPosition - in[before].stickingPosition, period) / pitch[before];
+      continue;
+    }
+    // Departure point of sample i: between two neighbouring samples `first` and `second` (in
+    // increasing order), upstream of i (below it for travel > 0, above it for travel < 0), at the
+    // share w of the way from the first to the second; crossedPitch is their pitch. Within one
+    // pitch of i: between i - 1 and i, or i and i + 1.
+    const bool downstream = travel[i] > 0.0;
+    int first = i, second = i;
+    double w = 0.0, crossedPitch = pitch[i];
+    double left = downstream ? travel[i] : -travel[i];  // distance still to walk upstream
+    for (int k = 0; k < count; ++k) {
+      if (downstream) {
+        first = second == 0 ? count - 1 : second - 1;
+        crossedPitch = pitch[first];
+        if (left < crossedPitch) {
+          w = k == 0 ? 1.0 - travel[i] / crossedPitch : 1.0 - left / crossedPitch;
+          break;
+        }
+        second = first;
+      } else {
+        second = first + 1 == count ? 0 : first + 1;
+        crossedPitch = pitch[first];
+        if (left < crossedPitch) {
+          w = k == 0 ? -(travel[i] / crossedPitch) : left / crossedPitch;
+          break;
+        }
+        first = second;
+      }
+      left -= crossedPitch;
+    }
     const MaterialAnchor& a = in[first];
     const MaterialAnchor& b = in[second];
     const bool aKnown = a.state != StickSlip::kUndefined, bKnown = b.state != StickSlip::kUndefined;
@@ -100,9 +135,11 @@ Status transportAnchors(const MaterialAnchor (&in)[Count], int count, const doub
     // The sample without an anchor is the upstream one when the material flows from a to b
     // (shift > 0) or from b to a (shift < 0).
     const bool entry = downstream ? (!aKnown && bKnown) : (aKnown && !bKnown);
+    // d w / d travel = -1 / crossedPitch in both directions.
     if (aKnown && bKnown) {
-      m.stickingPosition =
-          a.stickingPosition + w * wrappedDifference(b.stickingPosition - a.stickingPosition, period);
+      const double across = wrappedDifference(b.stickingPosition - a.stickingPosition, period);
+      m.stickingPosition = a.stickingPosition + w * across;
+      perTravel[i] = -across / crossedPitch;
       m.contactCoordinate =
           a.contactCoordinate + w * wrappedDifference(b.contactCoordinate - a.contactCoordinate, period);
     } else if (entry && nearer.state != StickSlip::kUndefined) {
@@ -124,12 +161,18 @@ Status transportAnchors(const MaterialAnchor (&in)[Count], int count, const doub
       const double reached = share > start && start < 1.0 ? (share - start) / (1.0 - start) : 0.0;
       m.contactCoordinate = fresh - share * step;
       m.stickingPosition = m.contactCoordinate - reached * deflection;
+      // The implicit half moves the contact coordinate only: the share of the deflection the
+      // entering material brings is taken at the step's start (its slope, 1 / (1 - t0), grows
+      // without bound as the contact's start nears the known sample).
+      perTravel[i] = -step * (aKnown ? 1.0 : -1.0) / crossedPitch;
     } else if (nearer.state != StickSlip::kUndefined && farKnown) {
       // Trailing edge: extrapolate from the known sample along the line through its far
       // neighbour: the departure point lies w (from a) or 1 - w (back from b) spacings beyond it.
-      const double beyond = (aKnown ? w : 1.0 - w) * (pitch[first] / (aKnown ? pitch[far] : pitch[second]));
-      m.stickingPosition = nearer.stickingPosition +
-                           beyond * wrappedDifference(nearer.stickingPosition - n.stickingPosition, period);
+      const double ratio = pitch[first] / (aKnown ? pitch[far] : pitch[second]);
+      const double beyond = (aKnown ? w : 1.0 - w) * ratio;
+      const double along = wrappedDifference(nearer.stickingPosition - n.stickingPosition, period);
+      m.stickingPosition = nearer.stickingPosition + beyond * along;
+      perTravel[i] = (aKnown ? -1.0 : 1.0) * ratio * along / crossedPitch;
       m.contactCoordinate = nearer.contactCoordinate +
                             beyond * wrappedDifference(nearer.contactCoordinate - n.contactCoordinate, period);
     }

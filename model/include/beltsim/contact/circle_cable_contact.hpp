@@ -13,6 +13,7 @@
 
 #include "beltsim/contact/bounding_box.hpp"
 #include "beltsim/contact/bristle_friction.hpp"
+#include "beltsim/contact/carried_anchor.hpp"
 #include "beltsim/contact/contact_parameters.hpp"
 #include "beltsim/contact/pair_results.hpp"
 #include "beltsim/contact/segment_geometry.hpp"
@@ -90,6 +91,17 @@ class ContactPair {
   bool anchorlessRenewing() const { return anchorlessRenewing_; }
   const SegmentHistory& startOfStepHistory(int i) const { return startOfStep_[i]; }
   void setHistory(int i, const SegmentHistory& h) { current_[i] = h; }
+
+  // An eulerian mesh's anchors carried within the step (carried_anchor.hpp), owned and kept
+  // current by its drive (contact/carried_histories.hpp), which outlives the pair's use of them;
+  // nullptr (a material mesh): none.
+  void carryWith(const CarriedAnchor<MaxSegments>* carried) { carried_ = carried; }
+  const CarriedAnchor<MaxSegments>* carried() const { return carried_; }
+  // x_cur of segment i as its bristle sees it: the sticking coordinate, shifted on an eulerian
+  // mesh by the carried anchor's motion within the step.
+  double seenCoordinate(int i, double stickingCoordinate) const {
+    return carried_ != nullptr ? carried_->seen(i, p_.segmentCount, stickingCoordinate) : stickingCoordinate;
+  }
 
   void beginStep() {
     for (int i = 0; i < MaxSegments; ++i) {
@@ -266,7 +278,7 @@ class ContactPair {
         }
         const double fn = normalForceLaw(p_, gap, k.normalVelocity);
         const TangentialPnsResult t = pnsTangential(p_.friction, d, anchorSource(i), fn, k.tangentialVelocity,
-                                                    k.stickingCoordinate, wrapPeriod());
+                                                    seenCoordinate(i, k.stickingCoordinate), wrapPeriod());
         // e_t: the excess over mu |f_n| measures how far the force the Newton phase applied is from
         // the new state's. A segment that was not in contact applied none, so when it slips at once
         // (its velocity penalty beyond mu |f_n|, bristle_friction.hpp) the change is mu |f_n|, not
@@ -305,15 +317,15 @@ class ContactPair {
       if (current_[i].gap > 0.0) continue;
       const double fn = normalForceLaw(p_, k.geometry.gap, k.normalVelocity);
       const SegmentHistory pulling = anchorlessRenewing_ ? decidedView(i, current_[i]) : current_[i];
-      const double ft = newtonTangentialForce(p_.friction, pulling, fn, k.tangentialVelocity,
-                                              k.stickingCoordinate, wrapPeriod());
+      const double seen = seenCoordinate(i, k.stickingCoordinate);
+      const double ft = newtonTangentialForce(p_.friction, pulling, fn, k.tangentialVelocity, seen, wrapPeriod());
       out[i].normalForce = fn;
       out[i].tangentialForce = ft;
       out[i].normalStress = fn / area;
       out[i].tangentialStress = ft / area;
       if (current_[i].state == StickSlip::kStick && p_.friction.bristleStiffness != 0.0) {
         out[i].stickingDisplacement =
-            wrappedDifference(k.stickingCoordinate - pulling.stickingPosition, wrapPeriod());
+            wrappedDifference(seen - pulling.stickingPosition, wrapPeriod());
       }
     }
     return Status::kOk;
@@ -364,7 +376,8 @@ class ContactPair {
       // The fixed-cost stepping's decided forces: a renewing segment, anchored where each iteration
       // finds it, pulls with the velocity penalty alone (decidedView), as its kept matrix has it.
       const double ft = newtonTangentialForce(p_.friction, decided != nullptr ? decidedView(i, h) : h, fn,
-                                              k.tangentialVelocity, k.stickingCoordinate, wrapPeriod());
+                                              k.tangentialVelocity, seenCoordinate(i, k.stickingCoordinate),
+                                              wrapPeriod());
       ++out.activeSegments;
       if (p_.useSegmentNormals) {
         const Vector2 f = fn * g.normal + ft * g.tangent;
@@ -446,7 +459,7 @@ class ContactPair {
     if (!frictional()) return h;
     if (p_.friction.bristleStiffness != 0.0) k.stickingCoordinate = stickingCoordinate(p_, k.geometry, length, circle);
     const TangentialPnsResult t = pnsTangential(p_.friction, h, anchorSource(i), fn, k.tangentialVelocity,
-                                                k.stickingCoordinate, wrapPeriod());
+                                                seenCoordinate(i, k.stickingCoordinate), wrapPeriod());
     const bool switched = before.gap <= 0.0 && before.state != StickSlip::kUndefined && t.state != before.state;
     if (switched && switches >= kMaxDecidedSwitches) {
       h.state = before.state;
@@ -527,6 +540,7 @@ class ContactPair {
   SegmentHistory startOfStep_[MaxSegments];  // D0: copy at the start of each step
   std::uint8_t decidedSwitches_[MaxSegments] = {};  // stick/slip switches of evaluateDecided this step
   bool anchorlessRenewing_ = false;                 // setAnchorlessRenewing
+  const CarriedAnchor<MaxSegments>* carried_ = nullptr;  // carryWith (eulerian mesh only)
 };
 
 }  // namespace beltsim

@@ -190,7 +190,8 @@ Status segmentTermsNewtonMatrix(const ContactPair<MaxSegments>& pair, const Vect
     }
     // Tangential force (frozen state).
     const double forceT =
-        newtonTangentialForce(p.friction, h, forceN, kin.tangentialVelocity, kin.stickingCoordinate, period);
+        newtonTangentialForce(p.friction, h, forceN, kin.tangentialVelocity, pair.seenCoordinate(i, kin.stickingCoordinate),
+                              period);
     double dFtZ[7], dFtW[7];
     if (p.friction.law == TangentialLaw::kContinuous) {
       const double speed = absOf(kin.tangentialVelocity);
@@ -440,6 +441,32 @@ Status segmentLoadDirections(const ContactPair<MaxSegments>& pair, const Vector8
     u(8, a) = -direction[a](0);
     u(9, a) = -direction[a](1);
     u(10, a) = a == 1 ? -pair.parameters().radius : 0.0;
+  }
+  return Status::kOk;
+}
+
+// The pair's LHS by the mesh speeds w_A, w_B of its element's nodes (columns 0, 1), through the
+// anchors an eulerian mesh carries within the step (carried_anchor.hpp): a sticking segment's
+// bristle force mu_k (x_cur + shift(w) - x_stick) moves by mu_k d shift / d w_n along the segment's
+// tangential load direction. Zero for a pair without carried anchors.
+template <int MaxSegments>
+Status carriedAnchorColumns(const ContactPair<MaxSegments>& pair, const Vector8& q, const Vector8& qDot,
+                            const SegmentShapeTable<MaxSegments>& table, const CircleState& circle,
+                            Eigen::Matrix<double, 11, 2>& bySpeed) {
+  bySpeed.setZero();
+  const ContactParameters& p = pair.parameters();
+  const CarriedAnchor<MaxSegments>* carried = pair.carried();
+  if (carried == nullptr || !carried->active || p.friction.law != TangentialLaw::kBristle || p.friction.bristleStiffness == 0.0)
+    return Status::kOk;
+  for (int i = 0; i < MaxSegments; ++i) {
+    if (i >= p.segmentCount) break;
+    const SegmentHistory& h = pair.history(i);
+    if (h.gap > 0.0 || h.state != StickSlip::kStick || carried->perSpeed[i] == 0.0) continue;
+    Eigen::Matrix<double, 11, 2> u;
+    const Status s = segmentLoadDirections(pair, q, qDot, table, circle, i, u);
+    if (s != Status::kOk) return s;
+    for (int n = 0; n < 2; ++n)
+      bySpeed.col(n) += (p.friction.bristleStiffness * carried->shiftPerNodeSpeed(i, p.segmentCount, n)) * u.col(1);
   }
   return Status::kOk;
 }

@@ -177,7 +177,8 @@ Status contactPairJacobianGeneral(const ContactPair<MaxSegments>& pair, const Ve
     const Row7 dFnZ = springSlope * dGap + p.contactDamping * dVnZ;
     const Row7 dFnW = p.contactDamping * dVnW;
     // Tangential force (frozen state).
-    const double ft = newtonTangentialForce(p.friction, h, fn, kin.tangentialVelocity, kin.stickingCoordinate, period);
+    const double ft = newtonTangentialForce(p.friction, h, fn, kin.tangentialVelocity,
+                                            pair.seenCoordinate(i, kin.stickingCoordinate), period);
     Row7 dFtZ = Row7::Zero(), dFtW = Row7::Zero();
     if (p.friction.law == TangentialLaw::kContinuous) {
       const double speed = absOf(kin.tangentialVelocity);

@@ -53,12 +53,15 @@ struct EulerianElementKinematics {
 // The Newton block m of a force on the material with C extra rows and unknowns c (a circle: C = 3;
 // the element alone: C = 0), rows and columns in the order (q 8, c C, pA, pB). force: F (8 + C);
 // fq, fv: its partial derivatives; cq, cv: the integrator's stiffness and damping factors;
-// nodalSlope: T_A, T_B as 8 x 8 matrices; length: the element's mesh length [m].
+// nodalSlope: T_A, T_B as 8 x 8 matrices; length: the element's mesh length [m]. bySpeed
+// (optional): dF/dw_A, dF/dw_B of a force that also reads the mesh speeds themselves (the
+// anchors a contact pair carries, carried_anchor.hpp), through w_a = -pa_dot/lambda.
 template <int C>
 void materialForceMatrix(const EulerianElementKinematics& k, const Eigen::Matrix<double, 8, 8> (&nodalSlope)[2],
                          double length, const Eigen::Matrix<double, 8 + C, 1>& force,
                          const Eigen::Matrix<double, 8 + C, 8 + C>& fq, const Eigen::Matrix<double, 8 + C, 8 + C>& fv,
-                         double cq, double cv, Eigen::Matrix<double, 10 + C, 10 + C>& m) {
+                         double cq, double cv, Eigen::Matrix<double, 10 + C, 10 + C>& m,
+                         const Eigen::Matrix<double, 8 + C, 2>* bySpeed = nullptr) {
   using Vector8 = Eigen::Matrix<double, 8, 1>;
   using Matrix8 = Eigen::Matrix<double, 8, 8>;
   constexpr int R = 8 + C;
@@ -79,6 +82,15 @@ void materialForceMatrix(const EulerianElementKinematics& k, const Eigen::Matrix
   for (int n = 0; n < 2; ++n) {
     byPosition.col(8 + C + n) = sign[n] * byStretch;
     byRate.col(8 + C + n) = -il * fv.template leftCols<8>().lazyProduct(k.nodalSlopeRates[n]);
+  }
+  if (bySpeed != nullptr) {
+    // d w_b / d pa = pb_dot / lambda^2 d lambda / d pa;  d w_a / d pa_dot = -1 / lambda.
+    const Eigen::Matrix<double, R, 1> byLambdaOfSpeeds =
+        (k.pDot(0) * bySpeed->col(0) + k.pDot(1) * bySpeed->col(1)) * (il * il);
+    for (int n = 0; n < 2; ++n) {
+      byPosition.col(8 + C + n) += sign[n] * byLambdaOfSpeeds;
+      byRate.col(8 + C + n) -= il * bySpeed->col(n);
+    }
   }
   m.setZero();
   m.template topRows<R>() = cq * byPosition + cv * byRate;

@@ -13,7 +13,7 @@
 //      applied unchecked;
 //   3. one post-Newton pass at the accepted point commits states and anchors (its e_PNS: what
 //      the last correction changed); a System that takes no switches within the iterations may
-//      take 2 and 3 postNewtonPasses times, its kept matrix updated before each later pass;
+//      take 2 and 3 postNewtonPasses times, its kept matrix updated before each pass;
 //   4. one refresh slice: NE / S elements and their contact pairs are evaluated at the accepted
 //      state into the second matrix storage and their blocks eliminated; after S steps that
 //      matrix is complete and becomes the active one.
@@ -96,7 +96,7 @@ class FixedCostStepper : public SteppedState<typename System::Vector> {
     Status s = Status::kOk;
     double error = 0.0;
     for (int pass = 1; pass <= settings_.postNewtonPasses && s == Status::kOk; ++pass) {
-      s = updates_.beforePass(system, point, settings_, pass);
+      s = updates_.beforePass(system, point, settings_);
       if (s == Status::kOk) s = iterate(system, point, stats);
       stepPhase(StepPhase::kPostNewton);
       if (s == Status::kOk) s = system.postNewtonStep(point, error);  // non-finite or degenerate: a fault

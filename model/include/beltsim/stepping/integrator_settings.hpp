@@ -93,8 +93,8 @@ struct IntegratorSettings {
   double fixedResidualTolerance = 5.0;
   // Fixed-cost stepping on the eulerian mesh only (EulerianBeltDrive; the material mesh: 1):
   // the step's passes, each n iterations with the committed states and a post-Newton pass; before
-  // each pass after the first, the pairs whose states the last pass changed (at most
-  // passUpdatePairs) are evaluated again into the kept matrix (fixed_cost_stepper.hpp).
+  // each pass, the pairs whose states the last post-Newton pass changed (at most passUpdatePairs)
+  // are evaluated again into the kept matrix (fixed_cost_stepper.hpp).
   int postNewtonPasses = 1;
   int passUpdatePairs = 4;
 };

@@ -27,9 +27,11 @@
 // pairs never change, and its kept matrix takes no switch columns and no partial
 // re-factorization within the iterations (switchColumnsPerStep, refactorPairsPerStep,
 // columnsAfterRefactor, blockAgeSteps and renewalPairsPerStep do not apply). A step may take the
-// iterations and the post-Newton pass postNewtonPasses times; before each later pass the pairs
-// the last one switched go into the kept matrix (EulerianBeltDrive::updateSwitchedPairs, at most
-// passUpdatePairs of them).
+// iterations and the post-Newton pass postNewtonPasses times; before each pass the pairs the last
+// post-Newton pass switched (the last step's, before the first) go into the kept matrix
+// (EulerianBeltDrive::updateSwitchedPairs, at most passUpdatePairs of them): the anchors carried
+// within the step (carried_anchor.hpp) tie a sticking segment's material to its pulley, and a
+// matrix that lacks a switch of that tie for the NE steps of a refresh lets the iterations diverge.
 #pragma once
 #include <type_traits>
 
@@ -76,7 +78,7 @@ class KeptMatrixUpdates<System, true> {
     switchColumns_ = 0;
     refactoredPairs_ = 0;
   }
-  Status beforePass(System&, const IterationPoint<Vector>&, const IntegratorSettings&, int) { return Status::kOk; }
+  Status beforePass(System&, const IterationPoint<Vector>&, const IntegratorSettings&) { return Status::kOk; }
 
   // Iteration j's switches into the kept matrix: a partial re-factorization or low-rank columns.
   Status afterResidual(System& system, const IterationPoint<Vector>& point, const IntegratorSettings& settings,
@@ -128,7 +130,7 @@ class KeptMatrixUpdates<System, true> {
   int refactoredPairs_ = 0;
 };
 
-// The eulerian mesh: the pairs the last post-Newton pass switched, before each later pass.
+// The eulerian mesh: the pairs the last post-Newton pass switched, before each pass.
 template <typename System>
 class KeptMatrixUpdates<System, false> {
  public:
@@ -137,9 +139,7 @@ class KeptMatrixUpdates<System, false> {
   static ParameterError check(const IntegratorSettings&) { return ParameterError::success(); }
   static void prepare(System&, const IntegratorSettings&) {}
   void beginStep() { updatedPairs_ = 0; }
-  Status beforePass(System& system, const IterationPoint<Vector>& point, const IntegratorSettings& settings,
-                    int pass) {
-    if (pass == 1) return Status::kOk;
+  Status beforePass(System& system, const IterationPoint<Vector>& point, const IntegratorSettings& settings) {
     stepPhase(StepPhase::kRefactor);
     int updated = 0;
     const Status s = system.updateSwitchedPairs(point, settings.passUpdatePairs, updated, pendingSwitches_);

@@ -13,7 +13,8 @@
 // the normal force row stays). So the nodes never drift and no slide of the mesh is left to fix.
 // An element is paired with at most one pulley, for the whole run (startFrom). The contact
 // histories are carried with the material at the start of every step, each segment by the
-// distance its material crossed the mesh in the last accepted step (anchor_transport.hpp).
+// distance its material crossed the mesh in the last accepted step (anchor_transport.hpp), and
+// within the step by the mesh speed of the iterate (carried_anchor.hpp).
 //
 // Static solve (mode kStatic, docs/model_element.md §2.11): no inertia, gravity at the load
 // factor, the stabilizer s M (x - x_previous) on (q, p), every node held at its locked position
@@ -52,6 +53,11 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   using Base::pulleyCount;
   using Base::pulleyDof;
 
+  EulerianBeltDrive() = default;
+  // Its pairs read the anchors it carries (ContactPair::carryWith): a copy's would read this one's.
+  EulerianBeltDrive(const EulerianBeltDrive&) = delete;
+  EulerianBeltDrive& operator=(const EulerianBeltDrive&) = delete;
+
   // ---- set-up ---------------------------------------------------------------------------------
   // A closed belt of NE elements of mesh lengths elementLength[e] (graded meshes:
   // docs/model_element.md §2.11); reference curvature 0. The contact's per-segment values (k_c,
@@ -71,6 +77,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       if (!e.ok()) return e;
       e = Base::setUpPairs(k, contact, elementLength[k], mesh_.contactScale(k));
       if (!e.ok()) return e;
+      for (int p = 0; p < NP; ++p) pair(k, p).carryWith(carried_.anchor(k, p));
     }
     Base::recordElementLength(elementLength[0]);
     Base::setLumpedNodeMass(mesh_.lumpedNodeMass());  // the shortest element's
@@ -204,6 +211,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
         const Kinematics& k = current_[e];
         const PairKinematics<NCS>* known = atPostNewtonState && pnsCircle_[e] == p ? &pnsKinematics_[e] : nullptr;
         const SegmentShapeTable<NCS>& table = mesh_.shapeTable(e);
+        carried_.setMeshSpeeds(e, k.meshSpeed[0], k.meshSpeed[1]);
         PairForces f;
         const Status st = Base::decidesInNewton() ? pair.evaluateDecided(k.q, k.rates, table, cs, f, known)
                                                   : pair.evaluateNewton(k.q, k.rates, table, cs, f, nullptr, known);
@@ -325,8 +333,10 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
         travel[j] = carried * ((1.0 - x) * lastMeshSpeed_[e][0] + x * lastMeshSpeed_[e][1]);
         pitch[j] = mesh_.elementLength(e) / segments;
       }
+    // The anchors the step that ended pulled from are those of the mesh speeds it ended with.
+    for (int e = 0; e < NE; ++e) carried_.setMeshSpeeds(e, lastMeshSpeed_[e][0], lastMeshSpeed_[e][1]);
     transportRefused_ = !(isStatic || stepSize_ > 0.0) ||
-                        !carried_.carry(Base::pairs(), pulleyCount(), segments, pitch, travel);
+                        !carried_.carry(Base::pairs(), pulleyCount(), segments, pitch, travel, carried);
     Base::pulleyBodies().beginStep();
   }
 
@@ -348,6 +358,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
         if (!paired_[e][p] || worst == Status::kNonFiniteValue) continue;  // the mesh speeds still go on
         double pairError = 0.0;
         const PostNewtonKeep<NCS> keep{carried_.contactCoordinates(e, p), &pnsKinematics_[e]};
+        carried_.setMeshSpeeds(e, k.meshSpeed[0], k.meshSpeed[1]);
         const Status s =
             pair(e, p).postNewtonStep(k.q, k.rates, mesh_.shapeTable(e), circle[p], pairError, nullptr, keep);
         pnsCircle_[e] = p;
@@ -401,21 +412,27 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   }
   // Pair (e, p)'s block c_q dF/dx + c_v dF/dv in the order (q 8, the pulley's x, y, phi, pA, pB);
   // `in`: whether any segment is flagged (else no block, the pair adds nothing).
+  // The pair's carried anchors (carried_anchor.hpp) read the mesh speeds at k: its forces and its
+  // block by them.
   Status pairBlock(const Kinematics& k, int p, const CircleState& circle, const IntegratorCoefficients& c,
-                   typename NewtonMatrix::PairBlock& block, bool& in) const {
-    const Pair& pair = this->pair(k.e, p);
+                   typename NewtonMatrix::PairBlock& block, bool& in) {
+    Pair& pair = this->pair(k.e, p);
     in = pair.anyFlagged();
     if (!in) return Status::kOk;
+    carried_.setMeshSpeeds(k.e, k.meshSpeed[0], k.meshSpeed[1]);
     const SegmentShapeTable<NCS>& table = mesh_.shapeTable(k.e);
     Matrix11 ks, ds;
     Status s = contactPairJacobian(pair, k.q, k.rates, table, circle, ks, ds);
+    if (s != Status::kOk) return s;
+    Eigen::Matrix<double, 11, 2> bySpeed;
+    s = carriedAnchorColumns(pair, k.q, k.rates, table, circle, bySpeed);
     if (s != Status::kOk) return s;
     PairForces f;
     s = pair.evaluateNewton(k.q, k.rates, table, circle, f);
     if (s != Status::kOk) return s;
     Eigen::Matrix<double, 11, 1> forces;
     forces << f.element, f.circleForce(0), f.circleForce(1), f.circleTorque;
-    mesh_.pairBlock(k, forces, ks, ds, c, block);
+    mesh_.pairBlock(k, forces, ks, ds, bySpeed, c, block);
     return Status::kOk;
   }
   void addPairBlock(const typename NewtonMatrix::PairBlock& block, int e, int p) {

@@ -203,11 +203,12 @@ class EulerianMesh {
   }
   // The Newton block of a force F on the material with a pulley's 3 unknowns (ContactPair's
   // forces, fq and fv its Jacobians): rows and columns (q 8, the pulley's x, y, phi, pA, pB).
+  // bySpeed: the force's derivatives by the nodes' mesh speeds (the carried anchors').
   template <class Block, class Force, class Jacobian>
   void pairBlock(const Kinematics& k, const Force& force, const Jacobian& fq, const Jacobian& fv,
-                 const IntegratorCoefficients& c, Block& block) const {
+                 const Eigen::Matrix<double, 11, 2>& bySpeed, const IntegratorCoefficients& c, Block& block) const {
     materialForceMatrix<3>(k, nodalSlope_[k.e], length_[k.e], force, fq, fv, c.stiffnessFactor, c.dampingFactor,
-                           block);
+                           block, &bySpeed);
   }
   static void scatterRows(const Vector10& rows, int e, LayoutVector& rL, double* rp) {
     Layout::scatter(Vector8(rows.template head<8>()), e, nextNode(e), rL);
