@@ -3,7 +3,7 @@
 // host_sim/scenarios/eulerian_belt_drive.toml builds it (tests/support/graded_paper_drive.hpp).
 //
 //   bench_eulerian [16|24] [paper|random] [--set name=value ...] [--seconds T] [--seeds A-B]
-//                  [--callgrind FROM COUNT]
+//                  [--intervals] [--callgrind FROM COUNT]
 //   paper   the paper's scenario (2.45 s): steps flagged, the tail means of the span forces and of
 //           P2's speed, the wall time per step (median, p99, worst; steady_clock on this machine).
 //   random  the robustness bench's commands (tests/bench/bench_robustness.cpp: P1's speed steps to
@@ -14,6 +14,8 @@
 //           frozen (frozenStateIterations), refresh (refreshSteps, default NE), passes
 //           (postNewtonPasses), pairs (passUpdatePairs), tol (fixedResidualTolerance, N).
 //           Defaults: eulerian_belt_drive.toml's (newton 2, frozen 0, passes 1, tol 5).
+//   --intervals  random mode: one line per speed command (0.5 s): P1's command, the load, P2's
+//           speed at its end and the steps flagged in it.
 //   --callgrind FROM COUNT  under valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no:
 //           collect steps FROM..FROM+COUNT-1 only, one dump after each (paper mode);
 //           scripts/instruction_budget.py --eulerian runs it and reads the dumps.
@@ -48,6 +50,7 @@ struct Options {
   double seconds = 60.0;
   unsigned long long firstSeed = 1, lastSeed = 20;
   int callgrindFrom = 0, callgrindCount = 0;
+  bool intervals = false;
 };
 
 template <int NE>
@@ -143,9 +146,14 @@ int random(const Options& o) {
     }
     Lcg lcg{seed};
     double speed = 0.0, load = 0.0;
-    long flagged = 0, run = 0, longest = 0, taken = 0;
+    long flagged = 0, run = 0, longest = 0, taken = 0, inInterval = 0;
     bool fault = false;
     for (long k = 1; k <= steps && !fault; ++k) {
+      if (o.intervals && (k - 1) % speedEvery == 0 && k > 1) {
+        std::printf("    %.1f s: P1 %.2f rad/s, load %.1f N m, P2 %.3f rad/s, flagged %ld\n", k * kStep, speed, load,
+                    d.stepper->velocities()(Bench<NE>::Drive::pulleyDof(1, 2)), inInterval);
+        inInterval = 0;
+      }
       if ((k - 1) % speedEvery == 0) speed = 15.0 * lcg.uniform();
       if ((k - 1) % loadEvery == 0) load = 40.0 * lcg.uniform();
       BeltDriveInput<2> input;
@@ -162,6 +170,7 @@ int random(const Options& o) {
       }
       const bool bad = flaggedStep(s);
       flagged += bad;
+      inInterval += bad;
       run = bad ? run + 1 : 0;
       longest = std::max(longest, run);
     }
@@ -210,6 +219,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_eulerian: unknown setting '%s'\n", argv[i]);
         return 2;
       }
+    } else if (std::strcmp(a, "--intervals") == 0) {
+      o.intervals = true;
     } else if (std::strcmp(a, "--seconds") == 0 && i + 1 < argc) {
       o.seconds = std::atof(argv[++i]);
     } else if (std::strcmp(a, "--seeds") == 0 && i + 1 < argc) {
@@ -222,7 +233,7 @@ int main(int argc, char** argv) {
       o.callgrindCount = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr, "usage: bench_eulerian [16|24] [paper|random] [--set name=value ...] [--seconds T] "
-                           "[--seeds A-B] [--callgrind FROM COUNT]\n");
+                           "[--seeds A-B] [--intervals] [--callgrind FROM COUNT]\n");
       return 2;
     }
   }
