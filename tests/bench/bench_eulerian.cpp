@@ -3,7 +3,7 @@
 // host_sim/scenarios/eulerian_belt_drive.toml builds it (tests/support/graded_paper_drive.hpp).
 //
 //   bench_eulerian [16|24] [paper|random] [--set name=value ...] [--seconds T] [--seeds A-B]
-//                  [--intervals] [--callgrind FROM COUNT]
+//                  [--intervals] [--error] [--callgrind FROM COUNT]
 //   paper   the paper's scenario (2.45 s): steps flagged, the tail means of the span forces and of
 //           P2's speed, the wall time per step (median, p99, worst; steady_clock on this machine).
 //   random  the robustness bench's commands (tests/bench/bench_robustness.cpp: P1's speed steps to
@@ -12,8 +12,15 @@
 //           flagged, the longest run of them and the first fault; then the median and worst seed.
 //   names   the IntegratorSettings of the fixed-cost stepping: newton (fixedNewtonIterations),
 //           frozen (frozenStateIterations), refresh (refreshSteps, default NE), passes
-//           (postNewtonPasses), pairs (passUpdatePairs), tol (fixedResidualTolerance, N).
-//           Defaults: eulerian_belt_drive.toml's (newton 2, frozen 0, passes 1, tol 5).
+//           (postNewtonPasses), pairs (passUpdatePairs), tol (fixedResidualTolerance, N), rho
+//           (generalized-alpha's spectral radius). Defaults: eulerian_belt_drive.toml's (newton 2,
+//           frozen 0, passes 1, tol 5, rho 1: the trapezoidal rule).
+//   --error  the run error instead: the same commands (the paper's scenario, or the random ones per
+//           seed) given to the fixed-cost stepping and to the converged run (reference stepping,
+//           tight tolerances, the same mesh and step); 10 ms window means of F1, F2, P1's drive
+//           torque, P2's belt torque, omega_P2 and P2's hub load; per quantity the median, p99 and
+//           worst window of |real-time - converged| in its scale (forces of the 400 N pre-tension,
+//           torques of 50 N m, speed of 12 rad/s).
 //   --intervals  random mode: one line per speed command (0.5 s): P1's command, the load, P2's
 //           speed at its end and the steps flagged in it.
 //   --callgrind FROM COUNT  under valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no:
@@ -47,6 +54,7 @@ constexpr double kStep = test::kGradedStep;
 struct Options {
   int newton = 2, frozen = 0, refresh = 0, passes = 1, pairs = 4;
   double tol = 5.0;
+  double rho = 1.0;  // generalized-alpha's spectral radius (1: the trapezoidal rule, the paper's)
   double seconds = 60.0;
   unsigned long long firstSeed = 1, lastSeed = 20;
   int callgrindFrom = 0, callgrindCount = 0;
@@ -64,6 +72,7 @@ struct Bench : test::GradedPaperDriveOf<NE, FixedCostStepper> {
     c.integrator.postNewtonPasses = o.passes;
     c.integrator.passUpdatePairs = o.pairs;
     c.integrator.fixedResidualTolerance = o.tol;
+    c.integrator.spectralRadius = o.rho;
     return c;
   }
 };
@@ -186,6 +195,109 @@ int random(const Options& o) {
   return faults > 0 ? 1 : 0;
 }
 
+// The converged run of the same mesh, step and commands: reference stepping with tight
+// tolerances (Newton to 1e-8 N absolute, 1e-10 relative, post-Newton to 1e-3 N, up to 20 of each).
+template <int NE>
+struct Converged : test::GradedPaperDriveOf<NE> {
+  static PlantConfig config(const Options& o) {
+    PlantConfig c = test::eulerianPaperConfig(kStep);
+    c.integrator.spectralRadius = o.rho;
+    c.integrator.maxNewtonIterations = 20;
+    c.integrator.maxPnsIterations = 20;
+    c.integrator.relativeTolerance = 1e-10;
+    return c;
+  }
+};
+
+// What a controller reads, each in its scale: the span forces and P2's hub load in units of the
+// pre-tension (400 N), P1's drive torque and P2's belt torque in units of the drive's friction
+// capacity at mu 0.5 (50 N m), omega_P2 in units of the paper's speed (12 rad/s).
+constexpr int kQuantities = 6;
+constexpr const char* kQuantityName[kQuantities] = {"F1", "F2", "torque P1", "torque P2", "omega_P2", "hub P2"};
+constexpr double kQuantityScale[kQuantities] = {400.0, 400.0, 50.0, 50.0, 12.0, 400.0};
+template <class D>
+void readQuantities(const D& d, double (&out)[kQuantities]) {
+  out[0] = d.tightForce();
+  out[1] = d.slackForce();
+  out[2] = d.drive->driveTorque(0);
+  out[3] = d.drive->beltTorque(1);
+  out[4] = d.stepper->velocities()(D::Drive::pulleyDof(1, 2));
+  out[5] = d.drive->hubForce(1).norm();
+}
+
+// The run error (a benchmark, not a test): the fixed-cost form against the converged run, both
+// given the same commands, as 10 ms window means of each quantity; per quantity the median, p99 and
+// worst window of |real-time - converged| in its scale.
+template <int NE>
+int runError(const Options& o, bool randomCommands) {
+  constexpr int kWindow = 100;  // steps: 10 ms at 1e-4 s
+  std::vector<double> errors[kQuantities];
+  long flagged = 0, referenceFlagged = 0, taken = 0;
+  const unsigned long long first = randomCommands ? o.firstSeed : 0, last = randomCommands ? o.lastSeed : 0;
+  for (unsigned long long seed = first; seed <= last; ++seed) {
+    Bench<NE> real;
+    Converged<NE> converged;
+    if (!real.start(real.config(o)) || !converged.start(Converged<NE>::config(o))) {
+      std::printf("%d elements: set-up or statics failed\n", NE);
+      return 1;
+    }
+    Lcg lcg{seed};
+    double speed = 0.0, load = 0.0;
+    const long speedEvery = std::lround(0.5 / kStep), loadEvery = std::lround(0.7 / kStep);
+    const long steps = randomCommands ? std::lround(o.seconds / kStep) : std::lround(test::kPaperEndTime / kStep);
+    double sums[2][kQuantities] = {};
+    for (long k = 1; k <= steps; ++k) {
+      StepStatistics a, b;
+      if (randomCommands) {
+        if ((k - 1) % speedEvery == 0) speed = 15.0 * lcg.uniform();
+        if ((k - 1) % loadEvery == 0) load = 40.0 * lcg.uniform();
+        BeltDriveInput<2> input;
+        input.useCommand[0] = input.useCommand[1] = true;
+        input.command[0] = speed;
+        input.command[1] = -load;
+        real.drive->setInput(input);
+        converged.drive->setInput(input);
+        a = real.stepper->step(*real.drive);
+        b = converged.stepper->step(*converged.drive);
+      } else {
+        a = real.step(static_cast<int>(k));
+        b = converged.step(static_cast<int>(k));
+      }
+      if (a.status != Status::kOk || b.status != Status::kOk) {
+        std::printf("  seed %llu: fault at t = %.4f s (real-time %d, converged %d)\n", seed, k * kStep,
+                    static_cast<int>(a.status), static_cast<int>(b.status));
+        return 1;
+      }
+      ++taken;
+      flagged += flaggedStep(a);
+      referenceFlagged += flaggedStep(b);
+      double qa[kQuantities], qb[kQuantities];
+      readQuantities(real, qa);
+      readQuantities(converged, qb);
+      for (int j = 0; j < kQuantities; ++j) {
+        sums[0][j] += qa[j];
+        sums[1][j] += qb[j];
+      }
+      if (k % kWindow == 0) {
+        for (int j = 0; j < kQuantities; ++j) {
+          errors[j].push_back(std::abs(sums[0][j] - sums[1][j]) / kWindow / kQuantityScale[j]);
+          sums[0][j] = sums[1][j] = 0.0;
+        }
+      }
+    }
+  }
+  std::printf("%d elements, run error against the converged run, %s, %ld steps (%zu windows of 10 ms): real-time "
+              "flagged %ld, converged flagged %ld\n", NE, randomCommands ? "random commands" : "paper's scenario",
+              taken, errors[0].size(), flagged, referenceFlagged);
+  for (int j = 0; j < kQuantities; ++j) {
+    std::vector<double> e = errors[j];
+    for (double& x : e) x *= 100.0;
+    std::printf("  %-9s (of %.0f): ", kQuantityName[j], kQuantityScale[j]);
+    printQuantiles("", e, "%");
+  }
+  return 0;
+}
+
 bool parseSet(const char* assignment, Options& o) {
   const char* eq = std::strchr(assignment, '=');
   if (eq == nullptr) return false;
@@ -198,6 +310,7 @@ bool parseSet(const char* assignment, Options& o) {
   else if (is("passes")) o.passes = static_cast<int>(value);
   else if (is("pairs")) o.pairs = static_cast<int>(value);
   else if (is("tol")) o.tol = value;
+  else if (is("rho")) o.rho = value;
   else return false;
   return true;
 }
@@ -206,7 +319,7 @@ bool parseSet(const char* assignment, Options& o) {
 
 int main(int argc, char** argv) {
   int elements = 24;
-  bool randomMode = false;
+  bool randomMode = false, errorMode = false;
   Options o;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
@@ -214,6 +327,8 @@ int main(int argc, char** argv) {
       elements = std::atoi(a);
     } else if (std::strcmp(a, "paper") == 0 || std::strcmp(a, "random") == 0) {
       randomMode = a[0] == 'r';
+    } else if (std::strcmp(a, "--error") == 0) {
+      errorMode = true;
     } else if (std::strcmp(a, "--set") == 0 && i + 1 < argc) {
       if (!parseSet(argv[++i], o)) {
         std::fprintf(stderr, "bench_eulerian: unknown setting '%s'\n", argv[i]);
@@ -233,12 +348,13 @@ int main(int argc, char** argv) {
       o.callgrindCount = std::atoi(argv[++i]);
     } else {
       std::fprintf(stderr, "usage: bench_eulerian [16|24] [paper|random] [--set name=value ...] [--seconds T] "
-                           "[--seeds A-B] [--intervals] [--callgrind FROM COUNT]\n");
+                           "[--seeds A-B] [--intervals] [--error] [--callgrind FROM COUNT]\n");
       return 2;
     }
   }
-  std::printf("settings: newton %d, frozen %d, refresh %d, passes %d, pairs %d, tol %.3g N\n", o.newton, o.frozen,
-              o.refresh > 0 ? o.refresh : elements, o.passes, o.pairs, o.tol);
+  std::printf("settings: newton %d, frozen %d, refresh %d, passes %d, pairs %d, tol %.3g N, rho %.2f\n", o.newton, o.frozen,
+              o.refresh > 0 ? o.refresh : elements, o.passes, o.pairs, o.tol, o.rho);
+  if (errorMode) return elements == 16 ? runError<16>(o, randomMode) : runError<24>(o, randomMode);
   if (elements == 16) return randomMode ? random<16>(o) : paper<16>(o);
   return randomMode ? random<24>(o) : paper<24>(o);
 }
