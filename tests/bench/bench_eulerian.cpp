@@ -49,6 +49,7 @@
 namespace {
 
 using namespace beltsim;
+using bench::Lcg;
 constexpr double kStep = test::kGradedStep;
 
 struct Options {
@@ -74,6 +75,24 @@ struct Bench : test::GradedPaperDriveOf<NE, FixedCostStepper> {
     c.integrator.fixedResidualTolerance = o.tol;
     c.integrator.spectralRadius = o.rho;
     return c;
+  }
+};
+
+// The robustness bench's commands: P1's speed to a value drawn from 0..15 rad/s every 0.5 s, P2's
+// braking load to 0..40 N m every 0.7 s.
+struct RandomCommands {
+  Lcg lcg;
+  double speed = 0.0, load = 0.0;
+  long speedEvery = std::lround(0.5 / kStep), loadEvery = std::lround(0.7 / kStep);  // steps
+  // The commands of step k (from 1).
+  BeltDriveInput<2> at(long k) {
+    if ((k - 1) % speedEvery == 0) speed = 15.0 * lcg.uniform();
+    if ((k - 1) % loadEvery == 0) load = 40.0 * lcg.uniform();
+    BeltDriveInput<2> input;
+    input.useCommand[0] = input.useCommand[1] = true;
+    input.command[0] = speed;  // P1: speed, rad/s
+    input.command[1] = -load;  // P2: braking load torque, N m
+    return input;
   }
 };
 
@@ -139,12 +158,10 @@ int paper(const Options& o) {
   return 0;
 }
 
-using bench::Lcg;
 
 template <int NE>
 int random(const Options& o) {
   const long steps = std::lround(o.seconds / kStep);
-  const long speedEvery = std::lround(0.5 / kStep), loadEvery = std::lround(0.7 / kStep);
   std::vector<double> shares;
   int faults = 0;
   for (unsigned long long seed = o.firstSeed; seed <= o.lastSeed; ++seed) {
@@ -153,23 +170,17 @@ int random(const Options& o) {
       std::printf("%d elements: set-up or statics failed\n", NE);
       return 1;
     }
-    Lcg lcg{seed};
-    double speed = 0.0, load = 0.0;
+    RandomCommands commands{Lcg{seed}};
     long flagged = 0, run = 0, longest = 0, taken = 0, inInterval = 0;
     bool fault = false;
     for (long k = 1; k <= steps && !fault; ++k) {
-      if (o.intervals && (k - 1) % speedEvery == 0 && k > 1) {
-        std::printf("    %.1f s: P1 %.2f rad/s, load %.1f N m, P2 %.3f rad/s, flagged %ld\n", k * kStep, speed, load,
+      if (o.intervals && (k - 1) % commands.speedEvery == 0 && k > 1) {
+        std::printf("    %.1f s: P1 %.2f rad/s, load %.1f N m, P2 %.3f rad/s, flagged %ld\n", k * kStep,
+                    commands.speed, commands.load,
                     d.stepper->velocities()(Bench<NE>::Drive::pulleyDof(1, 2)), inInterval);
         inInterval = 0;
       }
-      if ((k - 1) % speedEvery == 0) speed = 15.0 * lcg.uniform();
-      if ((k - 1) % loadEvery == 0) load = 40.0 * lcg.uniform();
-      BeltDriveInput<2> input;
-      input.useCommand[0] = input.useCommand[1] = true;
-      input.command[0] = speed;  // P1: speed, rad/s
-      input.command[1] = -load;  // P2: braking load torque, N m
-      d.drive->setInput(input);
+      d.drive->setInput(commands.at(k));
       const StepStatistics s = d.stepper->step(*d.drive);
       ++taken;
       if (s.status != Status::kOk) {
@@ -241,20 +252,13 @@ int runError(const Options& o, bool randomCommands) {
       std::printf("%d elements: set-up or statics failed\n", NE);
       return 1;
     }
-    Lcg lcg{seed};
-    double speed = 0.0, load = 0.0;
-    const long speedEvery = std::lround(0.5 / kStep), loadEvery = std::lround(0.7 / kStep);
+    RandomCommands commands{Lcg{seed}};
     const long steps = randomCommands ? std::lround(o.seconds / kStep) : std::lround(test::kPaperEndTime / kStep);
     double sums[2][kQuantities] = {};
     for (long k = 1; k <= steps; ++k) {
       StepStatistics a, b;
       if (randomCommands) {
-        if ((k - 1) % speedEvery == 0) speed = 15.0 * lcg.uniform();
-        if ((k - 1) % loadEvery == 0) load = 40.0 * lcg.uniform();
-        BeltDriveInput<2> input;
-        input.useCommand[0] = input.useCommand[1] = true;
-        input.command[0] = speed;
-        input.command[1] = -load;
+        const BeltDriveInput<2> input = commands.at(k);
         real.drive->setInput(input);
         converged.drive->setInput(input);
         a = real.stepper->step(*real.drive);

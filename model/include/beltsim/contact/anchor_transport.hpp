@@ -109,7 +109,7 @@ Status transportAnchors(const MaterialAnchor (&in)[Count], int count, const doub
         first = second == 0 ? count - 1 : second - 1;
         crossedPitch = pitch[first];
         if (left < crossedPitch) {
-          w = k == 0 ? 1.0 - travel[i] / crossedPitch : 1.0 - left / crossedPitch;
+          w = 1.0 - left / crossedPitch;
           break;
         }
         second = first;
@@ -117,7 +117,7 @@ Status transportAnchors(const MaterialAnchor (&in)[Count], int count, const doub
         second = first + 1 == count ? 0 : first + 1;
         crossedPitch = pitch[first];
         if (left < crossedPitch) {
-          w = k == 0 ? -(travel[i] / crossedPitch) : left / crossedPitch;
+          w = left / crossedPitch;
           break;
         }
         first = second;
