@@ -2,25 +2,35 @@
 // §2.11; a benchmark, not a test). The drive is the paper's, graded from its layout, as
 // host_sim/scenarios/eulerian_belt_drive.toml builds it (tests/support/graded_paper_drive.hpp).
 //
-//   bench_eulerian [16|24] [paper|random] [--set name=value ...] [--seconds T] [--seeds A-B]
-//                  [--intervals] [--error] [--callgrind FROM COUNT]
+//   bench_eulerian [16|24] [paper|random|slip|fault] [--config pc|main|mcu] [--set name=value ...]
+//                  [--seconds T] [--seeds A-B] [--intervals] [--error|--one-step] [--dump FILE]
+//                  [--callgrind FROM COUNT]
 //   paper   the paper's scenario (2.45 s): steps flagged, the tail means of the span forces and of
 //           P2's speed, the wall time per step (median, p99, worst; steady_clock on this machine).
 //   random  the robustness bench's commands (tests/bench/bench_robustness.cpp: P1's speed steps to
 //           a value drawn from 0..15 rad/s every 0.5 s, P2's load to 0..40 N m every 0.7 s, Knuth's
 //           MMIX LCG) for T seconds (default 60) per seed (default 1-20): per seed the steps
 //           flagged, the longest run of them and the first fault; then the median and worst seed.
+//   slip, fault  (error modes only) gross slip: mu 0.3 and 30 N m on P2; a friction fault: the
+//           paper's scenario with P1's mu 0.25 from 1.6 to 2.0 s.
+//   --config  a product's step, integrator and contact values (pc: 1e-4 s, trapezoidal rule,
+//           4e9/5e9 N/m^3; main: 2e-4 s, generalized-alpha 0.6, 4e9/5e9; mcu: 1e-3 s,
+//           generalized-alpha 0.6, 4e8/5e8). Default: 1e-4 s, generalized-alpha at rho 1, 4e9/5e9.
 //   names   the IntegratorSettings of the fixed-cost stepping: newton (fixedNewtonIterations),
 //           frozen (frozenStateIterations), refresh (refreshSteps, default NE), passes
 //           (postNewtonPasses), pairs (passUpdatePairs), tol (fixedResidualTolerance, N), rho
-//           (generalized-alpha's spectral radius). Defaults: eulerian_belt_drive.toml's (newton 2,
-//           frozen 0, passes 1, tol 5, rho 1: the trapezoidal rule).
-//   --error  the run error instead: the same commands (the paper's scenario, or the random ones per
-//           seed) given to the fixed-cost stepping and to the converged run (reference stepping,
-//           tight tolerances, the same mesh and step); 10 ms window means of F1, F2, P1's drive
-//           torque, P2's belt torque, omega_P2 and P2's hub load; per quantity the median, p99 and
-//           worst window of |real-time - converged| in its scale (forces of the 400 N pre-tension,
-//           torques of 50 N m, speed of 12 rad/s).
+//           (generalized-alpha's spectral radius, over the configuration's). Defaults:
+//           eulerian_belt_drive.toml's (newton 2, frozen 0, passes 1, tol 5).
+//   --error  the run error: the same commands given to the fixed-cost stepping and to the converged
+//           run (reference stepping, tight tolerances, the same mesh, step and configuration); 10 ms
+//           window means of F1, F2, P1's drive torque, P2's belt torque, omega_P2 and P2's hub load;
+//           per quantity the median, p99 and worst window of |real-time - converged| in its scale
+//           (forces of the 400 N pre-tension, torques of 50 N m, speed of 12 rad/s).
+//   --one-step  the one-step error: at every step, the converged step from the fixed-cost run's
+//           own start state against the fixed-cost step, the same quantities and scales (median,
+//           p99 and worst step), and how the current flag marks the steps above 0.1 % and 1 %.
+//   --dump FILE  --one-step: a CSV line per step (its flags, residuals, e_PNS and errors); --error: a
+//           line per window (both runs' means).
 //   --intervals  random mode: one line per speed command (0.5 s): P1's command, the load, P2's
 //           speed at its end and the steps flagged in it.
 //   --callgrind FROM COUNT  under valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no:
@@ -52,20 +62,70 @@ using namespace beltsim;
 using bench::Lcg;
 constexpr double kStep = test::kGradedStep;
 
+// The configurations the products run (docs/host_simulator.md, *The eulerian mesh*), and the
+// bench's own default: 1e-4 s, generalized-alpha at rho 1, the paper's contact values.
+struct Configuration {
+  const char* name;
+  double step;     // s
+  bool newmark;    // the trapezoidal rule as Newmark's (else generalized-alpha at rho)
+  double rho;
+  double contact;  // k_c per area, N/m^3
+  double bristle;  // mu_k per area, N/m^3
+};
+constexpr Configuration kDefaultConfiguration = {"default", 1e-4, false, 1.0, 4e9, 5e9};
+constexpr Configuration kConfigurations[] = {
+    {"pc", 1e-4, true, 1.0, 4e9, 5e9},     // firmware/configs/pc.toml
+    {"main", 2e-4, false, 0.6, 4e9, 5e9},  // host_sim/scenarios/realtime_belt_drive.toml
+    {"mcu", 1e-3, false, 0.6, 4e8, 5e8},   // firmware/configs/microcontroller.toml
+};
+
+// The cases of the error modes: the paper's scenario; the random commands; gross slip (mu 0.3 and
+// 30 N m on P2 from 1.0 to 1.5 s, tests/support/gross_slip_check.hpp); a friction fault (the
+// paper's scenario with P1 wet, mu 0.25, from 1.6 to 2.0 s: the belt slides over P1's wrap).
+enum class Case { kPaper, kRandom, kSlip, kFault };
+constexpr double kSlipFriction = 0.3, kSlipLoad = 30.0;
+constexpr double kWetFriction = 0.25, kWetFrom = 1.6, kWetUntil = 2.0;  // -, s, s
+const char* caseName(Case c) {
+  switch (c) {
+    case Case::kPaper: return "paper's scenario";
+    case Case::kRandom: return "random commands";
+    case Case::kSlip: return "gross slip";
+    case Case::kFault: return "friction fault";
+  }
+  return "?";
+}
+
 struct Options {
   int newton = 2, frozen = 0, refresh = 0, passes = 1, pairs = 4;
   double tol = 5.0;
-  double rho = 1.0;  // generalized-alpha's spectral radius (1: the trapezoidal rule, the paper's)
+  double rho = -1.0;  // generalized-alpha's spectral radius; negative: the configuration's
+  Configuration configuration = kDefaultConfiguration;
+  Case kase = Case::kPaper;
   double seconds = 60.0;
   unsigned long long firstSeed = 1, lastSeed = 20;
   int callgrindFrom = 0, callgrindCount = 0;
   bool intervals = false;
+  const char* dump = nullptr;  // --dump FILE: the one-step errors, step by step
 };
+
+double stepOf(const Options& o) { return o.configuration.step; }
+
+// The drive's configuration at the options' step, integrator and contact values (any stepping).
+PlantConfig configFor(const Options& o) {
+  const Configuration& k = o.configuration;
+  PlantConfig c = test::eulerianPaperConfig(k.step);
+  c.integrator.newmark = k.newmark;
+  c.integrator.spectralRadius = o.rho >= 0.0 ? o.rho : k.rho;
+  c.contact.stiffness = k.contact;
+  c.contact.bristleStiffness = k.bristle;
+  if (o.kase == Case::kSlip) c.contact.frictionCoefficient = kSlipFriction;
+  return c;
+}
 
 template <int NE>
 struct Bench : test::GradedPaperDriveOf<NE, FixedCostStepper> {
   PlantConfig config(const Options& o) const {
-    PlantConfig c = test::eulerianPaperConfig(kStep);
+    PlantConfig c = configFor(o);
     c.integrator.stepping = Stepping::kFixedCost;
     c.integrator.fixedNewtonIterations = o.newton;
     c.integrator.frozenStateIterations = o.frozen;
@@ -73,7 +133,6 @@ struct Bench : test::GradedPaperDriveOf<NE, FixedCostStepper> {
     c.integrator.postNewtonPasses = o.passes;
     c.integrator.passUpdatePairs = o.pairs;
     c.integrator.fixedResidualTolerance = o.tol;
-    c.integrator.spectralRadius = o.rho;
     return c;
   }
 };
@@ -83,7 +142,7 @@ struct Bench : test::GradedPaperDriveOf<NE, FixedCostStepper> {
 struct RandomCommands {
   Lcg lcg;
   double speed = 0.0, load = 0.0;
-  long speedEvery = std::lround(0.5 / kStep), loadEvery = std::lround(0.7 / kStep);  // steps
+  long speedEvery = std::lround(0.5 / kStep), loadEvery = std::lround(0.7 / kStep);  // steps (set for other steps)
   // The commands of step k (from 1).
   BeltDriveInput<2> at(long k) {
     if ((k - 1) % speedEvery == 0) speed = 15.0 * lcg.uniform();
@@ -109,13 +168,15 @@ void printQuantiles(const char* what, std::vector<double> v, const char* unit) {
 
 template <int NE>
 int paper(const Options& o) {
+  const double h = stepOf(o);
   Bench<NE> d;
+  d.stepSize = h;
   if (!d.start(d.config(o))) {
     std::printf("%d elements: set-up or statics failed\n", NE);
     return 1;
   }
-  const int steps = static_cast<int>(test::kPaperEndTime / kStep + 0.5);
-  const int tail = static_cast<int>(test::kPaperTail / kStep + 0.5);
+  const int steps = static_cast<int>(test::kPaperEndTime / h + 0.5);
+  const int tail = static_cast<int>(test::kPaperTail / h + 0.5);
   const int speed = Bench<NE>::Drive::pulleyDof(1, 2);
   int flagged = 0;
   double f1 = 0.0, f2 = 0.0, omega2 = 0.0;
@@ -141,7 +202,7 @@ int paper(const Options& o) {
 #endif
     micros.push_back(std::chrono::duration<double, std::micro>(after - before).count());
     if (s.status != Status::kOk) {
-      std::printf("%d elements: fault at step %d (t = %.4f s), status %d\n", NE, k, k * kStep,
+      std::printf("%d elements: fault at step %d (t = %.4f s), status %d\n", NE, k, k * h,
                   static_cast<int>(s.status));
       return 1;
     }
@@ -161,21 +222,25 @@ int paper(const Options& o) {
 
 template <int NE>
 int random(const Options& o) {
-  const long steps = std::lround(o.seconds / kStep);
+  const double h = stepOf(o);
+  const long steps = std::lround(o.seconds / h);
   std::vector<double> shares;
   int faults = 0;
   for (unsigned long long seed = o.firstSeed; seed <= o.lastSeed; ++seed) {
     Bench<NE> d;
+    d.stepSize = h;
     if (!d.start(d.config(o))) {
       std::printf("%d elements: set-up or statics failed\n", NE);
       return 1;
     }
     RandomCommands commands{Lcg{seed}};
+    commands.speedEvery = std::lround(0.5 / h);
+    commands.loadEvery = std::lround(0.7 / h);
     long flagged = 0, run = 0, longest = 0, taken = 0, inInterval = 0;
     bool fault = false;
     for (long k = 1; k <= steps && !fault; ++k) {
       if (o.intervals && (k - 1) % commands.speedEvery == 0 && k > 1) {
-        std::printf("    %.1f s: P1 %.2f rad/s, load %.1f N m, P2 %.3f rad/s, flagged %ld\n", k * kStep,
+        std::printf("    %.1f s: P1 %.2f rad/s, load %.1f N m, P2 %.3f rad/s, flagged %ld\n", k * h,
                     commands.speed, commands.load,
                     d.stepper->velocities()(Bench<NE>::Drive::pulleyDof(1, 2)), inInterval);
         inInterval = 0;
@@ -184,7 +249,7 @@ int random(const Options& o) {
       const StepStatistics s = d.stepper->step(*d.drive);
       ++taken;
       if (s.status != Status::kOk) {
-        std::printf("  seed %llu: fault at t = %.4f s, status %d\n", seed, k * kStep, static_cast<int>(s.status));
+        std::printf("  seed %llu: fault at t = %.4f s, status %d\n", seed, k * h, static_cast<int>(s.status));
         fault = true;
         ++faults;
       }
@@ -206,98 +271,210 @@ int random(const Options& o) {
   return faults > 0 ? 1 : 0;
 }
 
-// The converged run of the same mesh, step and commands: reference stepping with tight
-// tolerances (Newton to 1e-8 N absolute, 1e-10 relative, post-Newton to 1e-3 N, up to 20 of each).
+// The converged stepping of the same mesh and step: reference stepping with tight tolerances
+// (Newton to 1e-8 N absolute, 1e-10 relative, post-Newton to 1e-3 N, up to 20 of each).
+PlantConfig convergedConfig(const Options& o) {
+  PlantConfig c = configFor(o);
+  c.integrator.stepping = Stepping::kReference;
+  c.integrator.maxNewtonIterations = 20;
+  c.integrator.maxPnsIterations = 20;
+  c.integrator.relativeTolerance = 1e-10;
+  return c;
+}
 template <int NE>
-struct Converged : test::GradedPaperDriveOf<NE> {
-  static PlantConfig config(const Options& o) {
-    PlantConfig c = test::eulerianPaperConfig(kStep);
-    c.integrator.spectralRadius = o.rho;
-    c.integrator.maxNewtonIterations = 20;
-    c.integrator.maxPnsIterations = 20;
-    c.integrator.relativeTolerance = 1e-10;
-    return c;
-  }
-};
+struct Converged : test::GradedPaperDriveOf<NE> {};
 
 // What a controller reads, each in its scale: the span forces and P2's hub load in units of the
 // pre-tension (400 N), P1's drive torque and P2's belt torque in units of the drive's friction
-// capacity at mu 0.5 (50 N m), omega_P2 in units of the paper's speed (12 rad/s).
+// capacity at mu 0.5 (50 N m, also the bench's largest load), omega_P2 in units of the paper's
+// speed (12 rad/s, the belt at 1.2 m/s).
 constexpr int kQuantities = 6;
 constexpr const char* kQuantityName[kQuantities] = {"F1", "F2", "torque P1", "torque P2", "omega_P2", "hub P2"};
 constexpr double kQuantityScale[kQuantities] = {400.0, 400.0, 50.0, 50.0, 12.0, 400.0};
-template <class D>
-void readQuantities(const D& d, double (&out)[kQuantities]) {
-  out[0] = d.tightForce();
-  out[1] = d.slackForce();
-  out[2] = d.drive->driveTorque(0);
-  out[3] = d.drive->beltTorque(1);
-  out[4] = d.stepper->velocities()(D::Drive::pulleyDof(1, 2));
-  out[5] = d.drive->hubForce(1).norm();
+// Of `drive` stepped by `stepper` (a fixture's own, or a copy of them), on fixture f's mesh.
+template <class Fixture, class Drive, class Stepper>
+void readQuantities(const Fixture& f, const Drive& drive, const Stepper& stepper, double (&out)[kQuantities]) {
+  out[0] = f.spanForceOf(0, drive, stepper.positions(), stepper.velocities());
+  out[1] = f.spanForceOf(1, drive, stepper.positions(), stepper.velocities());
+  out[2] = drive.driveTorque(0);
+  out[3] = drive.beltTorque(1);
+  out[4] = stepper.velocities()(Drive::pulleyDof(1, 2));
+  out[5] = drive.hubForce(1).norm();
 }
 
-// The run error (a benchmark, not a test): the fixed-cost form against the converged run, both
-// given the same commands, as 10 ms window means of each quantity; per quantity the median, p99 and
-// worst window of |real-time - converged| in its scale.
+// The commands of a case, step by step (k from 1): P1's speed, P2's load torque and P1's friction
+// coefficient.
+struct CaseCommands {
+  Case kase = Case::kPaper;
+  double h = kStep;
+  RandomCommands random;
+  long steps(const Options& o) const {
+    return std::lround((kase == Case::kRandom ? o.seconds : test::kPaperEndTime) / h);
+  }
+  BeltDriveInput<2> at(long k) {
+    if (kase == Case::kRandom) return random.at(k);
+    const double t = k * h;
+    BeltDriveInput<2> input;
+    input.useCommand[0] = input.useCommand[1] = true;
+    input.command[0] = test::paperCommand(t).input[0];
+    input.command[1] = -smoothStep(t, 1.0, 1.5, 0.0, kase == Case::kSlip ? kSlipLoad : 25.0);
+    return input;
+  }
+  // P1's mu at step k (the friction fault: wet from 1.6 to 2.0 s).
+  double frictionP1(long k, double nominal) const {
+    const double t = k * h;
+    return kase == Case::kFault && t > kWetFrom && t <= kWetUntil ? kWetFriction : nominal;
+  }
+};
+
+// Gives a fixture's drive the commands of step k (and P1's friction where it changes).
+template <class Fixture>
+void command(Fixture& f, CaseCommands& commands, const BeltDriveInput<2>& input, long k) {
+  f.drive->setInput(input);
+  FrictionParameters friction = f.material->drive().contact().friction;
+  const double nominal = friction.frictionCoefficient;
+  const double mu = commands.frictionP1(k, nominal);
+  if (mu != commands.frictionP1(k - 1, nominal)) {
+    friction.frictionCoefficient = mu;
+    (void)f.drive->setFriction(friction, 0);
+  }
+}
+
+struct Quantiles {
+  double median, p99, worst;
+};
+Quantiles quantiles(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return {v[(n - 1) / 2], v[std::min(n - 1, (99 * n + 99) / 100 - 1)], v[n - 1]};
+}
+
+// The run error or the one-step error of the fixed-cost form against the converged stepping, both
+// given the same commands (a benchmark, not a test).
+//   run error: 10 ms window means of each quantity, the fixed-cost run against the converged run
+//     (per quantity the median, p99 and worst window of |real-time - converged| in its scale);
+//   one-step error (oneStep): at every step, from the fixed-cost run's own start state (a copy of
+//     its drive, its integrator state taken over by the converged stepper), the converged step
+//     against the fixed-cost step; per quantity the median, p99 and worst step, and how the
+//     steps whose largest error exceeds 0.1 % and 1 % of its scale were flagged.
 template <int NE>
-int runError(const Options& o, bool randomCommands) {
-  constexpr int kWindow = 100;  // steps: 10 ms at 1e-4 s
-  std::vector<double> errors[kQuantities];
-  long flagged = 0, referenceFlagged = 0, taken = 0;
-  const unsigned long long first = randomCommands ? o.firstSeed : 0, last = randomCommands ? o.lastSeed : 0;
-  for (unsigned long long seed = first; seed <= last; ++seed) {
+int errors(const Options& o, bool oneStep) {
+  using Drive = typename Bench<NE>::Drive;
+  const double h = stepOf(o);
+  const long window = std::lround(0.01 / h);  // steps: 10 ms
+  std::vector<double> errors[kQuantities], largest;
+  std::vector<unsigned char> flags;
+  long referenceFlagged = 0;
+  std::FILE* dump = o.dump != nullptr ? std::fopen(o.dump, "w") : nullptr;
+  if (dump != nullptr && oneStep)
+    std::fprintf(dump, "seed,step,flags,residual,pns_error,F1,F2,torque_P1,torque_P2,omega_P2,hub_P2\n");
+  if (dump != nullptr && !oneStep)  // the window means, real-time and converged
+    std::fprintf(dump, "seed,end_time,F1,F1_converged,F2,F2_converged,torque_P1,torque_P1_converged,torque_P2,"
+                       "torque_P2_converged,omega_P2,omega_P2_converged,hub_P2,hub_P2_converged\n");
+  const bool seeds = o.kase == Case::kRandom;
+  for (unsigned long long seed = seeds ? o.firstSeed : 0; seed <= (seeds ? o.lastSeed : 0); ++seed) {
     Bench<NE> real;
-    Converged<NE> converged;
-    if (!real.start(real.config(o)) || !converged.start(Converged<NE>::config(o))) {
+    real.stepSize = h;
+    std::unique_ptr<Converged<NE>> converged;  // the run error's converged run
+    ReferenceStepper<Drive> convergedStep;      // the one-step error's stepper, set up once
+    std::unique_ptr<Drive> scratch;             // the one-step error's copy of the drive
+    if (!real.start(real.config(o))) {
       std::printf("%d elements: set-up or statics failed\n", NE);
       return 1;
     }
-    RandomCommands commands{Lcg{seed}};
-    const long steps = randomCommands ? std::lround(o.seconds / kStep) : std::lround(test::kPaperEndTime / kStep);
+    if (oneStep) {
+      if (!test::startAtRest(convergedStep, convergedConfig(o), real.stepper->positions())) return 1;
+      scratch = std::make_unique<Drive>(*real.drive);
+    } else {
+      converged = std::make_unique<Converged<NE>>();
+      converged->stepSize = h;
+      if (!converged->start(convergedConfig(o))) return 1;
+    }
+    CaseCommands commands{o.kase, h, RandomCommands{Lcg{seed}}};
+    commands.random.speedEvery = std::lround(0.5 / h);
+    commands.random.loadEvery = std::lround(0.7 / h);
+    const long steps = commands.steps(o);
     double sums[2][kQuantities] = {};
     for (long k = 1; k <= steps; ++k) {
+      const BeltDriveInput<2> input = commands.at(k);
+      command(real, commands, input, k);
+      double qa[kQuantities] = {}, qb[kQuantities] = {};
       StepStatistics a, b;
-      if (randomCommands) {
-        const BeltDriveInput<2> input = commands.at(k);
-        real.drive->setInput(input);
-        converged.drive->setInput(input);
-        a = real.stepper->step(*real.drive);
-        b = converged.stepper->step(*converged.drive);
+      if (oneStep) {
+        *scratch = *real.drive;
+        ReferenceStepper<Drive> stepper = convergedStep;
+        stepper.continueFrom(*real.stepper);
+        b = stepper.step(*scratch);
+        if (b.status == Status::kOk) readQuantities(real, *scratch, stepper, qb);
       } else {
-        a = real.step(static_cast<int>(k));
-        b = converged.step(static_cast<int>(k));
+        command(*converged, commands, input, k);
+        b = converged->stepper->step(*converged->drive);
+        if (b.status == Status::kOk) readQuantities(*converged, *converged->drive, *converged->stepper, qb);
       }
+      a = real.stepper->step(*real.drive);
       if (a.status != Status::kOk || b.status != Status::kOk) {
-        std::printf("  seed %llu: fault at t = %.4f s (real-time %d, converged %d)\n", seed, k * kStep,
+        std::printf("  seed %llu: fault at t = %.4f s (real-time %d, converged %d)\n", seed, k * h,
                     static_cast<int>(a.status), static_cast<int>(b.status));
         return 1;
       }
-      ++taken;
-      flagged += flaggedStep(a);
+      readQuantities(real, *real.drive, *real.stepper, qa);
       referenceFlagged += flaggedStep(b);
-      double qa[kQuantities], qb[kQuantities];
-      readQuantities(real, qa);
-      readQuantities(converged, qb);
+      if (oneStep) {
+        double worst = 0.0;
+        for (int j = 0; j < kQuantities; ++j) {
+          errors[j].push_back(std::abs(qa[j] - qb[j]) / kQuantityScale[j]);
+          worst = std::max(worst, errors[j].back());
+        }
+        largest.push_back(worst);
+        flags.push_back(flaggedStep(a) ? 1 : 0);
+        if (dump != nullptr) {
+          std::fprintf(dump, "%llu,%ld,%u,%.6g,%.6g", seed, k, a.flags, a.residualNorm, a.pnsError);
+          for (int j = 0; j < kQuantities; ++j) std::fprintf(dump, ",%.6g", errors[j].back());
+          std::fprintf(dump, "\n");
+        }
+        continue;
+      }
+      flags.push_back(flaggedStep(a) ? 1 : 0);
       for (int j = 0; j < kQuantities; ++j) {
         sums[0][j] += qa[j];
         sums[1][j] += qb[j];
       }
-      if (k % kWindow == 0) {
+      if (k % window == 0) {
+        if (dump != nullptr) {
+          std::fprintf(dump, "%llu,%.3f", seed, k * h);
+          for (int j = 0; j < kQuantities; ++j) std::fprintf(dump, ",%.6g,%.6g", sums[0][j] / window, sums[1][j] / window);
+          std::fprintf(dump, "\n");
+        }
         for (int j = 0; j < kQuantities; ++j) {
-          errors[j].push_back(std::abs(sums[0][j] - sums[1][j]) / kWindow / kQuantityScale[j]);
+          errors[j].push_back(std::abs(sums[0][j] - sums[1][j]) / window / kQuantityScale[j]);
           sums[0][j] = sums[1][j] = 0.0;
         }
       }
     }
   }
-  std::printf("%d elements, run error against the converged run, %s, %ld steps (%zu windows of 10 ms): real-time "
-              "flagged %ld, converged flagged %ld\n", NE, randomCommands ? "random commands" : "paper's scenario",
-              taken, errors[0].size(), flagged, referenceFlagged);
+  if (dump != nullptr) std::fclose(dump);
+  long flagged = 0;
+  for (unsigned char f : flags) flagged += f;
+  std::printf("%d elements, %s error against the converged stepping, %s, step %.0e s, %zu steps%s: real-time "
+              "flagged %ld, converged flagged %ld\n", NE, oneStep ? "one-step" : "run", caseName(o.kase), h,
+              flags.size(), oneStep ? "" : " (windows of 10 ms)", flagged, referenceFlagged);
   for (int j = 0; j < kQuantities; ++j) {
-    std::vector<double> e = errors[j];
-    for (double& x : e) x *= 100.0;
-    std::printf("  %-9s (of %.0f): ", kQuantityName[j], kQuantityScale[j]);
-    printQuantiles("", e, "%");
+    const Quantiles q = quantiles(errors[j]);
+    std::printf("  %-9s (of %3.0f): median %.4f %%, p99 %.4f %%, worst %.4f %%\n", kQuantityName[j],
+                kQuantityScale[j], 100 * q.median, 100 * q.p99, 100 * q.worst);
+  }
+  if (oneStep) {
+    for (double bound : {1e-3, 1e-2}) {
+      long above = 0, caught = 0, wrong = 0;
+      for (std::size_t i = 0; i < largest.size(); ++i) {
+        above += largest[i] > bound;
+        caught += largest[i] > bound && flags[i];
+        wrong += largest[i] <= bound && flags[i];
+      }
+      std::printf("  steps with an error above %.1f %% of its scale: %ld (%.3f %%), flagged %ld of them; flagged "
+                  "below it %ld (%.3f %% of steps)\n", 100 * bound, above, 100.0 * above / largest.size(), caught,
+                  wrong, 100.0 * wrong / largest.size());
+    }
   }
   return 0;
 }
@@ -323,16 +500,39 @@ bool parseSet(const char* assignment, Options& o) {
 
 int main(int argc, char** argv) {
   int elements = 24;
-  bool randomMode = false, errorMode = false;
+  bool errorMode = false, oneStepMode = false;
   Options o;
+  const auto usage = [] {
+    std::fprintf(stderr, "usage: bench_eulerian [16|24] [paper|random|slip|fault] [--config pc|main|mcu] "
+                         "[--set name=value ...] [--seconds T] [--seeds A-B] [--intervals] [--error|--one-step] "
+                         "[--dump FILE] [--callgrind FROM COUNT]\n");
+    return 2;
+  };
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     if (std::strcmp(a, "16") == 0 || std::strcmp(a, "24") == 0) {
       elements = std::atoi(a);
-    } else if (std::strcmp(a, "paper") == 0 || std::strcmp(a, "random") == 0) {
-      randomMode = a[0] == 'r';
+    } else if (std::strcmp(a, "paper") == 0) {
+      o.kase = Case::kPaper;
+    } else if (std::strcmp(a, "random") == 0) {
+      o.kase = Case::kRandom;
+    } else if (std::strcmp(a, "slip") == 0) {
+      o.kase = Case::kSlip;
+    } else if (std::strcmp(a, "fault") == 0) {
+      o.kase = Case::kFault;
     } else if (std::strcmp(a, "--error") == 0) {
       errorMode = true;
+    } else if (std::strcmp(a, "--one-step") == 0) {
+      oneStepMode = true;
+    } else if (std::strcmp(a, "--config") == 0 && i + 1 < argc) {
+      const char* name = argv[++i];
+      bool found = false;
+      for (const Configuration& c : kConfigurations)
+        if (std::strcmp(c.name, name) == 0) o.configuration = c, found = true;
+      if (!found) {
+        std::fprintf(stderr, "bench_eulerian: unknown configuration '%s' (pc, main, mcu)\n", name);
+        return 2;
+      }
     } else if (std::strcmp(a, "--set") == 0 && i + 1 < argc) {
       if (!parseSet(argv[++i], o)) {
         std::fprintf(stderr, "bench_eulerian: unknown setting '%s'\n", argv[i]);
@@ -340,6 +540,8 @@ int main(int argc, char** argv) {
       }
     } else if (std::strcmp(a, "--intervals") == 0) {
       o.intervals = true;
+    } else if (std::strcmp(a, "--dump") == 0 && i + 1 < argc) {
+      o.dump = argv[++i];
     } else if (std::strcmp(a, "--seconds") == 0 && i + 1 < argc) {
       o.seconds = std::atof(argv[++i]);
     } else if (std::strcmp(a, "--seeds") == 0 && i + 1 < argc) {
@@ -351,14 +553,21 @@ int main(int argc, char** argv) {
       o.callgrindFrom = std::atoi(argv[++i]);
       o.callgrindCount = std::atoi(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: bench_eulerian [16|24] [paper|random] [--set name=value ...] [--seconds T] "
-                           "[--seeds A-B] [--intervals] [--error] [--callgrind FROM COUNT]\n");
-      return 2;
+      return usage();
     }
   }
-  std::printf("settings: newton %d, frozen %d, refresh %d, passes %d, pairs %d, tol %.3g N, rho %.2f\n", o.newton, o.frozen,
-              o.refresh > 0 ? o.refresh : elements, o.passes, o.pairs, o.tol, o.rho);
-  if (errorMode) return elements == 16 ? runError<16>(o, randomMode) : runError<24>(o, randomMode);
+  const bool measuresError = errorMode || oneStepMode;
+  if ((errorMode && oneStepMode) || (!measuresError && (o.kase == Case::kSlip || o.kase == Case::kFault)))
+    return usage();
+  const PlantConfig shown = configFor(o);
+  std::printf("configuration %s: step %.0e s, %s, contact %.0e / %.0e N/m^3; settings: newton %d, frozen %d, "
+              "refresh %d, passes %d, pairs %d, tol %.3g N\n", o.configuration.name, stepOf(o),
+              shown.integrator.newmark ? "trapezoidal rule (Newmark)" : "generalized-alpha", o.configuration.contact,
+              o.configuration.bristle, o.newton, o.frozen, o.refresh > 0 ? o.refresh : elements, o.passes, o.pairs,
+              o.tol);
+  if (!shown.integrator.newmark) std::printf("  spectral radius %.2f\n", shown.integrator.spectralRadius);
+  if (measuresError) return elements == 16 ? errors<16>(o, oneStepMode) : errors<24>(o, oneStepMode);
+  const bool randomMode = o.kase == Case::kRandom;
   if (elements == 16) return randomMode ? random<16>(o) : paper<16>(o);
   return randomMode ? random<24>(o) : paper<24>(o);
 }

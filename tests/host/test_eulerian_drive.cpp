@@ -303,6 +303,26 @@ TEST(EulerianDrive, AStepThatCannotCarryTheHistoriesFaults) {
   EXPECT_EQ(d.stepper->positions(), before);
 }
 
+// A copy of a drive mid-run (the one-step error's start, tests/bench/bench_eulerian.cpp) is a drive
+// of its own: stepped after the original has gone on, it steps as the original did, bit for bit.
+// Were its pairs still reading the original's carried anchors (ContactPair::carryWith), the
+// original's 100 steps would have moved them: the copy's steps would differ.
+TEST(EulerianDrive, ACopyStepsAsTheOriginalWithoutSharingItsAnchors) {
+  using D = GradedPaperDriveOf<16>;
+  D d;
+  ASSERT_TRUE(d.start());
+  for (int k = 1; k <= 2000; ++k) ASSERT_EQ(d.step(k).status, Status::kOk) << "step " << k;
+  const D::V start = d.stepper->positions();
+  auto drive = std::make_unique<D::Drive>(*d.drive);
+  D::Stepper stepper = *d.stepper;
+  for (int k = 2001; k <= 2100; ++k) ASSERT_EQ(d.step(k).status, Status::kOk) << "step " << k;
+  for (int k = 2001; k <= 2100; ++k)
+    ASSERT_EQ(beltsim::test::stepPaperScenario(*drive, stepper, k, kStep, d.loadTorque).status, Status::kOk);
+  EXPECT_EQ(stepper.positions(), d.stepper->positions());
+  EXPECT_EQ(stepper.velocities(), d.stepper->velocities());
+  EXPECT_NE(stepper.positions(), start);  // the 100 steps moved the belt
+}
+
 // Every fault setter checks every value it would write (per element, after the element's contact
 // scaling) before writing any: given invalid values mid-run it refuses them all, and the run goes
 // on bit for bit as a run that was never given them. The friction is one that only the longer

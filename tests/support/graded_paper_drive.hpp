@@ -70,11 +70,13 @@ struct GradedPaperDriveOf {
     return true;
   }
   // The axial force in the middle of span `span` (0: from P1 to P2, the tight span; 1: the slack span).
-  double spanForce(int span) const {
+  double spanForce(int span) const { return spanForceOf(span, *drive, stepper->positions(), stepper->velocities()); }
+  // The same for another drive of this mesh at (q, v) (a copy of this one's, say).
+  double spanForceOf(int span, const Drive& of, const V& q, const V& v) const {
     const double middle = station[0] + 0.5 * path.spanLength[span] + (span == 0 ? 0.0 : path.spanLength[0] + arcLength(1));
     int e = 0;
     while (e + 1 < NE && station[e + 1] <= middle) ++e;
-    return drive->axialForce(stepper->positions(), stepper->velocities(), e, middle - station[e]);
+    return of.axialForce(q, v, e, middle - station[e]);
   }
   double arcLength(int circle) const { return path.circle[circle].radius * std::abs(path.arcSweep[circle]); }
   double tightForce() const { return spanForce(0); }

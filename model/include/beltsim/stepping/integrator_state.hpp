@@ -110,6 +110,10 @@ class SteppedState {
   long long stepIndex() const { return state_.stepIndex(); }
   double stepSize() const { return state_.stepSize(); }
   const IntegratorCoefficients& coefficients() const { return state_.coefficients(); }
+  // Takes over another stepper's state (time, q, v, a and the integrator's own history) to step on
+  // from it, e.g. the converged step from a real-time step's start (tests/bench/bench_eulerian.cpp).
+  // The coefficients come with it: both must be set up with the same step and spectral radius.
+  void continueFrom(const SteppedState& other) { state_ = other.state_; }
 
  protected:
   IntegratorState<Vector> state_;

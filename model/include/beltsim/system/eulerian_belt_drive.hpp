@@ -1,26 +1,22 @@
 // A closed belt drive on the eulerian mesh (docs/model_element.md §2.11): the pulleys and pairs of
 // every drive (pulleys_and_pairs.hpp) on NE elements whose nodes stay where they started on the
-// belt's path (eulerian_mesh.hpp: each node with the material coordinate of the material at it,
-// each element of its own mesh length), with its Newton matrix (eulerian_newton_matrix.hpp: a block
-// of 5 per node, its two storages, the rows it keeps, the refresh's elimination in slices, the
-// solve), whose entries this class computes. It is the System of the reference stepper
-// (reference_stepper.hpp), of the static solve (static_equilibrium.hpp) and of the fixed-cost
-// stepper (fixed_cost_stepper.hpp: the iterations decide the contact states, the matrix is
-// refreshed in slices, no switch columns).
+// belt's path (eulerian_mesh.hpp), with its Newton matrix (eulerian_newton_matrix.hpp), whose
+// entries this class computes. The System of the reference, static and fixed-cost steppers.
 //
 // Every node keeps its place on the path: its velocity along its start tangent is 0 (a velocity-
-// level row in place of its tangential force row, whose reaction is the discretisation's share;
-// the normal force row stays). So the nodes never drift and no slide of the mesh is left to fix.
-// An element is paired with at most one pulley, for the whole run (startFrom). The contact
-// histories are carried with the material at the start of every step, each segment by the
-// distance its material crossed the mesh in the last accepted step (anchor_transport.hpp), and
-// within the step by the mesh speed of the iterate (carried_anchor.hpp).
+// level row in place of its tangential force row; the normal force row stays), so no slide of the
+// mesh is left to fix. An element is paired with at most one pulley, for the whole run. The
+// contact histories are carried with the material at each step's start by the distance it crossed
+// the mesh in the last step (anchor_transport.hpp), within the step by the iterate's mesh speed
+// (carried_anchor.hpp).
 //
 // Static solve (mode kStatic, docs/model_element.md §2.11): no inertia, gravity at the load
 // factor, the stabilizer s M (x - x_previous) on (q, p), every node held at its locked position
 // along its start tangent, p_0 held at its lock (the frictionless belt could otherwise slide
 // through the mesh) and the pulleys' rotations locked (prescribed_rows.hpp).
 #pragma once
+#include <algorithm>
+
 #include "beltsim/contact/carried_histories.hpp"
 #include "beltsim/contact/contact_jacobian.hpp"
 #include "beltsim/system/eulerian_mesh.hpp"
@@ -54,9 +50,15 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   using Base::pulleyDof;
 
   EulerianBeltDrive() = default;
-  // Its pairs read the anchors it carries (ContactPair::carryWith): a copy's would read this one's.
-  EulerianBeltDrive(const EulerianBeltDrive&) = delete;
-  EulerianBeltDrive& operator=(const EulerianBeltDrive&) = delete;
+  // A copy's pairs read its own carried anchors (ContactPair::carryWith), not the original's: every
+  // member is copied (copyOwnStateFrom), then linked (test: ACopyStepsAsTheOriginal...).
+  EulerianBeltDrive(const EulerianBeltDrive& other) : Base(other) { copyOwnStateFrom(other); }
+  EulerianBeltDrive& operator=(const EulerianBeltDrive& other) {
+    if (this == &other) return *this;
+    Base::operator=(other);
+    copyOwnStateFrom(other);
+    return *this;
+  }
 
   // ---- set-up ---------------------------------------------------------------------------------
   // A closed belt of NE elements of mesh lengths elementLength[e] (graded meshes:
@@ -459,6 +461,26 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     const IntegratorCoefficients& c = *point.coefficients;
     for (int p = 0; p < pulleyCount(); ++p)
       Base::pulleys().addMatrix(p, qL, vL, c.massFactor, c.stiffnessFactor, c.dampingFactor, Base::mode(), *this);
+  }
+
+  void copyOwnStateFrom(const EulerianBeltDrive& o) {
+    mesh_ = o.mesh_;
+    staticPrevious_ = o.staticPrevious_;
+    staticLocks_ = o.staticLocks_;
+    matrix_ = o.matrix_;
+    stepSize_ = o.stepSize_;
+    std::copy(o.current_, o.current_ + NE, current_);
+    std::copy(o.pnsKinematics_, o.pnsKinematics_ + NE, pnsKinematics_);
+    std::copy(o.pnsCircle_, o.pnsCircle_ + NE, pnsCircle_);
+    std::copy(&o.lastMeshSpeed_[0][0], &o.lastMeshSpeed_[0][0] + 2 * NE, &lastMeshSpeed_[0][0]);
+    std::copy(&o.paired_[0][0], &o.paired_[0][0] + NE * NP, &paired_[0][0]);
+    pnsQ_ = o.pnsQ_;
+    pnsV_ = o.pnsV_;
+    pnsKinematicsValid_ = o.pnsKinematicsValid_;
+    carried_ = o.carried_;
+    transportRefused_ = o.transportRefused_;
+    for (int e = 0; e < NE; ++e)
+      for (int p = 0; p < NP; ++p) pair(e, p).carryWith(carried_.anchor(e, p));
   }
 
   Mesh mesh_;
