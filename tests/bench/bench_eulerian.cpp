@@ -12,10 +12,11 @@
 //           MMIX LCG) for T seconds (default 60) per seed (default 1-20): per seed the steps
 //           flagged, the longest run of them and the first fault; then the median and worst seed.
 //   slip, fault  (error modes only) gross slip: mu 0.3 and 30 N m on P2; a friction fault: the
-//           paper's scenario with P1's mu 0.25 from 1.6 to 2.0 s.
+//           paper's scenario with P1's mu 0.25 from 1.6 to 2.0 s (10 ms ramps).
 //   --config  a product's step, integrator and contact values (pc: 1e-4 s, trapezoidal rule,
 //           4e9/5e9 N/m^3; main: 2e-4 s, generalized-alpha 0.6, 4e9/5e9; mcu: 1e-3 s,
-//           generalized-alpha 0.6, 4e8/5e8). Default: 1e-4 s, generalized-alpha at rho 1, 4e9/5e9.
+//           generalized-alpha 0.6, 4e8/5e8, P1's speed moving to its command at 500 rad/s^2 in the
+//           error modes). Default: 1e-4 s, generalized-alpha at rho 1, 4e9/5e9.
 //   names   the IntegratorSettings of the fixed-cost stepping: newton (fixedNewtonIterations),
 //           frozen (frozenStateIterations), refresh (refreshSteps, default NE), passes
 //           (postNewtonPasses), pairs (passUpdatePairs), tol (fixedResidualTolerance, N), rho
@@ -29,8 +30,8 @@
 //   --one-step  the one-step error: at every step, the converged step from the fixed-cost run's
 //           own start state against the fixed-cost step, the same quantities and scales (median,
 //           p99 and worst step), and how the current flag marks the steps above 0.1 % and 1 %.
-//   --dump FILE  --one-step: a CSV line per step (its flags, residuals, e_PNS and errors); --error: a
-//           line per window (both runs' means).
+//   --dump FILE  --one-step: a CSV line per step (its flags, residual, e_PNS and errors); --error: a
+//           line per window (steps flagged in each run, the commands, both runs' means).
 //   --intervals  random mode: one line per speed command (0.5 s): P1's command, the load, P2's
 //           speed at its end and the steps flagged in it.
 //   --callgrind FROM COUNT  under valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no:
@@ -71,20 +72,22 @@ struct Configuration {
   double rho;
   double contact;  // k_c per area, N/m^3
   double bristle;  // mu_k per area, N/m^3
+  double maxAcceleration;  // rad/s^2: P1's speed moves towards its command at most this fast (0: at once)
 };
-constexpr Configuration kDefaultConfiguration = {"default", 1e-4, false, 1.0, 4e9, 5e9};
+constexpr Configuration kDefaultConfiguration = {"default", 1e-4, false, 1.0, 4e9, 5e9, 0.0};
 constexpr Configuration kConfigurations[] = {
-    {"pc", 1e-4, true, 1.0, 4e9, 5e9},     // firmware/configs/pc.toml
-    {"main", 2e-4, false, 0.6, 4e9, 5e9},  // host_sim/scenarios/realtime_belt_drive.toml
-    {"mcu", 1e-3, false, 0.6, 4e8, 5e8},   // firmware/configs/microcontroller.toml
+    {"pc", 1e-4, true, 1.0, 4e9, 5e9, 0.0},       // firmware/configs/pc.toml
+    {"main", 2e-4, false, 0.6, 4e9, 5e9, 0.0},    // host_sim/scenarios/realtime_belt_drive.toml
+    {"mcu", 1e-3, false, 0.6, 4e8, 5e8, 500.0},   // firmware/configs/microcontroller.toml
 };
 
 // The cases of the error modes: the paper's scenario; the random commands; gross slip (mu 0.3 and
 // 30 N m on P2 from 1.0 to 1.5 s, tests/support/gross_slip_check.hpp); a friction fault (the
-// paper's scenario with P1 wet, mu 0.25, from 1.6 to 2.0 s: the belt slides over P1's wrap).
+// paper's scenario with P1 wet, mu 0.25, from 1.6 to 2.0 s, ramps of 10 ms: the belt slides over
+// P1's wrap).
 enum class Case { kPaper, kRandom, kSlip, kFault };
 constexpr double kSlipFriction = 0.3, kSlipLoad = 30.0;
-constexpr double kWetFriction = 0.25, kWetFrom = 1.6, kWetUntil = 2.0;  // -, s, s
+constexpr double kWetFriction = 0.25, kWetFrom = 1.6, kWetUntil = 2.0, kWetRamp = 0.01;  // -, s, s, s
 const char* caseName(Case c) {
   switch (c) {
     case Case::kPaper: return "paper's scenario";
@@ -308,22 +311,41 @@ struct CaseCommands {
   Case kase = Case::kPaper;
   double h = kStep;
   RandomCommands random;
+  double maxAcceleration = 0.0;  // rad/s^2, the configuration's (0: none)
+  double appliedSpeed = 0.0;     // rad/s, P1's speed given at the last step
+  // P1's speed for this step: the command, or the last one moved towards it by at most
+  // maxAcceleration h (BeltDrivePlant::appliedSpeed, plant.hpp: what the products do).
+  BeltDriveInput<2> limited(BeltDriveInput<2> input) {
+    if (maxAcceleration > 0.0) {
+      const double reach = maxAcceleration * h;
+      double next = input.command[0];
+      if (next > appliedSpeed + reach) next = appliedSpeed + reach;
+      if (next < appliedSpeed - reach) next = appliedSpeed - reach;
+      input.command[0] = next;
+    }
+    appliedSpeed = input.command[0];
+    return input;
+  }
   long steps(const Options& o) const {
     return std::lround((kase == Case::kRandom ? o.seconds : test::kPaperEndTime) / h);
   }
   BeltDriveInput<2> at(long k) {
-    if (kase == Case::kRandom) return random.at(k);
+    if (kase == Case::kRandom) return limited(random.at(k));
     const double t = k * h;
     BeltDriveInput<2> input;
     input.useCommand[0] = input.useCommand[1] = true;
     input.command[0] = test::paperCommand(t).input[0];
     input.command[1] = -smoothStep(t, 1.0, 1.5, 0.0, kase == Case::kSlip ? kSlipLoad : 25.0);
-    return input;
+    return limited(input);
   }
-  // P1's mu at step k (the friction fault: wet from 1.6 to 2.0 s).
+  // P1's mu at step k (the friction fault: wet from 1.6 to 2.0 s, coming in and clearing over the
+  // injected faults' default ramp, as InjectedFault::level does: injected_faults.hpp).
   double frictionP1(long k, double nominal) const {
+    if (kase != Case::kFault) return nominal;
     const double t = k * h;
-    return kase == Case::kFault && t > kWetFrom && t <= kWetUntil ? kWetFriction : nominal;
+    const double level = smoothStep(t, kWetFrom, kWetFrom + kWetRamp, 0.0, 1.0) *
+                         smoothStep(t, kWetUntil, kWetUntil + kWetRamp, 1.0, 0.0);
+    return level > 0.0 ? nominal + level * (kWetFriction - nominal) : nominal;
   }
 };
 
@@ -369,7 +391,7 @@ int errors(const Options& o, bool oneStep) {
   if (dump != nullptr && oneStep)
     std::fprintf(dump, "seed,step,flags,residual,pns_error,F1,F2,torque_P1,torque_P2,omega_P2,hub_P2\n");
   if (dump != nullptr && !oneStep)  // the window means, real-time and converged
-    std::fprintf(dump, "seed,end_time,F1,F1_converged,F2,F2_converged,torque_P1,torque_P1_converged,torque_P2,"
+    std::fprintf(dump, "seed,end_time,flagged,converged_flagged,speed_command,load,F1,F1_converged,F2,F2_converged,torque_P1,torque_P1_converged,torque_P2,"
                        "torque_P2_converged,omega_P2,omega_P2_converged,hub_P2,hub_P2_converged\n");
   const bool seeds = o.kase == Case::kRandom;
   for (unsigned long long seed = seeds ? o.firstSeed : 0; seed <= (seeds ? o.lastSeed : 0); ++seed) {
@@ -390,11 +412,12 @@ int errors(const Options& o, bool oneStep) {
       converged->stepSize = h;
       if (!converged->start(convergedConfig(o))) return 1;
     }
-    CaseCommands commands{o.kase, h, RandomCommands{Lcg{seed}}};
+    CaseCommands commands{o.kase, h, RandomCommands{Lcg{seed}}, o.configuration.maxAcceleration};
     commands.random.speedEvery = std::lround(0.5 / h);
     commands.random.loadEvery = std::lround(0.7 / h);
     const long steps = commands.steps(o);
     double sums[2][kQuantities] = {};
+    long windowFlagged[2] = {};  // steps flagged in the window: real-time, converged
     for (long k = 1; k <= steps; ++k) {
       const BeltDriveInput<2> input = commands.at(k);
       command(real, commands, input, k);
@@ -435,13 +458,17 @@ int errors(const Options& o, bool oneStep) {
         continue;
       }
       flags.push_back(flaggedStep(a) ? 1 : 0);
+      windowFlagged[0] += flaggedStep(a);
+      windowFlagged[1] += flaggedStep(b);
       for (int j = 0; j < kQuantities; ++j) {
         sums[0][j] += qa[j];
         sums[1][j] += qb[j];
       }
       if (k % window == 0) {
         if (dump != nullptr) {
-          std::fprintf(dump, "%llu,%.3f", seed, k * h);
+          std::fprintf(dump, "%llu,%.3f,%ld,%ld,%.4g,%.4g", seed, k * h, windowFlagged[0], windowFlagged[1],
+                       input.command[0], -input.command[1]);
+          windowFlagged[0] = windowFlagged[1] = 0;
           for (int j = 0; j < kQuantities; ++j) std::fprintf(dump, ",%.6g,%.6g", sums[0][j] / window, sums[1][j] / window);
           std::fprintf(dump, "\n");
         }
