@@ -15,8 +15,7 @@
 //           paper's scenario with P1's mu 0.25 from 1.6 to 2.0 s (10 ms ramps).
 //   --config  a product's step, integrator and contact values (pc: 1e-4 s, trapezoidal rule,
 //           4e9/5e9 N/m^3; main: 2e-4 s, generalized-alpha 0.6, 4e9/5e9; mcu: 1e-3 s,
-//           generalized-alpha 0.6, 4e8/5e8, P1's speed moving to its command at 500 rad/s^2 in the
-//           error modes). Default: 1e-4 s, generalized-alpha at rho 1, 4e9/5e9.
+//           generalized-alpha 0.6, 4e8/5e8, P1's speed moving to its command at 500 rad/s^2). Default: 1e-4 s, generalized-alpha at rho 1, 4e9/5e9.
 //   names   the IntegratorSettings of the fixed-cost stepping: newton (fixedNewtonIterations),
 //           frozen (frozenStateIterations), refresh (refreshSteps, default NE), passes
 //           (postNewtonPasses), pairs (passUpdatePairs), tol (fixedResidualTolerance, N), rho
@@ -108,7 +107,7 @@ struct Options {
   unsigned long long firstSeed = 1, lastSeed = 20;
   int callgrindFrom = 0, callgrindCount = 0;
   bool intervals = false;
-  const char* dump = nullptr;  // --dump FILE: the one-step errors, step by step
+  const char* dump = nullptr;  // --dump FILE (error modes): a CSV line per step or per window
 };
 
 double stepOf(const Options& o) { return o.configuration.step; }
@@ -158,15 +157,69 @@ struct RandomCommands {
   }
 };
 
+// The commands of a case, step by step (k from 1): P1's speed, P2's load torque and P1's friction
+// coefficient.
+struct CaseCommands {
+  // Seed's commands of the options' case at their configuration's step.
+  static CaseCommands of(const Options& o, unsigned long long seed) {
+    const double h = stepOf(o);
+    CaseCommands c{o.kase, h, RandomCommands{Lcg{seed}}, o.configuration.maxAcceleration};
+    c.random.speedEvery = std::lround(0.5 / h);
+    c.random.loadEvery = std::lround(0.7 / h);
+    return c;
+  }
+  Case kase = Case::kPaper;
+  double h = kStep;
+  RandomCommands random;
+  double maxAcceleration = 0.0;  // rad/s^2, the configuration's (0: none)
+  double appliedSpeed = 0.0;     // rad/s, P1's speed given at the last step
+  // P1's speed for this step: the command, or the last one moved towards it by at most
+  // maxAcceleration h (BeltDrivePlant::appliedSpeed, plant.hpp: what the products do).
+  BeltDriveInput<2> limited(BeltDriveInput<2> input) {
+    if (maxAcceleration > 0.0) {
+      const double reach = maxAcceleration * h;
+      double next = input.command[0];
+      if (next > appliedSpeed + reach) next = appliedSpeed + reach;
+      if (next < appliedSpeed - reach) next = appliedSpeed - reach;
+      input.command[0] = next;
+    }
+    appliedSpeed = input.command[0];
+    return input;
+  }
+  long steps(const Options& o) const {
+    return std::lround((kase == Case::kRandom ? o.seconds : test::kPaperEndTime) / h);
+  }
+  BeltDriveInput<2> at(long k) {
+    if (kase == Case::kRandom) return limited(random.at(k));
+    return limited(test::paperScenarioInput(k, h, kase == Case::kSlip ? kSlipLoad : 25.0));
+  }
+  // P1's mu at step k (the friction fault: wet from 1.6 to 2.0 s, coming in and clearing over the
+  // injected faults' default ramp, as InjectedFault::level does: injected_faults.hpp).
+  double frictionP1(long k, double nominal) const {
+    if (kase != Case::kFault) return nominal;
+    const double t = k * h;
+    const double level = smoothStep(t, kWetFrom, kWetFrom + kWetRamp, 0.0, 1.0) *
+                         smoothStep(t, kWetUntil, kWetUntil + kWetRamp, 1.0, 0.0);
+    return level > 0.0 ? nominal + level * (kWetFriction - nominal) : nominal;
+  }
+};
+
 bool flaggedStep(const StepStatistics& s) {
   return (s.flags & (kStepNewtonNotConverged | kStepPnsNotConverged)) != 0;
 }
 
-void printQuantiles(const char* what, std::vector<double> v, const char* unit) {
+struct Quantiles {
+  double median, p99, worst;
+};
+Quantiles quantiles(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
-  std::printf("%s median %.2f %s, p99 %.2f %s, worst %.2f %s\n", what, v[(n - 1) / 2], unit,
-              v[std::min(n - 1, (99 * n + 99) / 100 - 1)], unit, v[n - 1], unit);
+  return {v[(n - 1) / 2], v[std::min(n - 1, (99 * n + 99) / 100 - 1)], v[n - 1]};
+}
+
+void printQuantiles(const char* what, const std::vector<double>& v, const char* unit) {
+  const Quantiles q = quantiles(v);
+  std::printf("%s median %.2f %s, p99 %.2f %s, worst %.2f %s\n", what, q.median, unit, q.p99, unit, q.worst, unit);
 }
 
 template <int NE>
@@ -236,15 +289,13 @@ int random(const Options& o) {
       std::printf("%d elements: set-up or statics failed\n", NE);
       return 1;
     }
-    RandomCommands commands{Lcg{seed}};
-    commands.speedEvery = std::lround(0.5 / h);
-    commands.loadEvery = std::lround(0.7 / h);
+    CaseCommands commands = CaseCommands::of(o, seed);
     long flagged = 0, run = 0, longest = 0, taken = 0, inInterval = 0;
     bool fault = false;
     for (long k = 1; k <= steps && !fault; ++k) {
-      if (o.intervals && (k - 1) % commands.speedEvery == 0 && k > 1) {
+      if (o.intervals && (k - 1) % commands.random.speedEvery == 0 && k > 1) {
         std::printf("    %.1f s: P1 %.2f rad/s, load %.1f N m, P2 %.3f rad/s, flagged %ld\n", k * h,
-                    commands.speed, commands.load,
+                    commands.random.speed, commands.random.load,
                     d.stepper->velocities()(Bench<NE>::Drive::pulleyDof(1, 2)), inInterval);
         inInterval = 0;
       }
@@ -285,7 +336,7 @@ PlantConfig convergedConfig(const Options& o) {
   return c;
 }
 template <int NE>
-struct Converged : test::GradedPaperDriveOf<NE> {};
+using Converged = test::GradedPaperDriveOf<NE>;
 
 // What a controller reads, each in its scale: the span forces and P2's hub load in units of the
 // pre-tension (400 N), P1's drive torque and P2's belt torque in units of the drive's friction
@@ -305,50 +356,6 @@ void readQuantities(const Fixture& f, const Drive& drive, const Stepper& stepper
   out[5] = drive.hubForce(1).norm();
 }
 
-// The commands of a case, step by step (k from 1): P1's speed, P2's load torque and P1's friction
-// coefficient.
-struct CaseCommands {
-  Case kase = Case::kPaper;
-  double h = kStep;
-  RandomCommands random;
-  double maxAcceleration = 0.0;  // rad/s^2, the configuration's (0: none)
-  double appliedSpeed = 0.0;     // rad/s, P1's speed given at the last step
-  // P1's speed for this step: the command, or the last one moved towards it by at most
-  // maxAcceleration h (BeltDrivePlant::appliedSpeed, plant.hpp: what the products do).
-  BeltDriveInput<2> limited(BeltDriveInput<2> input) {
-    if (maxAcceleration > 0.0) {
-      const double reach = maxAcceleration * h;
-      double next = input.command[0];
-      if (next > appliedSpeed + reach) next = appliedSpeed + reach;
-      if (next < appliedSpeed - reach) next = appliedSpeed - reach;
-      input.command[0] = next;
-    }
-    appliedSpeed = input.command[0];
-    return input;
-  }
-  long steps(const Options& o) const {
-    return std::lround((kase == Case::kRandom ? o.seconds : test::kPaperEndTime) / h);
-  }
-  BeltDriveInput<2> at(long k) {
-    if (kase == Case::kRandom) return limited(random.at(k));
-    const double t = k * h;
-    BeltDriveInput<2> input;
-    input.useCommand[0] = input.useCommand[1] = true;
-    input.command[0] = test::paperCommand(t).input[0];
-    input.command[1] = -smoothStep(t, 1.0, 1.5, 0.0, kase == Case::kSlip ? kSlipLoad : 25.0);
-    return limited(input);
-  }
-  // P1's mu at step k (the friction fault: wet from 1.6 to 2.0 s, coming in and clearing over the
-  // injected faults' default ramp, as InjectedFault::level does: injected_faults.hpp).
-  double frictionP1(long k, double nominal) const {
-    if (kase != Case::kFault) return nominal;
-    const double t = k * h;
-    const double level = smoothStep(t, kWetFrom, kWetFrom + kWetRamp, 0.0, 1.0) *
-                         smoothStep(t, kWetUntil, kWetUntil + kWetRamp, 1.0, 0.0);
-    return level > 0.0 ? nominal + level * (kWetFriction - nominal) : nominal;
-  }
-};
-
 // Gives a fixture's drive the commands of step k (and P1's friction where it changes).
 template <class Fixture>
 void command(Fixture& f, CaseCommands& commands, const BeltDriveInput<2>& input, long k) {
@@ -360,15 +367,6 @@ void command(Fixture& f, CaseCommands& commands, const BeltDriveInput<2>& input,
     friction.frictionCoefficient = mu;
     (void)f.drive->setFriction(friction, 0);
   }
-}
-
-struct Quantiles {
-  double median, p99, worst;
-};
-Quantiles quantiles(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return {v[(n - 1) / 2], v[std::min(n - 1, (99 * n + 99) / 100 - 1)], v[n - 1]};
 }
 
 // The run error or the one-step error of the fixed-cost form against the converged stepping, both
@@ -412,9 +410,7 @@ int errors(const Options& o, bool oneStep) {
       converged->stepSize = h;
       if (!converged->start(convergedConfig(o))) return 1;
     }
-    CaseCommands commands{o.kase, h, RandomCommands{Lcg{seed}}, o.configuration.maxAcceleration};
-    commands.random.speedEvery = std::lround(0.5 / h);
-    commands.random.loadEvery = std::lround(0.7 / h);
+    CaseCommands commands = CaseCommands::of(o, seed);
     const long steps = commands.steps(o);
     double sums[2][kQuantities] = {};
     long windowFlagged[2] = {};  // steps flagged in the window: real-time, converged

@@ -30,15 +30,21 @@ bool startAtRest(Stepper& stepper, const PlantConfig& config, const Vector& x) {
   return true;
 }
 
-// Step k of the paper's scenario: P1's speed profile, P2 braked by loadTorque from 1.0 to 1.5 s.
-template <class Drive, class Stepper>
-StepStatistics stepPaperScenario(Drive& drive, Stepper& stepper, int k, double stepSize, double loadTorque) {
+// The commands of step k of the paper's scenario: P1's speed profile, P2 braked by loadTorque
+// from 1.0 to 1.5 s.
+inline BeltDriveInput<2> paperScenarioInput(long k, double stepSize, double loadTorque) {
   const double t = k * stepSize;
   BeltDriveInput<2> input;
   input.useCommand[0] = input.useCommand[1] = true;
   input.command[0] = paperCommand(t).input[0];                   // P1: speed
   input.command[1] = -smoothStep(t, 1.0, 1.5, 0.0, loadTorque);  // P2: load torque, braking
-  drive.setInput(input);
+  return input;
+}
+
+// Step k of the paper's scenario.
+template <class Drive, class Stepper>
+StepStatistics stepPaperScenario(Drive& drive, Stepper& stepper, int k, double stepSize, double loadTorque) {
+  drive.setInput(paperScenarioInput(k, stepSize, loadTorque));
   return stepper.step(drive);
 }
 
