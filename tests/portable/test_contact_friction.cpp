@@ -198,6 +198,37 @@ MT_TEST(a_new_contact_whose_velocity_penalty_exceeds_the_coulomb_limit_slips_in_
   MT_EXPECT(r.state == StickSlip::kStick && r.stickingPosition == 0.3);
 }
 
+// A segment slipping in one direction whose trial force in the next pass points the other way
+// has passed through zero relative speed within the step: it sticks at its start-of-step anchor
+// for the pass (bristle_friction.hpp; docs/model_differences.md §10.19). Flipping straight to the
+// opposite slip let the passes of a 1 ms step alternate between the two directions for ever
+// (issue 74: a friction drop under load). Only when the stick pass still finds the force beyond
+// mu |f_n| does the next pass slip the other way.
+MT_TEST(a_slip_reversed_within_a_step_passes_through_stick) {
+  FrictionParameters p;
+  p.frictionCoefficient = 0.5;  // limit 5 N at f_n = -10 N
+  p.bristleStiffness = 1e5;
+  p.velocityPenalty = 100.0;
+  SegmentHistory d0;  // slipping negative at the start of the step, the spring at -5 N
+  d0.gap = -1e-4;
+  d0.state = StickSlip::kSlipNegative;
+  d0.stickingPosition = 0.3 + 5.0 / 1e5;
+  // The belt has moved back by 0.15 mm: trial force 100 * 0.01 + 1e5 * (-5e-5 + 1.5e-4) = 11 N.
+  beltsim::TangentialPnsResult r = beltsim::pnsTangential(p, d0, d0, -10.0, 0.01, 0.3 + 1.5e-4, 0.0);
+  MT_EXPECT(r.state == StickSlip::kStick);
+  MT_EXPECT(r.stickingPosition == d0.stickingPosition);  // the start-of-step anchor
+  MT_EXPECT_NEAR(r.error, 6.0, 1e-9);                    // the excess over the 5 N limit
+  // The stick pass finds the force beyond the limit the other way still: now it slips positive.
+  SegmentHistory d = d0;
+  d.state = r.state;
+  r = beltsim::pnsTangential(p, d, d0, -10.0, 0.01, 0.3 + 1.5e-4, 0.0);
+  MT_EXPECT(r.state == StickSlip::kSlipPositive);
+  MT_EXPECT_NEAR(r.stickingPosition, 0.3 + 1.5e-4 - 5.0 / 1e5, 1e-15);
+  // Without a reversal a slipping segment goes on slipping the same way.
+  r = beltsim::pnsTangential(p, d0, d0, -10.0, -0.01, 0.3 - 1.5e-4, 0.0);
+  MT_EXPECT(r.state == StickSlip::kSlipNegative);
+}
+
 // Seed 004 eq. (10) (LHS sign): f_t = mu |f_n| sgn(v_t) (1 - exp(-|v_t| / v0)); no switching.
 MT_TEST(continuous_law_follows_seed_004_eq_10) {
   FrictionParameters p;

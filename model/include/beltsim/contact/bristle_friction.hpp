@@ -129,6 +129,17 @@ inline TangentialPnsResult pnsTangential(const FrictionParameters& p, const Segm
     // capstan law allows. The new anchor pre-tensions the spring to exactly the
     // Coulomb force, so a later stick starts from the slip force without a jump.
     const double direction = delta != 0.0 ? signOf(delta) : signOf(linearForce);
+    // A segment slipping one way that the trial force sends the other way has passed through
+    // zero relative speed within the step, where the bristle holds: it sticks at its start-of-step
+    // anchor for this pass, and the next pass slips it the other way if the stick force is beyond
+    // mu |f_n| still. Flipping straight to the opposite slip skips the stick solution; when the
+    // friction impulse of one step can stop the sliding (a friction drop under load, a speed
+    // jump, steps of 1 ms) the passes then alternate between the two slip directions and never
+    // settle (docs/model_contact.md §4.7, docs/model_differences.md §10.19).
+    if (isSlipping(current.state) && direction == -static_cast<double>(slipSign(current.state))) {
+      result.error = absOf(excess);
+      return result;
+    }
     result.state = static_cast<StickSlip>(static_cast<int>(direction));
     result.stickingPosition = xc;
     if (p.bristleStiffness != 0.0) result.stickingPosition = xc - direction * maximumForce / p.bristleStiffness;
