@@ -3,7 +3,7 @@
 // host_sim/scenarios/eulerian_belt_drive.toml builds it (tests/support/graded_paper_drive.hpp).
 //
 //   bench_eulerian [16|24] [paper|random|slip|fault] [--config pc|main|mcu] [--set name=value ...]
-//                  [--seconds T] [--seeds A-B] [--intervals] [--error|--one-step] [--dump FILE]
+//                  [--seconds T] [--seeds A-B] [--intervals] [--error|--one-step] [--dump FILE] [--require-flag]
 //                  [--callgrind FROM COUNT]
 //   paper   the paper's scenario (2.45 s): steps flagged, the tail means of the span forces and of
 //           P2's speed, the wall time per step (median, p99, worst; steady_clock on this machine).
@@ -31,6 +31,9 @@
 //           p99 and worst step), and how the current flag marks the steps above 0.1 % and 1 %.
 //   --dump FILE  --one-step: a CSV line per step (its flags, residual, e_PNS and errors); --error: a
 //           line per window (steps flagged in each run, the commands, both runs' means).
+//   --require-flag  --one-step: exit 1 unless the flag marks at least 99 % of the steps whose one-step
+//           error exceeds 1 % of its scale (at least 20 such steps) and at most 0.5 % of all steps
+//           below it (the health flag's contract, docs/firmware.md, *The health flag*).
 //   --intervals  random mode: one line per speed command (0.5 s): P1's command, the load, P2's
 //           speed at its end and the steps flagged in it.
 //   --callgrind FROM COUNT  under valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no:
@@ -108,6 +111,7 @@ struct Options {
   int callgrindFrom = 0, callgrindCount = 0;
   bool intervals = false;
   const char* dump = nullptr;  // --dump FILE (error modes): a CSV line per step or per window
+  bool requireFlag = false;    // --require-flag (one-step mode): the flag's catch and false-flag rates
 };
 
 double stepOf(const Options& o) { return o.configuration.step; }
@@ -377,6 +381,7 @@ void command(Fixture& f, CaseCommands& commands, const BeltDriveInput<2>& input,
 //     its drive, its integrator state taken over by the converged stepper), the converged step
 //     against the fixed-cost step; per quantity the median, p99 and worst step, and how the
 //     steps whose largest error exceeds 0.1 % and 1 % of its scale were flagged.
+constexpr long kFlagContractSteps = 20;  // --require-flag: steps above 1 % the run must have
 template <int NE>
 int errors(const Options& o, bool oneStep) {
   using Drive = typename Bench<NE>::Drive;
@@ -486,6 +491,7 @@ int errors(const Options& o, bool oneStep) {
     std::printf("  %-9s (of %3.0f): median %.4f %%, p99 %.4f %%, worst %.4f %%\n", kQuantityName[j],
                 kQuantityScale[j], 100 * q.median, 100 * q.p99, 100 * q.worst);
   }
+  int result = 0;
   if (oneStep) {
     for (double bound : {1e-3, 1e-2}) {
       long above = 0, caught = 0, wrong = 0;
@@ -497,9 +503,17 @@ int errors(const Options& o, bool oneStep) {
       std::printf("  steps with an error above %.1f %% of its scale: %ld (%.3f %%), flagged %ld of them; flagged "
                   "below it %ld (%.3f %% of steps)\n", 100 * bound, above, 100.0 * above / largest.size(), caught,
                   wrong, 100.0 * wrong / largest.size());
+      if (o.requireFlag && bound == 1e-2) {
+        const bool enough = above >= kFlagContractSteps;
+        const bool catches = enough && caught >= 0.99 * static_cast<double>(above);
+        const bool spares = wrong <= 0.005 * static_cast<double>(largest.size());
+        std::printf("  flag contract (>= 99 %% of >= %ld steps above 1 %% marked, <= 0.5 %% of steps marked below "
+                    "it): %s\n", kFlagContractSteps, catches && spares ? "PASS" : (enough ? "FAIL" : "FAIL (too few steps above 1 %)"));
+        if (!(catches && spares)) result = 1;
+      }
     }
   }
-  return 0;
+  return result;
 }
 
 bool parseSet(const char* assignment, Options& o) {
@@ -528,7 +542,7 @@ int main(int argc, char** argv) {
   const auto usage = [] {
     std::fprintf(stderr, "usage: bench_eulerian [16|24] [paper|random|slip|fault] [--config pc|main|mcu] "
                          "[--set name=value ...] [--seconds T] [--seeds A-B] [--intervals] [--error|--one-step] "
-                         "[--dump FILE] [--callgrind FROM COUNT]\n");
+                         "[--dump FILE] [--require-flag] [--callgrind FROM COUNT]\n");
     return 2;
   };
   for (int i = 1; i < argc; ++i) {
@@ -561,6 +575,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_eulerian: unknown setting '%s'\n", argv[i]);
         return 2;
       }
+    } else if (std::strcmp(a, "--require-flag") == 0) {
+      o.requireFlag = true;
     } else if (std::strcmp(a, "--intervals") == 0) {
       o.intervals = true;
     } else if (std::strcmp(a, "--dump") == 0 && i + 1 < argc) {
@@ -580,7 +596,8 @@ int main(int argc, char** argv) {
     }
   }
   const bool measuresError = errorMode || oneStepMode;
-  if ((errorMode && oneStepMode) || (!measuresError && (o.kase == Case::kSlip || o.kase == Case::kFault)))
+  if ((errorMode && oneStepMode) || (o.requireFlag && !oneStepMode) ||
+      (!measuresError && (o.kase == Case::kSlip || o.kase == Case::kFault)))
     return usage();
   const PlantConfig shown = configFor(o);
   std::printf("configuration %s: step %.0e s, %s, contact %.0e / %.0e N/m^3; settings: newton %d, frozen %d, "
