@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "beltsim/stepping/fixed_cost_stepper.hpp"
+#include "beltsim/system/injected_faults.hpp"
 #include "graded_paper_drive.hpp"
 #include "paper_scenario.hpp"
 #include "random_commands.hpp"
@@ -167,9 +168,23 @@ struct CaseCommands {
   // Seed's commands of the options' case at their configuration's step.
   static CaseCommands of(const Options& o, unsigned long long seed) {
     const double h = stepOf(o);
-    CaseCommands c{o.kase, h, RandomCommands{Lcg{seed}}, o.configuration.maxAcceleration};
+    CaseCommands c;
+    c.kase = o.kase;
+    c.h = h;
+    c.random = RandomCommands{Lcg{seed}};
+    c.maxAcceleration = o.configuration.maxAcceleration;
     c.random.speedEvery = std::lround(0.5 / h);
     c.random.loadEvery = std::lround(0.7 / h);
+    if (o.kase == Case::kFault) {  // a scenario's [[fault]] table: P1 wet, default ramps
+      InjectedFault& wet = c.faults.fault[c.faults.count++];
+      wet.kind = InjectedFaultKind::kFriction;
+      wet.pulley = 0;
+      wet.start = kWetFrom;
+      wet.hasEnd = true;
+      wet.end = kWetUntil;
+      wet.ramp = kWetRamp;
+      wet.value = kWetFriction;
+    }
     return c;
   }
   Case kase = Case::kPaper;
@@ -177,6 +192,7 @@ struct CaseCommands {
   RandomCommands random;
   double maxAcceleration = 0.0;  // rad/s^2, the configuration's (0: none)
   double appliedSpeed = 0.0;     // rad/s, P1's speed given at the last step
+  InjectedFaultSchedule faults;  // the friction fault's table (kFault)
   // P1's speed for this step: the command, or the last one moved towards it by at most
   // maxAcceleration h (BeltDrivePlant::appliedSpeed, plant.hpp: what the products do).
   BeltDriveInput<2> limited(BeltDriveInput<2> input) {
@@ -197,15 +213,8 @@ struct CaseCommands {
     if (kase == Case::kRandom) return limited(random.at(k));
     return limited(test::paperScenarioInput(k, h, kase == Case::kSlip ? kSlipLoad : 25.0));
   }
-  // P1's mu at step k (the friction fault: wet from 1.6 to 2.0 s, coming in and clearing over the
-  // injected faults' default ramp, as InjectedFault::level does: injected_faults.hpp).
-  double frictionP1(long k, double nominal) const {
-    if (kase != Case::kFault) return nominal;
-    const double t = k * h;
-    const double level = smoothStep(t, kWetFrom, kWetFrom + kWetRamp, 0.0, 1.0) *
-                         smoothStep(t, kWetUntil, kWetUntil + kWetRamp, 1.0, 0.0);
-    return level > 0.0 ? nominal + level * (kWetFriction - nominal) : nominal;
-  }
+  // P1's mu at step k, as the plant's injected faults give it (injected_faults.hpp).
+  double frictionP1(long k, double nominal) const { return faults.frictionCoefficient(0, k * h, nominal); }
 };
 
 bool flaggedStep(const StepStatistics& s) {

@@ -21,6 +21,7 @@
 #include "beltsim/system/plant.hpp"
 #include "beltsim/system/profiles.hpp"
 #include "beltsim/system/eulerian_stations.hpp"
+#include "beltsim/system/injected_faults.hpp"
 #include "centrifugal_check.hpp"
 #include "graded_paper_drive.hpp"
 #include "gross_slip_check.hpp"
@@ -645,7 +646,8 @@ TEST(EulerianDrive, TheCarriedHistoriesSetNoStepLimit) {
 
 // A friction drop under a sticking wrap at the microcontroller's step: the paper's scenario at 1 ms
 // (16 elements, generalized-alpha 0.6, 4e8/5e8 N/m^3), P1's mu 0.5 -> 0.25 from 1.6 to 2.0 s over
-// the injected faults' 10 ms ramps (injected_faults.hpp), so the belt slides over P1's wrap. The
+// 10 ms ramps (a friction fault applied as the plant applies injected faults, injected_faults.hpp),
+// so the belt slides over P1's wrap. The
 // converged stepping settles in every step and keeps the capstan law while P1 slides: F1/F2 over
 // 1.75-2.0 s within 1 % of e^(0.25 pi) = 2.193 (measured 2.1885, no step flagged, at most 5
 // post-Newton passes). Before a slip reversed within a step stuck for the pass
@@ -663,19 +665,27 @@ TEST(EulerianDrive, TheConvergedSteppingSettlesThroughAFrictionDropAt1ms) {
   config.integrator.maxPnsIterations = 20;
   config.integrator.relativeTolerance = 1e-10;
   ASSERT_TRUE(d.start(config));
-  beltsim::FrictionParameters friction = d.material->drive().contact().friction;
+  const beltsim::FrictionParameters friction = d.material->drive().contact().friction;
   ASSERT_EQ(friction.frictionCoefficient, nominal);
-  double applied = nominal, ratioSum = 0.0;
+  // The fault as a scenario's [[fault]] table gives it, applied as the plant does before each step.
+  beltsim::InjectedFaultSchedule schedule;
+  beltsim::InjectedFault& wetP1 = schedule.fault[schedule.count++];
+  wetP1.kind = beltsim::InjectedFaultKind::kFriction;
+  wetP1.pulley = 0;
+  wetP1.start = 1.6;
+  wetP1.hasEnd = true;
+  wetP1.end = 2.0;
+  wetP1.ramp = 0.01;
+  wetP1.value = wet;
+  const beltsim::PulleyParameters circles[2] = {d.drive->pulley(0), d.drive->pulley(1)};
+  beltsim::InjectedFaultApplier<2> faults;
+  ASSERT_TRUE(faults.setUp(schedule, friction, d.drive->belt().element.EA, circles, 2).ok());
+  double ratioSum = 0.0;
   int flagged = 0, ratioSamples = 0, mostPasses = 0;
   const int steps = static_cast<int>(std::lround(beltsim::test::kPaperEndTime / h));
   for (int k = 1; k <= steps; ++k) {
     const double t = k * h;
-    const double level = beltsim::smoothStep(t, 1.6, 1.61, 0.0, 1.0) * beltsim::smoothStep(t, 2.0, 2.01, 1.0, 0.0);
-    const double mu = nominal + level * (wet - nominal);
-    if (mu != applied) {
-      friction.frictionCoefficient = applied = mu;
-      ASSERT_TRUE(d.drive->setFriction(friction, 0).ok());
-    }
+    ASSERT_TRUE(faults.applyAt(*d.drive, t).ok());
     const beltsim::StepStatistics s = d.step(k);
     ASSERT_EQ(s.status, Status::kOk) << "at t = " << t;
     flagged += s.converged() ? 0 : 1;
