@@ -154,7 +154,7 @@ if(MODE STREQUAL "bad_input")
     string(REPLACE "[belt]\n" "[belt]\nmesh = \"eulerian\"\nclosed = false\n" bad "${text}")
     file(WRITE "${WORK}/eulerian_open.toml" "${bad}")
     expect_failure("eulerian mesh on an open belt"
-                   "eulerian_open.toml:9: key 'belt.mesh': \"eulerian\" needs a closed belt"
+                   "eulerian_open.toml:11: key 'belt.mesh': \"eulerian\" needs a closed belt"
                    run "${WORK}/eulerian_open.toml" --out "${WORK}/out5p")
     file(WRITE "${WORK}/eulerian_rest.toml" "${eulerian}[static]\nstart = \"rest\"\n")
     expect_failure("eulerian mesh started at rest"
@@ -198,7 +198,7 @@ if(MODE STREQUAL "bad_input")
   # others; the paper's drive at 24 elements (0.0524 m on r = 0.09995 m) gets no warning. Element
   # counts every host build compiles (24, 60).
   get_filename_component(scenarios "${SCENARIO}" DIRECTORY)
-  foreach(run "accessory_drive;60;3" "realtime_belt_drive;24;0")
+  foreach(run "accessory_drive;60;3" "realtime_material_belt_drive;24;0")
     list(GET run 0 name)
     list(GET run 1 elements)
     list(GET run 2 expected)
@@ -226,10 +226,10 @@ if(MODE STREQUAL "bad_input")
   # writes "faulted": true with the same reason. An open cable started at rest under 5 % pre-stretch
   # with one Newton iteration per 1 ms step (it flails and diverges), and a closed drive whose
   # motor is commanded to 20,000 rad/s (the belt is thrown off).
-  file(READ "${scenarios}/realtime_belt_drive.toml" text)
+  file(READ "${scenarios}/realtime_material_belt_drive.toml" text)
   string(REPLACE "to = 12.0 }" "to = 2.0e4 }" fast "${text}")
   if(fast STREQUAL text)
-    message(FATAL_ERROR "realtime_belt_drive.toml: the motor's speed profile was not found")
+    message(FATAL_ERROR "realtime_material_belt_drive.toml: the motor's speed profile was not found")
   endif()
   file(WRITE "${WORK}/thrown_off.toml" "${fast}")
   foreach(run "diverging_cable;${scenarios}/open_cantilever.toml;--set;belt.reference_strain=-0.05;--set;static.start=rest;--set;solver.max_newton=1;--set;solver.step_size=1e-3;--set;solver.end_time=0.3"

@@ -73,8 +73,8 @@ TEST(ThreePulleyBelt, UnloadedIdlerRollsWithTheBelt) {
   s.newmark = true;
   s.maxNewtonIterations = 8;
   s.absoluteTolerance = 1e-7;
-  // Step 2e-4 s: the real-time resolution (docs/validation_and_convergence.md, *Real-time
-  // resolution*).
+  // Step 2e-4 s: the main job's (docs/validation_and_convergence.md, *The material mesh at the main
+  // job's resolution*).
   ASSERT_TRUE(integ.setUp(s, 2e-4).ok());
   integ.initialize(d.q, Drive::Vector::Zero(), Drive::Vector::Zero(), 0.0);
   int newtonBound = 0;

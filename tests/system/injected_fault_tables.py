@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 
-BASE = "host_sim/scenarios/realtime_belt_drive.toml"  # two pulleys
+BASE = "host_sim/scenarios/paper_belt_drive.toml"  # two pulleys, a mesh the firmware plant takes
 
 
 def table(**keys):

@@ -31,7 +31,7 @@ dragging bearing: the example as it runs (loads, gravity), with the motor-genera
     above, and the idler comes to rest: its speed below 1 % of its speed before the fault at every
     sample of 1.3-1.8 s.
 load drag and seized load: the main job's scenario (host_sim/scenarios/realtime_belt_drive.toml:
-  24 elements, 1 ms, the microcontroller configuration's fixed-cost stepping; P1 speed-driven at
+  16 eulerian elements, 2e-4 s, five post-Newton passes a step; P1 speed-driven at
   12 rad/s, P2 with 25 N m and a 2 N m s/rad damper) with a bearing_drag on P2 from 1.8 s (ramp
   0.05 s), means over 2.3-2.8 s:
   - 10 N m and 0.5 N m s/rad: more than the belt's grip leaves: the belt slides over the whole
@@ -39,7 +39,7 @@ load drag and seized load: the main job's scenario (host_sim/scenarios/realtime_
     sliding belt (R (F1 + F2) tanh(mu pi / 2) - 25 - 10) / (2 + 0.5) (as tests/system/gross_slip.py);
   - 100 N m (a seized bearing): P2 at rest, below 1 % of its speed before the fault at every sample
     of 2.3-2.8 s, and F1 / F2 within 3 % of exp(mu pi);
-  - 10 N m and 0.5 N m s/rad on the eulerian mesh (host_sim/scenarios/eulerian_belt_drive.toml,
+  - 10 N m and 0.5 N m s/rad on 24 eulerian elements (host_sim/scenarios/eulerian_belt_drive.toml,
     the same drive at 0.1 ms with the reference stepping): the same two checks as the first.
 In every run from the fault on: no model fault and never 10 flagged steps in a row (the issue's
 riding through).
