@@ -81,10 +81,10 @@ inline CommandFrame commandFrameFor(const PlantConfig& config) {
   return f;
 }
 
-template <int NE, int NP = 2>
+template <int NE, int NP = 2, PlantMesh Mesh = PlantMesh::kMaterial>
 class PlantLoop {
  public:
-  using Plant = BeltDrivePlant<NE, NP>;
+  using Plant = BeltDrivePlant<NE, NP, Mesh>;
 
   ParameterError setUp(const PlantConfig& config, const LoopOptions& options) {
     options_ = options;

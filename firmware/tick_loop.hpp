@@ -54,7 +54,7 @@ struct TickObserver {
   std::size_t scriptedCommand(std::uint32_t /*tick*/, std::uint8_t (&)[kCommandFrameSize]) { return 0; }
 };
 
-template <int NE, int NP, class Observer>
+template <int NE, int NP, class Observer, PlantMesh Mesh = PlantMesh::kMaterial>
 class TickLoop {
  public:
   // A read holds more than a frame, so that an oversized datagram stays oversized when cut.
@@ -68,7 +68,7 @@ class TickLoop {
 
   // Before the first tick: the plant loop, the observer, the mode, and the framing of the plant
   // I/O the HAL has by then.
-  void setUp(PlantLoop<NE, NP>& loop, Observer& observer, const TickLoopSettings& settings) {
+  void setUp(PlantLoop<NE, NP, Mesh>& loop, Observer& observer, const TickLoopSettings& settings) {
     loop_ = &loop;
     observer_ = &observer;
     settings_ = settings;
@@ -220,7 +220,7 @@ class TickLoop {
     workStart_ = now;
   }
 
-  PlantLoop<NE, NP>* loop_ = nullptr;
+  PlantLoop<NE, NP, Mesh>* loop_ = nullptr;
   Observer* observer_ = nullptr;
   TickLoopSettings settings_;
   hal::PlantFraming framing_ = hal::PlantFraming::kByteStream;

@@ -37,9 +37,15 @@ namespace {
 using fw::CommandFrame;
 using fw::OutputFrame;
 
-// hil runs the meshes of the firmware's two configurations (the microcontroller's, the PC's).
+// hil runs the meshes of the firmware's two configurations (the microcontroller's, the PC's), and
+// the eulerian mesh at the element count of the main job (realtime_belt_drive.toml) when the build
+// compiles that count (BELTSIM_HOST_EULERIAN_ELEMENT_COUNTS; the sanitizer preset compiles none).
 constexpr int kHilElementsA = fw::kMicrocontrollerElements;
 constexpr int kHilElementsB = fw::kPcElements;
+constexpr int kHilEulerianElements = 16;
+#ifndef BELTSIM_HIL_EULERIAN
+#define BELTSIM_HIL_EULERIAN 0
+#endif
 
 }  // namespace
 
@@ -87,6 +93,7 @@ bool plantConfigFromScenario(const Scenario& s, PlantConfig& c, std::string& err
   c.statics = s.staticSettings;
   c.faults = s.faults;  // [[fault]]: applied by the plant at the step's end time, as beltsim run does
   c.sensors = s.sensors;
+  c.grading = s.grading;  // the eulerian mesh's (a plant of the material mesh does not read it)
   return true;
 }
 
@@ -121,12 +128,12 @@ int stopSignalReceived();
 // One plant session: the loop, its trace and time series, the recording. It is the observer of
 // the firmware's tick loop (fw::TickObserver): the loop tells it every frame received and every
 // tick stepped, it records them and keeps the outputs.
-template <int NE, int NP>
+template <int NE, int NP, PlantMesh M>
 class Session : public fw::TickObserver {
  public:
   bool setUp(const PlantConfig& config, const fw::LoopOptions& loopOptions, const std::string& dir,
              const RecordingHeader* header, std::string& error) {
-    loop_ = std::make_unique<fw::PlantLoop<NE, NP>>();
+    loop_ = std::make_unique<fw::PlantLoop<NE, NP, M>>();
     const ParameterError e = loop_->setUp(config, loopOptions);
     if (!e.ok()) {
       error = std::string("invalid plant parameter '") + e.parameter + "'";
@@ -267,8 +274,8 @@ class Session : public fw::TickObserver {
   const OutputFrame& last() const { return last_; }
   const fw::TraceHash& hash() const { return hash_; }
   double stepSize() const { return loop_->plant().config().stepSize; }
-  fw::PlantLoop<NE, NP>& loop() { return *loop_; }
-  const fw::PlantLoop<NE, NP>& loop() const { return *loop_; }
+  fw::PlantLoop<NE, NP, M>& loop() { return *loop_; }
+  const fw::PlantLoop<NE, NP, M>& loop() const { return *loop_; }
   std::uint32_t steps() const { return steps_; }
   const fw::TimingHistogram& stepCpuTime() const { return stepCpuTime_; }
   // From output step `step` on, the tables of bit mask `mask` act (every change, in order).
@@ -280,7 +287,7 @@ class Session : public fw::TickObserver {
   const std::vector<ActingChange>& actingChanges() const { return actingChanges_; }
 
  private:
-  std::unique_ptr<fw::PlantLoop<NE, NP>> loop_;
+  std::unique_ptr<fw::PlantLoop<NE, NP, M>> loop_;
   std::ofstream trace_, series_, faultLog_;
   RecordingWriter recording_;
   bool record_ = false;  // a live run (not a replay): recorded, and fault commands answered
@@ -320,13 +327,14 @@ struct RunReport {
   fw::TimingHistogram stepCpuTime;  // the step thread's CPU time (ns), the compute alone
 };
 
-template <int NE, int NP>
-void writeSummary(const std::string& dir, const Session<NE, NP>& s, const RunReport& r) {
+template <int NE, int NP, PlantMesh M>
+void writeSummary(const std::string& dir, const Session<NE, NP, M>& s, const RunReport& r) {
   const OutputFrame& o = s.last();
   std::ofstream j(dir + "/summary.json");
   char hash[32];
   std::snprintf(hash, sizeof hash, "0x%016llx", static_cast<unsigned long long>(s.hash().value));
-  j << "{\n  \"mode\": \"" << r.mode << "\",\n  \"elements\": " << NE << ",\n  \"step_size\": " << s.stepSize()
+  j << "{\n  \"mode\": \"" << r.mode << "\",\n  \"elements\": " << NE << ",\n  \"belt_mesh\": \""
+    << (M == PlantMesh::kEulerian ? "eulerian" : "material") << "\",\n  \"step_size\": " << s.stepSize()
     << ",\n  \"steps\": " << r.steps << ",\n  \"simulated_time\": " << o.time
     << ",\n  \"controller_went_silent\": " << (r.controllerSilent ? "true" : "false")
     << ",\n  \"stopped_by_signal\": " << r.stopSignal << ",\n  \"foreign_frames\": " << r.foreignFrames
@@ -451,8 +459,8 @@ fw::TickLoopSettings tickLoopSettings(const HilOptions& opt, const PlantConfig& 
   return settings;
 }
 
-template <int NE, int NP>
-void printRunLine(const RunReport& report, const Session<NE, NP>& session) {
+template <int NE, int NP, PlantMesh M>
+void printRunLine(const RunReport& report, const Session<NE, NP, M>& session) {
   const OutputFrame& o = session.last();
   std::fprintf(stderr,
                "hil %s: %u steps, t = %.4f s, omega P1 %.4f P2 %.4f rad/s, rejected %u, late %u, overruns %u, safe "
@@ -464,13 +472,13 @@ void printRunLine(const RunReport& report, const Session<NE, NP>& session) {
                static_cast<unsigned long long>(session.hash().value));
 }
 
-template <int NE, int NP>
+template <int NE, int NP, PlantMesh M>
 int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopOptions& loopOptions,
                const RecordingHeader& header) {
   UdpSocket socket;
   if (!openPlantSocket(opt, socket)) return 2;
   std::string error;
-  Session<NE, NP> session;
+  Session<NE, NP, M> session;
   if (!session.setUp(config, loopOptions, opt.outputDirectory, &header, error)) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 3;
@@ -480,7 +488,7 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
                  opt.lockstep ? "lockstep" : "real time", NE, config.stepSize);
   const std::uint32_t totalSteps = static_cast<std::uint32_t>(opt.duration / config.stepSize + 0.5);
   const fw::TickLoopSettings settings = tickLoopSettings(opt, config);
-  fw::TickLoop<NE, NP, Session<NE, NP>> tickLoop;
+  fw::TickLoop<NE, NP, Session<NE, NP, M>, M> tickLoop;
   tickLoop.setUp(session.loop(), session, settings);
   RunReport report;
   report.mode = opt.lockstep ? "lockstep" : "realtime";
@@ -534,18 +542,18 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
 
 // The recorded frames and ticks through the same tick loop's frame and step functions, without
 // the transport: the recorded elapsed periods and overrun causes stand for the clock.
-template <int NE, int NP>
+template <int NE, int NP, PlantMesh M>
 int replayWith(const PlantConfig& config, const fw::LoopOptions& loopOptions, const std::vector<RecordedEvent>& events,
                bool actingRecorded, const std::string& dir) {
-  Session<NE, NP> session;
+  Session<NE, NP, M> session;
   std::string error;
   if (!session.setUp(config, loopOptions, dir, nullptr, error)) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 3;
   }
-  fw::TickLoop<NE, NP, Session<NE, NP>> tickLoop;
+  fw::TickLoop<NE, NP, Session<NE, NP, M>, M> tickLoop;
   tickLoop.setUp(session.loop(), session, fw::TickLoopSettings{});
-  std::vector<typename Session<NE, NP>::ActingChange> recordedActing;
+  std::vector<typename Session<NE, NP, M>::ActingChange> recordedActing;
   for (const RecordedEvent& e : events) {
     if (e.kind == RecordedEvent::Kind::kFrame) tickLoop.applyFrame(e.tick, e.data.data(), e.data.size());
     else if (e.kind == RecordedEvent::Kind::kFaultCommand) session.faultCommand(e.tick, e.data.data(), e.data.size());
@@ -605,12 +613,18 @@ bool buildPlant(const HilOptions& opt, const std::string& scenarioPath, Scenario
     return false;
   }
   if (scenario.eulerianMesh) {
-    error = scenario.file + ": key 'belt.mesh': hil runs the firmware's plant, which has the material mesh only "
-            "(\"eulerian\" runs in beltsim run)";
-    return false;
-  }
-  // The element counts of the firmware's two configurations (firmware/configs/*.toml).
-  if (scenario.elements != kHilElementsA && scenario.elements != kHilElementsB) {
+    if (!BELTSIM_HIL_EULERIAN) {
+      error = scenario.file + ": key 'belt.mesh': this build of hil compiles no eulerian mesh (its "
+              "BELTSIM_HOST_EULERIAN_ELEMENT_COUNTS lacks " + std::to_string(kHilEulerianElements) + ")";
+      return false;
+    }
+    if (scenario.elements != kHilEulerianElements) {
+      error = scenario.file + ": key 'belt.elements': hil runs the eulerian mesh at " +
+              std::to_string(kHilEulerianElements) + " elements (got " + std::to_string(scenario.elements) + ")";
+      return false;
+    }
+  } else if (scenario.elements != kHilElementsA && scenario.elements != kHilElementsB) {
+    // The element counts of the firmware's two configurations (firmware/configs/*.toml).
     error = scenario.file + ": key 'belt.elements': hil supports " + std::to_string(kHilElementsA) + " and " +
             std::to_string(kHilElementsB) + " elements, the firmware configurations' (got " +
             std::to_string(scenario.elements) + ")";
@@ -645,12 +659,20 @@ int runHil(const HilOptions& opt) {
   header.scenarioText = readFile(opt.scenarioPath, ok);
   header.options = optionsText(opt);
   // Two pulleys run on the build of two circles (the firmware's bits), more on that of eight.
+  constexpr PlantMesh kM = PlantMesh::kMaterial;
+#if BELTSIM_HIL_EULERIAN
+  constexpr PlantMesh kE = PlantMesh::kEulerian;
+  if (scenario.eulerianMesh)
+    return config.pulleyCount == 2
+               ? runHilWith<kHilEulerianElements, 2, kE>(opt, config, loopOptions, header)
+               : runHilWith<kHilEulerianElements, kMaxPlantPulleys, kE>(opt, config, loopOptions, header);
+#endif
   if (config.pulleyCount == 2)
-    return scenario.elements == kHilElementsA ? runHilWith<kHilElementsA, 2>(opt, config, loopOptions, header)
-                                              : runHilWith<kHilElementsB, 2>(opt, config, loopOptions, header);
+    return scenario.elements == kHilElementsA ? runHilWith<kHilElementsA, 2, kM>(opt, config, loopOptions, header)
+                                              : runHilWith<kHilElementsB, 2, kM>(opt, config, loopOptions, header);
   return scenario.elements == kHilElementsA
-             ? runHilWith<kHilElementsA, kMaxPlantPulleys>(opt, config, loopOptions, header)
-             : runHilWith<kHilElementsB, kMaxPlantPulleys>(opt, config, loopOptions, header);
+             ? runHilWith<kHilElementsA, kMaxPlantPulleys, kM>(opt, config, loopOptions, header)
+             : runHilWith<kHilElementsB, kMaxPlantPulleys, kM>(opt, config, loopOptions, header);
 }
 
 int runReplay(const std::string& recordingPath, const std::string& outputDirectory) {
@@ -681,13 +703,23 @@ int runReplay(const std::string& recordingPath, const std::string& outputDirecto
     return 2;
   }
   const bool actingRecorded = header.version >= 4;
+  // The recording replays on the mesh its scenario names.
+  constexpr PlantMesh kM = PlantMesh::kMaterial;
+#if BELTSIM_HIL_EULERIAN
+  constexpr PlantMesh kE = PlantMesh::kEulerian;
+  if (scenario.eulerianMesh)
+    return config.pulleyCount == 2
+               ? replayWith<kHilEulerianElements, 2, kE>(config, loopOptions, events, actingRecorded, outputDirectory)
+               : replayWith<kHilEulerianElements, kMaxPlantPulleys, kE>(config, loopOptions, events, actingRecorded,
+                                                                         outputDirectory);
+#endif
   if (config.pulleyCount == 2)
     return scenario.elements == kHilElementsA
-               ? replayWith<kHilElementsA, 2>(config, loopOptions, events, actingRecorded, outputDirectory)
-               : replayWith<kHilElementsB, 2>(config, loopOptions, events, actingRecorded, outputDirectory);
+               ? replayWith<kHilElementsA, 2, kM>(config, loopOptions, events, actingRecorded, outputDirectory)
+               : replayWith<kHilElementsB, 2, kM>(config, loopOptions, events, actingRecorded, outputDirectory);
   return scenario.elements == kHilElementsA
-             ? replayWith<kHilElementsA, kMaxPlantPulleys>(config, loopOptions, events, actingRecorded, outputDirectory)
-             : replayWith<kHilElementsB, kMaxPlantPulleys>(config, loopOptions, events, actingRecorded, outputDirectory);
+             ? replayWith<kHilElementsA, kMaxPlantPulleys, kM>(config, loopOptions, events, actingRecorded, outputDirectory)
+             : replayWith<kHilElementsB, kMaxPlantPulleys, kM>(config, loopOptions, events, actingRecorded, outputDirectory);
 }
 
 }  // namespace beltsim::host

@@ -2,16 +2,16 @@
 # The main job: builds the host simulator and runs the real-time belt-drive scenario, then
 # prints its summary and where the plots are.
 #   scripts/run_main.sh [OUTPUT_DIR]                 offline run of the default scenario
-#   scripts/run_main.sh --closed-loop [OUTPUT_DIR]   plant (beltsim hil, lockstep) + reference PI
-#       controller (beltctl): speed step 0 -> 12 rad/s, 25 N m load step; plots commanded vs actual
-#       speed, drive torque and span forces
+#   scripts/run_main.sh --closed-loop [OUTPUT_DIR]   plant (beltsim hil, lockstep, the eulerian mesh of
+#       hil_eulerian_belt_drive.toml) + reference PI controller (beltctl): speed step 0 -> 12 rad/s,
+#       25 N m load step; plots commanded vs actual speed, drive torque and span forces
 #   scripts/run_main.sh --closed-loop-faults [OUTPUT_DIR]   the same for 3 s against
 #       hil_injected_faults.toml: a wet motor pulley, then a stuck motor encoder
 #       (docs/hil.md, "A controller against injected faults")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 closed_loop=0
-scenario=host_sim/scenarios/hil_belt_drive.toml
+scenario=host_sim/scenarios/hil_eulerian_belt_drive.toml
 duration=2
 name=closed_loop
 if [[ "${1:-}" == "--closed-loop" ]]; then
@@ -52,12 +52,14 @@ build/host/host_sim/beltctl --udp 127.0.0.1:$port --lockstep --duration "$durati
   --summary "$out/controller.json"
 wait $plant
 trap - EXIT
+mesh=$(python3 -c "import json, sys; s = json.load(open(sys.argv[1])); print(f\"{s['elements']} {s['belt_mesh']} elements\")" \
+  "$out/plant/summary.json")
 if command -v gnuplot >/dev/null; then
   gnuplot <<GNUPLOT
 set datafile separator ','
 set terminal pngcairo size 1000,1200 noenhanced
 set output '$out/$name.png'
-set multiplot layout 3,1 title 'Closed loop: beltctl PI speed controller and the belt-drive plant ($(basename "$scenario"), 24 elements, 1 ms)'
+set multiplot layout 3,1 title 'Closed loop: beltctl PI speed controller and the belt-drive plant ($(basename "$scenario"), $mesh, 1 ms)'
 set xlabel 't [s]'; set grid
 set ylabel 'speed [rad/s]'
 plot '$out/controller.csv' using 1:2 with lines lw 2 title 'commanded (reference)', \

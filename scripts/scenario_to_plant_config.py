@@ -381,7 +381,7 @@ def generate(path, name, info=None):
         if elements > 2000:  # the firmware's largest element count (host_sim/CMakeLists.txt's too)
             r.error("elements", "the firmware plant takes 1 to 2000")
     r.unsupported("closed", True, "an open belt")
-    r.unsupported("mesh", "material", "the eulerian mesh: beltsim run only, docs/model_element.md §2.11")
+    r.unsupported("mesh", "material", "the eulerian mesh: beltsim run and beltsim hil only, docs/model_element.md §2.11")
     for key in ("wrap_density", "wrap_grading"):
         if r.get(key) is not None:
             r.error(key, "only the eulerian mesh (mesh = \"eulerian\") has it")

@@ -114,6 +114,82 @@ TEST(HilScenario, RefusesWhatTheFirmwarePlantCannotRun) {
   }
 }
 
+#if BELTSIM_HIL_EULERIAN
+// The plant on the eulerian mesh (what `beltsim hil` runs for a scenario with belt.mesh =
+// "eulerian") steps the main job (host_sim/scenarios/realtime_belt_drive.toml: 16 elements, 2e-4 s,
+// five post-Newton passes) with its own profiles as commands. Reference: the paper's geometry at 240
+// material elements, 1e-4 s, tail means omega_P2 11.341 rad/s, tau 47.684 N m, F1 665.16 N, F2
+// 186.66 N (tests/system/coarse_mesh_paper_drive.py); all four within 1 %, the tail ripple of the
+// drive torque and both span forces below 0.2 % (the material mesh's: 2.0 % on the torque), at most
+// 0.1 % of the steps flagged.
+TEST(HilScenario, TheEulerianPlantRunsTheMainJobWithoutRipple) {
+  host::Scenario scenario;
+  const host::ParseResult parsed = host::loadScenario(BELTSIM_MAIN_JOB_SCENARIO, {}, scenario);
+  ASSERT_TRUE(parsed.ok) << parsed.error;
+  ASSERT_TRUE(scenario.eulerianMesh);
+  ASSERT_EQ(scenario.elements, 16);
+  PlantConfig config;
+  std::string error;
+  ASSERT_TRUE(host::plantConfigFromScenario(scenario, config, error)) << error;
+  static BeltDrivePlant<16, 2, PlantMesh::kEulerian> plant;  // static: the model's state
+  ASSERT_TRUE(plant.setUp(config).ok());
+  ASSERT_TRUE(plant.start().converged);
+  const int steps = static_cast<int>(std::lround(scenario.endTime / config.stepSize));
+  const int tailFrom = steps - static_cast<int>(std::lround(0.15 / config.stepSize));
+  const RampProfile& speed = scenario.pulleys[0].circle.speed;
+  const RampProfile& load = scenario.pulleys[1].circle.torque;
+  int flagged = 0, tail = 0;
+  double sum[4] = {}, squares[4] = {};  // omega_P2, P1's torque, F1, F2
+  for (int k = 1; k <= steps; ++k) {
+    const double t = k * config.stepSize;
+    PlantCommand command;
+    command.input[0] = speed.at(t);
+    command.input[1] = -load.at(t);  // the scenario's torque on P2 is negative: a braking load
+    const PlantOutput out = plant.step(command);
+    ASSERT_EQ(out.fault, PlantFault::kNone) << "step " << k;
+    flagged += out.converged ? 0 : 1;
+    if (k > tailFrom) {
+      const double x[4] = {out.speed[1], out.torque[0], out.spanForce[0], out.spanForce[1]};
+      for (int i = 0; i < 4; ++i) {
+        sum[i] += x[i];
+        squares[i] += x[i] * x[i];
+      }
+      ++tail;
+    }
+  }
+  const double reference[4] = {11.341, 47.684, 665.16, 186.66};
+  const char* names[4] = {"omega_P2", "drive torque", "F1", "F2"};
+  for (int i = 0; i < 4; ++i) {
+    const double mean = sum[i] / tail;
+    const double ripple = std::sqrt(std::max(0.0, squares[i] / tail - mean * mean)) / std::fabs(mean);
+    EXPECT_NEAR(mean / reference[i], 1.0, 0.01) << names[i] << " tail mean " << mean;
+    if (i > 0) EXPECT_LT(ripple, 0.002) << names[i];
+  }
+  EXPECT_LE(flagged, steps / 1000) << flagged << " of " << steps << " steps flagged";
+}
+
+// The eulerian mesh's nodes stay on the path as drawn: a plant of that mesh refuses a pulley whose
+// centre moves (here a floating idler) by name, and runs the same drive with the idler held.
+TEST(HilScenario, TheEulerianPlantRefusesWhatItsMeshCannotCarry) {
+  static BeltDrivePlant<16, kMaxPlantPulleys, PlantMesh::kEulerian> plant;
+  PlantConfig config;
+  config.stepSize = 1e-3;
+  config.pulleyCount = 3;
+  config.pulley[2] = paperPlantPulley(1);
+  config.pulley[2].centre = Vector2(0.157, -0.3);
+  config.pulley[2].radius = 0.03;
+  config.pulley[2].kind = PulleyKind::kFloating;
+  config.pulley[2].mass = 0.3;
+  ParameterError e = plant.setUp(config);
+  ASSERT_FALSE(e.ok());
+  EXPECT_STREQ(e.parameter, "pulley.kind");
+  config.pulley[2].kind = PulleyKind::kFixedAxis;  // the same drive with the idler held: it runs
+  e = plant.setUp(config);
+  EXPECT_TRUE(e.ok()) << e.parameter;
+  EXPECT_TRUE(plant.start().converged);
+}
+#endif
+
 // The firmware's configurations are generated from scenario files at configure time by a
 // separate reader (scripts/scenario_to_plant_config.py, Python): the C++ scenario reader of
 // `beltsim hil` must give the same plant from the same file, bit for bit.

@@ -2,19 +2,25 @@
 // motor pulley P1, load pulley P2) behind a fixed-size command (one input per pulley, its meaning
 // fixed by the pulley's kind) and a fixed-size output. Everything is statically sized by the
 // element count NE and the pulley capacity NP; the object is meant to live in static storage (it holds the belt drive, the
-// integrator and the solver's matrices: tens of kilobytes, too big for a Cortex-M stack).
+// integrator and the solver's matrices: tens of kilobytes, too big for a Cortex-M stack). The belt's
+// mesh is a template argument: the material mesh (BeltDrive) or the eulerian mesh
+// (EulerianBeltDrive); the two differ only in how the belt is set up and placed at the start.
 //
 // One step: command -> BeltDrive input -> TimeStepper::step (the reference stepping's bounded Newton
 // and PNS loops, or the fixed-cost stepping's fixed work; bordered block-tridiagonal solve) -> output with the step's health. The plant does not decide
 // what a non-converged step means for the loop; it reports it (see firmware/plant_loop.hpp).
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "beltsim/system/belt_drive.hpp"
 #include "beltsim/system/belt_geometry.hpp"
 #include "beltsim/system/belt_outputs.hpp"
 #include "beltsim/stepping/time_stepper.hpp"
 #include "beltsim/system/emulated_sensors.hpp"
+#include "beltsim/system/eulerian_belt_drive.hpp"
+#include "beltsim/system/eulerian_belt_outputs.hpp"
+#include "beltsim/system/eulerian_stations.hpp"
 #include "beltsim/system/injected_faults.hpp"
 #include "beltsim/system/paper_parameters.hpp"
 #include "beltsim/stepping/static_equilibrium.hpp"
@@ -23,6 +29,14 @@ namespace beltsim {
 
 // Pulleys a plant can have (the HIL frames carry this many; protocol version 3).
 constexpr int kMaxPlantPulleys = 8;
+
+// The belt's mesh (docs/model_element.md §2.11): elements that travel with the belt (the paper's),
+// or elements whose nodes stay on the belt's path while the material flows through them (no
+// element passes a pulley, so no element-passing ripple; closed belts on fixed centres only).
+enum class PlantMesh : std::uint8_t {
+  kMaterial = 0,
+  kEulerian = 1,
+};
 
 // How pulley 1 is driven when a configuration offers both (the firmware images build either
 // from one scenario file; scenario_to_plant_config.py). Values as the PulleyInput ones.
@@ -93,6 +107,8 @@ struct PlantConfig {
   InjectedFaultSchedule faults;
   // What the emulated encoders and load cells resolve (emulated_sensors.hpp; the loop reads them).
   SensorSettings sensors;
+  // The eulerian mesh's grading (eulerian_stations.hpp); read by a BeltDrivePlant of that mesh only.
+  MeshGrading grading;
 };
 
 enum class PlantFault : std::uint8_t {
@@ -127,13 +143,17 @@ struct PlantOutput {
 // NP: the pulleys compiled in (static sizes); a configuration uses 2..NP of them. The paper's
 // drive runs on NP = 2: a build of more circles gives the same physics with different round-off
 // (Eigen groups the border's reductions by their length), so 2-pulley plants keep their bits.
-template <int NE, int NP = 2>
+// Mesh: the belt's mesh, fixed by the build as NE is.
+template <int NE, int NP = 2, PlantMesh Mesh = PlantMesh::kMaterial>
 class BeltDrivePlant {
  public:
   static_assert(NP >= 2 && NP <= kMaxPlantPulleys, "2 to kMaxPlantPulleys pulleys");
   static constexpr int kPulleys = NP;
   static constexpr int kSegments = 4;  // capacity; the configuration may use 1..4
-  using Drive = BeltDrive<NE, kPulleys, kSegments>;
+  static constexpr PlantMesh kMesh = Mesh;
+  static constexpr bool kEulerian = Mesh == PlantMesh::kEulerian;
+  using Drive = std::conditional_t<kEulerian, EulerianBeltDrive<NE, kPulleys, kSegments>,
+                                   BeltDrive<NE, kPulleys, kSegments>>;
   using Vector = typename Drive::Vector;
 
   // Builds geometry, contact values and integrator; does not solve anything yet.
@@ -149,15 +169,29 @@ class BeltDrivePlant {
       c = config.pulley[p];
       c.torque = RampProfile{};  // the commands drive the plant, not profiles
       c.speed = RampProfile{};
+      // The eulerian mesh's nodes stay on the path as drawn: its pulleys keep their centres.
+      if (kEulerian && movingCentre(c.kind)) return ParameterError::invalid("pulley.kind");
       pathCircle_[p] = PathCircle{c.centre, c.radius + 0.5 * config.belt.thickness * c.side, c.side};
     }
     ParameterError e = buildBeltPath(pathCircle_, config.pulleyCount, path_);
     if (!e.ok()) return e;
+    // The contact values of an element of the mean length (the eulerian mesh's elements take them in
+    // proportion to their own lengths).
     const double length = path_.totalLength / NE;
     const ContactParameters contact =
         contactFromPerArea(config.contact, config.belt, length, config.segmentsPerElement);
     friction_ = contact.friction;
-    e = drive_.setUp(config.belt, length, circle_, config.pulleyCount, contact);
+    if constexpr (kEulerian) {
+      double station[NE], lengths[NE];
+      int elementsInPart[2 * kPulleys];
+      e = eulerianStations(path_, config.grading, station, lengths, elementsInPart);
+      if (!e.ok()) return e;
+      e = drive_.setUp(config.belt, lengths, circle_, config.pulleyCount, contact, length);
+      if (!e.ok()) return e;
+      e = drive_.setStepSize(config.stepSize);  // the histories are carried by the mesh speed times h
+    } else {
+      e = drive_.setUp(config.belt, length, circle_, config.pulleyCount, contact);
+    }
     if (!e.ok()) return e;
     e = faults_.setUp(config.faults, friction_, config.belt.element.EA, circle_, config.pulleyCount);
     if (!e.ok()) return e;
@@ -168,7 +202,13 @@ class BeltDrivePlant {
   // (bounded: StaticSettings), then the dynamic run starts at rest at t = 0.
   StaticResult start() {
     Vector& q = scratch_;
-    placeOnPath(drive_, path_, q);
+    if constexpr (kEulerian) {
+      double station[NE];  // m, node i from node 0 along the path, as the mesh keeps them
+      for (int i = 0; i < NE; ++i) station[i] = drive_.mesh().station(i);
+      placeOnStations(drive_, path_, station, q);
+    } else {
+      placeOnPath(drive_, path_, q);
+    }
     const StaticResult statics = solveStaticEquilibrium(drive_, q, config_.statics, friction_);
     if (statics.status == Status::kOk && statics.converged) {
       integrator_.initialize(q, Vector::Zero(), Vector::Zero(), 0.0);
