@@ -281,19 +281,25 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   // The fixed-cost stepping's update between its post-Newton passes (fixed_cost_stepper.hpp,
   // docs/model_element.md §2.11): the pairs whose committed contact or stick/slip states differ
   // from those the solving matrix holds are evaluated again at the point, at most maxPairs of them
-  // (from element 0 on), their change goes into the solving matrix, and its chain is eliminated
-  // again from the first block they touch. `updated`: pairs evaluated; `left`: changed pairs over
-  // the budget (they wait for the next update or the refresh).
+  // (each kind below from element 0 on), their change goes into the solving matrix, and its chain is eliminated
+  // again from the first block they touch. The pairs whose change stiffens them (a segment makes
+  // contact or starts sticking) go first: a matrix that lacks such a switch lets the next
+  // correction run away (the sticking segment's tie of material to pulley is missing), while one
+  // that keeps a softened pair's stiffer block converges more slowly but does not overshoot.
+  // `updated`: pairs evaluated; `left`: changed pairs over the budget (they wait for the next
+  // update or the refresh).
   Status updateSwitchedPairs(const IterationPoint<Vector>& point, int maxPairs, int& updated, int& left) {
     updated = 0;
     left = 0;
     int firstBlock = NE - 2;  // chain block k is node k + 1; node 0 is the border's
     matrix_.buildInSolving();
-    for (int e = 0; e < NE; ++e) {
+    for (int k = 0; k < 2 * NE; ++k) {  // the stiffening changes, then the others
+      const int e = k % NE;
       const int p = wrappedCircle(e);
       if (p < 0) continue;
       const std::uint64_t signature = pair(e, p).jacobianSignature();
-      if (signature == matrix_.solvingSignature(e)) continue;
+      const std::uint64_t holds = matrix_.solvingSignature(e);
+      if (signature == holds || stiffens(holds, signature) != (k < NE)) continue;
       if (updated >= maxPairs) {
         ++left;
         continue;
@@ -308,7 +314,8 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       if (const typename NewtonMatrix::PairBlock* held = matrix_.solvingBlock(e)) change -= *held;
       addPairBlock(change, e, p);
       matrix_.recordPair(e, in ? &block : nullptr, signature);
-      if (updated++ == 0) firstBlock = e == 0 ? 0 : e - 1;  // the lowest element comes first
+      ++updated;
+      firstBlock = std::min(firstBlock, e == 0 ? 0 : e - 1);
     }
     return updated == 0 ? Status::kOk : matrix_.refactorizeFrom(firstBlock);
   }
@@ -381,6 +388,17 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
 
  private:
   using Kinematics = EulerianElementKinematics;
+
+  // Whether a pair's change of Jacobian signature (ContactPair::jacobianSignature: per segment 8
+  // if flagged, the stick/slip state in the low 3 bits, 0 for stick) from `held` to `now` stiffens
+  // it: a segment makes contact, or one in contact starts sticking.
+  bool stiffens(std::uint64_t held, std::uint64_t now) const {
+    for (int i = 0; i < Base::contact().segmentCount; ++i) {
+      const unsigned n = (now >> (4 * i)) & 15u, o = (held >> (4 * i)) & 15u;
+      if ((n & 8u) != 0u && ((o & 8u) == 0u || (n == 8u && o != 8u))) return true;
+    }
+    return false;
+  }
 
   double gravityFactor() const { return Base::phase().isStatic() ? Base::phase().loadFactor : 1.0; }
 
