@@ -15,6 +15,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include <sched.h>
@@ -638,6 +639,28 @@ bool buildPlant(const HilOptions& opt, const std::string& scenarioPath, Scenario
   return true;
 }
 
+// Calls run(elements, circles, mesh) (std::integral_constant arguments) with the compiled plant a
+// scenario takes: its mesh and element count; two pulleys on the build of two circles (the
+// firmware's bits), more on that of eight.
+template <class Run>
+int withPlantOf(const Scenario& scenario, const PlantConfig& config, Run&& run) {
+  using Two = std::integral_constant<int, 2>;
+  using Eight = std::integral_constant<int, kMaxPlantPulleys>;
+#if BELTSIM_HIL_EULERIAN
+  using Eulerian = std::integral_constant<PlantMesh, PlantMesh::kEulerian>;
+  using EulerianElements = std::integral_constant<int, kHilEulerianElements>;
+  if (scenario.eulerianMesh)
+    return config.pulleyCount == 2 ? run(EulerianElements{}, Two{}, Eulerian{})
+                                   : run(EulerianElements{}, Eight{}, Eulerian{});
+#endif
+  using Material = std::integral_constant<PlantMesh, PlantMesh::kMaterial>;
+  using A = std::integral_constant<int, kHilElementsA>;
+  using B = std::integral_constant<int, kHilElementsB>;
+  const bool a = scenario.elements == kHilElementsA;
+  if (config.pulleyCount == 2) return a ? run(A{}, Two{}, Material{}) : run(B{}, Two{}, Material{});
+  return a ? run(A{}, Eight{}, Material{}) : run(B{}, Eight{}, Material{});
+}
+
 }  // namespace
 
 int runHil(const HilOptions& opt) {
@@ -658,21 +681,10 @@ int runHil(const HilOptions& opt) {
   header.scenarioName = std::filesystem::path(opt.scenarioPath).filename().string();
   header.scenarioText = readFile(opt.scenarioPath, ok);
   header.options = optionsText(opt);
-  // Two pulleys run on the build of two circles (the firmware's bits), more on that of eight.
-  constexpr PlantMesh kM = PlantMesh::kMaterial;
-#if BELTSIM_HIL_EULERIAN
-  constexpr PlantMesh kE = PlantMesh::kEulerian;
-  if (scenario.eulerianMesh)
-    return config.pulleyCount == 2
-               ? runHilWith<kHilEulerianElements, 2, kE>(opt, config, loopOptions, header)
-               : runHilWith<kHilEulerianElements, kMaxPlantPulleys, kE>(opt, config, loopOptions, header);
-#endif
-  if (config.pulleyCount == 2)
-    return scenario.elements == kHilElementsA ? runHilWith<kHilElementsA, 2, kM>(opt, config, loopOptions, header)
-                                              : runHilWith<kHilElementsB, 2, kM>(opt, config, loopOptions, header);
-  return scenario.elements == kHilElementsA
-             ? runHilWith<kHilElementsA, kMaxPlantPulleys, kM>(opt, config, loopOptions, header)
-             : runHilWith<kHilElementsB, kMaxPlantPulleys, kM>(opt, config, loopOptions, header);
+  return withPlantOf(scenario, config, [&](auto ne, auto np, auto mesh) {
+    return runHilWith<decltype(ne)::value, decltype(np)::value, decltype(mesh)::value>(opt, config, loopOptions,
+                                                                                       header);
+  });
 }
 
 int runReplay(const std::string& recordingPath, const std::string& outputDirectory) {
@@ -704,22 +716,10 @@ int runReplay(const std::string& recordingPath, const std::string& outputDirecto
   }
   const bool actingRecorded = header.version >= 4;
   // The recording replays on the mesh its scenario names.
-  constexpr PlantMesh kM = PlantMesh::kMaterial;
-#if BELTSIM_HIL_EULERIAN
-  constexpr PlantMesh kE = PlantMesh::kEulerian;
-  if (scenario.eulerianMesh)
-    return config.pulleyCount == 2
-               ? replayWith<kHilEulerianElements, 2, kE>(config, loopOptions, events, actingRecorded, outputDirectory)
-               : replayWith<kHilEulerianElements, kMaxPlantPulleys, kE>(config, loopOptions, events, actingRecorded,
-                                                                         outputDirectory);
-#endif
-  if (config.pulleyCount == 2)
-    return scenario.elements == kHilElementsA
-               ? replayWith<kHilElementsA, 2, kM>(config, loopOptions, events, actingRecorded, outputDirectory)
-               : replayWith<kHilElementsB, 2, kM>(config, loopOptions, events, actingRecorded, outputDirectory);
-  return scenario.elements == kHilElementsA
-             ? replayWith<kHilElementsA, kMaxPlantPulleys, kM>(config, loopOptions, events, actingRecorded, outputDirectory)
-             : replayWith<kHilElementsB, kMaxPlantPulleys, kM>(config, loopOptions, events, actingRecorded, outputDirectory);
+  return withPlantOf(scenario, config, [&](auto ne, auto np, auto mesh) {
+    return replayWith<decltype(ne)::value, decltype(np)::value, decltype(mesh)::value>(config, loopOptions, events,
+                                                                                       actingRecorded, outputDirectory);
+  });
 }
 
 }  // namespace beltsim::host
