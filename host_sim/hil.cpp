@@ -16,6 +16,7 @@
 #include <memory>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <sched.h>
@@ -38,15 +39,25 @@ namespace {
 using fw::CommandFrame;
 using fw::OutputFrame;
 
-// hil runs the meshes of the firmware's two configurations (the microcontroller's, the PC's), and
-// the eulerian mesh at the element count of the main job (realtime_belt_drive.toml) when the build
-// compiles that count (BELTSIM_HOST_EULERIAN_ELEMENT_COUNTS; the sanitizer preset compiles none).
-constexpr int kHilElementsA = fw::kMicrocontrollerElements;
-constexpr int kHilElementsB = fw::kPcElements;
-constexpr int kHilEulerianElements = 16;
-#ifndef BELTSIM_HIL_EULERIAN
-#define BELTSIM_HIL_EULERIAN 0
-#endif
+// The plants hil compiles, as (element count, mesh): the firmware's two configurations
+// (firmware/configs/*.toml, whatever a build configures them to), the eulerian mesh at 16
+// elements (the main job, realtime_belt_drive.toml) and the material mesh at 24 (hil_belt_drive.toml,
+// hil_injected_faults.toml). The same pair twice is one instantiation.
+struct CompiledPlant {
+  int elements;
+  PlantMesh mesh;
+};
+constexpr CompiledPlant kHilPlants[] = {{fw::kMicrocontrollerElements, fw::kMicrocontrollerMesh},
+                                        {fw::kPcElements, fw::kPcMesh},
+                                        {16, PlantMesh::kEulerian},
+                                        {24, PlantMesh::kMaterial}};
+constexpr std::size_t kHilPlantCount = sizeof(kHilPlants) / sizeof(kHilPlants[0]);
+
+const char* meshName(PlantMesh mesh) { return mesh == PlantMesh::kEulerian ? "eulerian" : "material"; }
+
+bool isCompiled(const Scenario& s, const CompiledPlant& p) {
+  return p.elements == s.elements && p.mesh == (s.eulerianMesh ? PlantMesh::kEulerian : PlantMesh::kMaterial);
+}
 
 }  // namespace
 
@@ -613,22 +624,16 @@ bool buildPlant(const HilOptions& opt, const std::string& scenarioPath, Scenario
     error = parsed.error;
     return false;
   }
-  if (scenario.eulerianMesh) {
-    if (!BELTSIM_HIL_EULERIAN) {
-      error = scenario.file + ": key 'belt.mesh': this build of hil compiles no eulerian mesh (its "
-              "BELTSIM_HOST_EULERIAN_ELEMENT_COUNTS lacks " + std::to_string(kHilEulerianElements) + ")";
-      return false;
-    }
-    if (scenario.elements != kHilEulerianElements) {
-      error = scenario.file + ": key 'belt.elements': hil runs the eulerian mesh at " +
-              std::to_string(kHilEulerianElements) + " elements (got " + std::to_string(scenario.elements) + ")";
-      return false;
-    }
-  } else if (scenario.elements != kHilElementsA && scenario.elements != kHilElementsB) {
-    // The element counts of the firmware's two configurations (firmware/configs/*.toml).
-    error = scenario.file + ": key 'belt.elements': hil supports " + std::to_string(kHilElementsA) + " and " +
-            std::to_string(kHilElementsB) + " elements, the firmware configurations' (got " +
-            std::to_string(scenario.elements) + ")";
+  bool compiled = false;
+  std::string list;
+  for (const CompiledPlant& p : kHilPlants) {
+    compiled = compiled || isCompiled(scenario, p);
+    const std::string name = std::to_string(p.elements) + " " + meshName(p.mesh);
+    if (list.find(name) == std::string::npos) list += (list.empty() ? "" : ", ") + name;
+  }
+  if (!compiled) {
+    error = scenario.file + ": key 'belt.elements': hil runs " + list + " elements (got " +
+            std::to_string(scenario.elements) + " " + (scenario.eulerianMesh ? "eulerian" : "material") + ")";
     return false;
   }
   if (!plantConfigFromScenario(scenario, config, error)) return false;
@@ -642,23 +647,29 @@ bool buildPlant(const HilOptions& opt, const std::string& scenarioPath, Scenario
 // Calls run(elements, circles, mesh) (std::integral_constant arguments) with the compiled plant a
 // scenario takes: its mesh and element count; two pulleys on the build of two circles (the
 // firmware's bits), more on that of eight.
-template <class Run>
-int withPlantOf(const Scenario& scenario, const PlantConfig& config, Run&& run) {
+template <std::size_t... I, class Run>
+int withPlantIn(std::index_sequence<I...>, const Scenario& scenario, const PlantConfig& config, Run&& run) {
   using Two = std::integral_constant<int, 2>;
   using Eight = std::integral_constant<int, kMaxPlantPulleys>;
-#if BELTSIM_HIL_EULERIAN
-  using Eulerian = std::integral_constant<PlantMesh, PlantMesh::kEulerian>;
-  using EulerianElements = std::integral_constant<int, kHilEulerianElements>;
-  if (scenario.eulerianMesh)
-    return config.pulleyCount == 2 ? run(EulerianElements{}, Two{}, Eulerian{})
-                                   : run(EulerianElements{}, Eight{}, Eulerian{});
-#endif
-  using Material = std::integral_constant<PlantMesh, PlantMesh::kMaterial>;
-  using A = std::integral_constant<int, kHilElementsA>;
-  using B = std::integral_constant<int, kHilElementsB>;
-  const bool a = scenario.elements == kHilElementsA;
-  if (config.pulleyCount == 2) return a ? run(A{}, Two{}, Material{}) : run(B{}, Two{}, Material{});
-  return a ? run(A{}, Eight{}, Material{}) : run(B{}, Eight{}, Material{});
+  int result = 2;
+  bool found = false;
+  auto tryPlant = [&](auto ne, auto mesh, const CompiledPlant& p) {
+    if (found || !isCompiled(scenario, p)) return;
+    found = true;
+    result = config.pulleyCount == 2 ? run(ne, Two{}, mesh) : run(ne, Eight{}, mesh);
+  };
+  (tryPlant(std::integral_constant<int, kHilPlants[I].elements>{},
+            std::integral_constant<PlantMesh, kHilPlants[I].mesh>{}, kHilPlants[I]),
+   ...);
+  return result;
+}
+
+// Calls run(elements, circles, mesh) (std::integral_constant arguments) with the compiled plant a
+// scenario takes (buildPlant checked that there is one): its mesh and element count; two pulleys
+// on the build of two circles (the firmware's bits), more on that of eight.
+template <class Run>
+int withPlantOf(const Scenario& scenario, const PlantConfig& config, Run&& run) {
+  return withPlantIn(std::make_index_sequence<kHilPlantCount>{}, scenario, config, std::forward<Run>(run));
 }
 
 }  // namespace

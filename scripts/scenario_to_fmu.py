@@ -185,9 +185,10 @@ def generate(path):
     stem = re.sub(r"[^a-z0-9]+", "_", os.path.splitext(os.path.basename(path))[0].lower()).strip("_") or "scenario"
     identifier = f"beltsim_{stem}"
     elements = re.search(r"kFmuScenarioElements = (\d+);", config).group(1)
+    mesh = re.search(r'BELTSIM_FMUSCENARIO_MESH_TEXT "(\w+)"', config).group(1)
     title = info["title"] or os.path.basename(path)
     summary = (f"{title}: belt drive of {count} pulleys with ANCF belt, penalty contact and bristle friction, "
-               f"{elements} elements (from {os.path.basename(path)})")
+               f"{elements} {mesh} elements (from {os.path.basename(path)})")
     body = "\n".join(rows)
     # The token changes with anything generated from the file.
     digest = hashlib.sha256((config + body).encode()).hexdigest()[:12]

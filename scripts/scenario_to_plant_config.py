@@ -3,8 +3,9 @@
 
 Usage: scenario_to_plant_config.py SCENARIO.toml OUTPUT.hpp NAME
 
-Writes `constexpr int k<Name>Elements` and `PlantConfig <name>PlantConfig(MotorMode mode)` in
-namespace beltsim::fw. The firmware's plant (model/include/beltsim/system/plant.hpp) is a closed belt
+Writes `constexpr int k<Name>Elements`, `constexpr PlantMesh k<Name>Mesh` (belt.mesh: both are
+template arguments of the plant) and `PlantConfig <name>PlantConfig(MotorMode mode)` in namespace
+beltsim::fw. The firmware's plant (model/include/beltsim/system/plant.hpp) is a closed belt
 around 2 to 8 pulleys of any kind a scenario has (speed, torque, fixed_axis, fixed, floating,
 tensioner); pulley 1 is the motor of the images (kind "speed" or "torque": the file's kind is the
 default motor mode, k<Name>MotorMode; an image may build the other). Every
@@ -381,10 +382,16 @@ def generate(path, name, info=None):
         if elements > 2000:  # the firmware's largest element count (host_sim/CMakeLists.txt's too)
             r.error("elements", "the firmware plant takes 1 to 2000")
     r.unsupported("closed", True, "an open belt")
-    r.unsupported("mesh", "material", "the eulerian mesh: beltsim run and beltsim hil only, docs/model_element.md §2.11")
-    for key in ("wrap_density", "wrap_grading"):
-        if r.get(key) is not None:
+    # The belt's mesh is a template argument of the plant, as the element count is
+    # (BeltDrivePlant<NE, NP, Mesh>, model/include/beltsim/system/plant.hpp).
+    mesh = r.get("mesh") or r.default("mesh")
+    eulerian = mesh == "eulerian"
+    for key, field in [("wrap_density", "grading.wrapDensity"), ("wrap_grading", "grading.gradingStep")]:
+        v = r.get(key)
+        if v is not None and not eulerian:
             r.error(key, "only the eulerian mesh (mesh = \"eulerian\") has it")
+        if v is not None:
+            set_(field, number(v))
     for key in ("start_end", "finish_end", "start", "end", "nodes"):
         if r.get(key) is not None:
             r.error(key, "only an open belt (closed = false) has it")
@@ -496,6 +503,8 @@ def generate(path, name, info=None):
         acceleration = r.get("max_acceleration")
         if acceleration and kind not in ("speed", "torque"):
             r.error("max_acceleration", "only a motor (kind = \"speed\" or \"torque\") has an acceleration limit")
+        if eulerian and kind in ("floating", "tensioner"):
+            r.error("kind", f"a {kind} pulley moves; the eulerian mesh (belt.mesh) takes pulleys on fixed centres only")
         if kind == "floating" and not (r.get("mass") or 0.0) > 0.0:
             r.error("mass", "a floating pulley needs a mass > 0")
         arm = r.get("arm")
@@ -545,10 +554,18 @@ def generate(path, name, info=None):
         if v is None:
             continue
         set_(f"integrator.{field}", cpp_value(KEYS[("solver", key)], v))
-    for key in ("post_newton_passes", "pass_update_pairs"):
-        if r.get(key) is not None:
+    for key, field in [("post_newton_passes", "postNewtonPasses"), ("pass_update_pairs", "passUpdatePairs")]:
+        v = r.get(key)
+        if v is not None and not eulerian:
             r.error(key, "applies to the eulerian mesh only (belt.mesh = \"eulerian\")")
+        if v is not None:
+            set_(f"integrator.{field}", str(v))
     stepping = r.get("stepping") or r.default("stepping")
+    if eulerian and stepping == "fixed_cost":
+        # The kept matrix's switch updates and aged refresh are the material mesh's (as beltsim reads them).
+        for key in ("switch_columns", "refactor_pairs", "columns_after_refactor", "block_age_steps", "renewal_pairs"):
+            if key in solver:
+                r.error(key, "applies to the material mesh only (belt.mesh = \"material\")")
     frozen, newton = solver.get("frozen_state_iterations", 0), solver.get("fixed_newton_iterations", 2)
     if not 0 <= frozen <= newton:
         r.error("frozen_state_iterations", f"must be 0..fixed_newton_iterations ({newton})")
@@ -592,12 +609,14 @@ def generate(path, name, info=None):
 
 // The element count as text, for strings composed at compile time (the FMUs' descriptions).
 #define BELTSIM_{name.upper()}_ELEMENTS_TEXT "{elements}"
+#define BELTSIM_{name.upper()}_MESH_TEXT "{mesh}"
 
 namespace beltsim::fw {{
 
 constexpr int k{upper}Elements = {elements};
 constexpr int k{upper}Pulleys = {len(pulleys)};
 constexpr MotorMode k{upper}MotorMode = {motor_mode};  // pulley 1's kind in the file
+constexpr PlantMesh k{upper}Mesh = PlantMesh::k{mesh.capitalize()};  // belt.mesh
 
 // `mode` chooses how pulley 1 (the motor) is driven; everything else is the file's.
 inline PlantConfig {name}PlantConfig(MotorMode mode) {{

@@ -31,21 +31,22 @@ constexpr const char* kConfigurationName = kScenarioSummary;
 constexpr double kDefaultStopTime = kScenarioStopTime;  // s, the file's end_time
 #elif BELTSIM_FMU_PC_CONFIG == 1
 constexpr int kElements = fw::kPcElements;
-using Model = PaperDriveModel<kElements>;
+using Model = PaperDriveModel<kElements, fw::kPcMesh>;
 constexpr BuildConfiguration kBuild{"beltsim_pc", &fw::pcPlantConfig};
 constexpr const char* kConfigurationName =
     "Two-pulley belt drive with ANCF belt, penalty contact and bristle friction: PC configuration "
-    "(" BELTSIM_PC_ELEMENTS_TEXT " elements, 1e-4 s, the paper's contact values)";
-#define BELTSIM_FMU_TOKEN_CONFIG "pc-" BELTSIM_PC_ELEMENTS_TEXT
+    "(" BELTSIM_PC_ELEMENTS_TEXT " " BELTSIM_PC_MESH_TEXT " elements, 1e-4 s, the paper's contact values)";
+#define BELTSIM_FMU_TOKEN_CONFIG "pc-" BELTSIM_PC_MESH_TEXT "-" BELTSIM_PC_ELEMENTS_TEXT
 constexpr double kDefaultStopTime = 2.45;  // s, the paper's scenario
 #else
 constexpr int kElements = fw::kMicrocontrollerElements;
-using Model = PaperDriveModel<kElements>;
+using Model = PaperDriveModel<kElements, fw::kMicrocontrollerMesh>;
 constexpr BuildConfiguration kBuild{"beltsim_mcu", &fw::microcontrollerPlantConfig};
 constexpr const char* kConfigurationName =
     "Two-pulley belt drive with ANCF belt, penalty contact and bristle friction: microcontroller configuration "
-    "(" BELTSIM_MICROCONTROLLER_ELEMENTS_TEXT " elements, 1e-3 s, contact stiffness / 10)";
-#define BELTSIM_FMU_TOKEN_CONFIG "mcu-" BELTSIM_MICROCONTROLLER_ELEMENTS_TEXT
+    "(" BELTSIM_MICROCONTROLLER_ELEMENTS_TEXT " " BELTSIM_MICROCONTROLLER_MESH_TEXT
+    " elements, 1e-3 s, contact stiffness / 10)";
+#define BELTSIM_FMU_TOKEN_CONFIG "mcu-" BELTSIM_MICROCONTROLLER_MESH_TEXT "-" BELTSIM_MICROCONTROLLER_ELEMENTS_TEXT
 constexpr double kDefaultStopTime = 2.45;  // s, the paper's scenario
 #endif
 
@@ -57,9 +58,13 @@ constexpr std::size_t kVariableCount = sizeof(Model::kVariables) / sizeof(Variab
 // members change.
 // 3: SegmentHistory::heldByElement, ContactPair's anchorless view; 4: injected faults (the emulated
 // sensors, a table's tune, the bearing drag's anchors, the fault parameters); 5: a live table's
-// flag and range (InjectedFault::live, liveMin, liveMax).
-constexpr unsigned kStateLayoutVersion = 5;
-#define BELTSIM_FMU_STATE_LAYOUT "5"
+// flag and range (InjectedFault::live, liveMin, liveMax); 6: the plant's mesh (the product FMUs on
+// the eulerian mesh: its stations, carried anchors and mesh speeds). A state of the eulerian mesh
+// holds pointers from its pairs to its own carried anchors: Simulation's copy assignment (used by
+// fmi3SetFMUState) points them at the destination's anchors again, so a deserialized state is
+// never stepped before it was assigned.
+constexpr unsigned kStateLayoutVersion = 6;
+#define BELTSIM_FMU_STATE_LAYOUT "6"
 constexpr const char* kInstantiationToken =
     "{beltsim-fmi3-" BELTSIM_FMU_TOKEN_CONFIG "-state" BELTSIM_FMU_STATE_LAYOUT "}";
 

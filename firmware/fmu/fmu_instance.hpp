@@ -42,7 +42,9 @@ class Reporter {
   ~Reporter() = default;
 };
 
-// Everything fmi3GetFMUState saves: the model and the FMU's own variables. Copyable (no pointer).
+// Everything fmi3GetFMUState saves: the model and the FMU's own variables. Copied by assignment
+// (the eulerian mesh's pairs point at their own drive's carried anchors: its copy assignment points
+// them again; fmu_build.hpp, kStateLayoutVersion).
 // Model: the kind of FMU (PaperDriveModel, ScenarioModel): its plant, its variables and values.
 template <class Model>
 struct Simulation {

@@ -11,10 +11,10 @@
 
 namespace beltsim::fmu {
 
-template <int NE>
+template <int NE, PlantMesh Mesh>
 struct PaperDriveModel {
   static constexpr int kElements = NE;
-  using Plant = BeltDrivePlant<NE>;
+  using Plant = BeltDrivePlant<NE, 2, Mesh>;
   static constexpr const Variable (&kVariables)[sizeof(kPaperDriveVariables) / sizeof(Variable)] =
       kPaperDriveVariables;
 

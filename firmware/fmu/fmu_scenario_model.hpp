@@ -25,7 +25,7 @@ namespace beltsim::fmu {
 template <int NE, int NP>
 struct ScenarioModel {
   static constexpr int kElements = NE;
-  using Plant = BeltDrivePlant<NE, NP>;
+  using Plant = BeltDrivePlant<NE, NP, fw::kFmuScenarioMesh>;
   static constexpr const Variable (&kVariables)[sizeof(kScenarioVariables) / sizeof(Variable)] =
       kScenarioVariables;
 

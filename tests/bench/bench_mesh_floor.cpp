@@ -1,7 +1,8 @@
 // How coarse can the microcontroller plant be? (issue 6, instruction budget; a benchmark, not a test)
 //
-// Runs the firmware's microcontroller configuration (firmware/plant_config.hpp: 1 ms step, a tenth
-// of the paper's contact and bristle stiffness) with 8 to 24 elements through the paper's
+// Runs the microcontroller drive on the material mesh (host_sim/scenarios/hil_belt_drive.toml, as the
+// firmware's microcontroller configuration was until it moved to the eulerian mesh: 1 ms step, a
+// tenth of the paper's contact and bristle stiffness) with 8 to 24 elements through the paper's
 // scenario (paper [P] Sect. 4.3: P1 speed ramp 0 -> 12 rad/s over 0.05..0.6 s, load torque 0 ->
 // 25 N m smoothly over 1.0..1.5 s, end 2.45 s) and prints the mean of the last 0.15 s against the
 // paper's Table 4, the number of steps flagged as not converged and the wall time per step.
@@ -14,7 +15,7 @@
 #include <cstdlib>
 
 #include "beltsim/system/profiles.hpp"
-#include "plant_config.hpp"
+#include "material_microcontroller_plant_config.hpp"
 
 namespace {
 
@@ -39,7 +40,7 @@ double percent(double value, double reference) { return 100.0 * (value / referen
 template <int NE>
 int runMesh() {
   static BeltDrivePlant<NE> plant;
-  const beltsim::PlantConfig config = beltsim::fw::microcontrollerPlantConfig(MotorMode::kSpeed);
+  const beltsim::PlantConfig config = beltsim::fw::materialMicrocontrollerPlantConfig(MotorMode::kSpeed);
   if (!plant.setUp(config).ok()) {
     std::printf("%3d elements: set-up rejected\n", NE);
     return 1;

@@ -54,9 +54,9 @@ struct RunResult {
   double flaggedPercent = 0.0;  // of the steps taken
 };
 
-template <int NE>
+template <int NE, PlantMesh Mesh>
 RunResult run(const char* name, const PlantConfig& config, double seconds, std::uint64_t seed, double maxLoad) {
-  static BeltDrivePlant<NE> plant;  // static: the model's state
+  static BeltDrivePlant<NE, 2, Mesh> plant;  // static: the model's state
   RunResult result;
   if (!plant.setUp(config).ok() || !plant.start().converged) {
     std::printf("%s: set-up or static equilibrium failed\n", name);
@@ -155,12 +155,12 @@ RunResult run(const char* name, const PlantConfig& config, double seconds, std::
   return result;
 }
 
-template <int NE>
+template <int NE, PlantMesh Mesh>
 int runSeeds(const char* name, const PlantConfig& config, double seconds, std::uint64_t first, std::uint64_t last,
              double maxLoad) {
   std::vector<RunResult> results;
   for (std::uint64_t seed = first; seed <= last; ++seed) {
-    results.push_back(run<NE>(name, config, seconds, seed, maxLoad));
+    results.push_back(run<NE, Mesh>(name, config, seconds, seed, maxLoad));
     if (results.back().setUpFailed) return 1;
   }
   if (first == last) return results[0].fault ? 3 : 0;
@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
     config.integrator.spectralRadius = std::atof(v);
   }
   if (std::getenv("BENCH_NEWMARK")) config.integrator.newmark = true;  // the trapezoidal rule, as the paper
-  return pc ? runSeeds<fw::kPcElements>("PC configuration", config, seconds, firstSeed, lastSeed, maxLoad)
-            : runSeeds<fw::kMicrocontrollerElements>("microcontroller configuration", config, seconds, firstSeed,
-                                                     lastSeed, maxLoad);
+  return pc ? runSeeds<fw::kPcElements, fw::kPcMesh>("PC configuration", config, seconds, firstSeed, lastSeed, maxLoad)
+            : runSeeds<fw::kMicrocontrollerElements, fw::kMicrocontrollerMesh>("microcontroller configuration", config,
+                                                                              seconds, firstSeed, lastSeed, maxLoad);
 }

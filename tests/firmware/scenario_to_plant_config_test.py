@@ -28,12 +28,14 @@ def main():
     source, work = sys.argv[1:3]
     os.makedirs(work, exist_ok=True)
     # The cases below add their own stepping keys and acceleration limits: the base is the
-    # microcontroller configuration without the ones it sets itself (TOML refuses a key twice).
+    # microcontroller drive on the material mesh (host_sim/scenarios/hil_belt_drive.toml) without
+    # the ones it sets itself (TOML refuses a key twice).
     own = ("stepping", "fixed_newton_iterations", "frozen_state_iterations", "refresh_steps", "switch_columns",
            "refactor_pairs", "columns_after_refactor", "block_age_steps", "renewal_pairs", "fixed_residual_tolerance",
            "max_acceleration")
-    base = "".join(line for line in open(os.path.join(source, "firmware", "configs", "microcontroller.toml"))
+    base = "".join(line for line in open(os.path.join(source, "host_sim", "scenarios", "hil_belt_drive.toml"))
                    if line.split("=")[0].strip() not in own)
+    eulerian = base.replace("elements = 24\n", "mesh = \"eulerian\"\nelements = 16\n")
     load = base[base.index('[[pulley]]\nname = "load"'):base.index("[solver]")]
     cases = [
         ("nine pulleys", base.replace("[solver]", load * 7 + "[solver]"),
@@ -56,6 +58,19 @@ def main():
          r":(\d+): key 'solver.step_sise': unknown key"),
         ("a wrong type", base.replace("max_pns = 5", "max_pns = \"five\""), r"key 'solver.max_pns': expected an integer"),
         ("malformed TOML", "[belt\nelements = 24\n", r"error: .*user_\d+\.toml"),
+        # The eulerian mesh (docs/model_element.md §2.11) keeps its nodes on fixed lines; its
+        # stepping and the material mesh's take their own keys, as beltsim reads them.
+        ("a tensioner on the eulerian mesh",
+         eulerian.replace('name = "load"\nkind = "fixed_axis"', 'name = "load"\nkind = "tensioner"').replace(
+             "[solver]", "[pulley.arm]\npivot = [0.3, -0.1]\nstiffness = 30.0\npreload_angle = 0.5\n\n[solver]"),
+         r":\d+: key 'pulley\[1\].kind': a tensioner pulley moves; the eulerian mesh \(belt.mesh\) takes pulleys on fixed centres only"),
+        ("the material mesh's switch columns on the eulerian mesh",
+         eulerian.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nswitch_columns = 2\n"),
+         r":\d+: key 'solver.switch_columns': applies to the material mesh only"),
+        ("the eulerian mesh's passes on the material mesh", base.replace("[solver]\n", "[solver]\npost_newton_passes = 5\n"),
+         r":\d+: key 'solver.post_newton_passes': applies to the eulerian mesh only"),
+        ("the eulerian mesh's grading on the material mesh", base.replace("elements = 24\n", "elements = 24\nwrap_density = 2.0\n"),
+         r":\d+: key 'belt.wrap_density': only the eulerian mesh"),
         ("an unknown stepping", base.replace("[solver]\n", "[solver]\nstepping = \"fast\"\n"),
          r":\d+: key 'solver.stepping': 'fast' is not one of: fixed_cost, reference"),
         ("a refresh longer than the mesh", base.replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nrefresh_steps = 30\n"),
@@ -116,19 +131,32 @@ def main():
     other = base.replace("elements = 24", "elements = 30").replace("damping = 2.0", "damping = 1.5") \
                 .replace('kind = "torque"', 'kind = "speed"') \
                 .replace("[solver]\n", "[solver]\nstepping = \"fixed_cost\"\nfixed_newton_iterations = 3\nfrozen_state_iterations = 1\nrefresh_steps = 5\n")
-    p, out = generate(source, other, work, "user_ok")
-    header = open(out).read() if p.returncode == 0 and os.path.exists(out) else ""
-    expected = ["constexpr int kUserElements = 30;", "c.pulley[1].rotationalDamping = 1.5;", "constexpr int kUserPulleys = 2;",
-                "constexpr MotorMode kUserMotorMode = MotorMode::kSpeed;", "inline PlantConfig userPlantConfig(MotorMode mode)",
-                "c.integrator.stepping = Stepping::kFixedCost;", "c.integrator.fixedNewtonIterations = 3;",
-                "c.integrator.frozenStateIterations = 1;", "c.integrator.refreshSteps = 5;"]
-    missing = [e for e in expected if e not in header]
-    if missing:
-        print(f"FAILED another drive: {p.stderr.strip()} missing {missing}")
-        failed += 1
-    else:
-        print("ok another drive: its element count, damper, motor mode and stepping are in the header")
-        passed += 1
+    accepted = [
+        ("another drive", "its element count, damper, motor mode and stepping are in the header", other,
+         ["constexpr int kUserElements = 30;", "c.pulley[1].rotationalDamping = 1.5;", "constexpr int kUserPulleys = 2;",
+          "constexpr MotorMode kUserMotorMode = MotorMode::kSpeed;", "inline PlantConfig userPlantConfig(MotorMode mode)",
+          "c.integrator.stepping = Stepping::kFixedCost;", "c.integrator.fixedNewtonIterations = 3;",
+          "c.integrator.frozenStateIterations = 1;", "c.integrator.refreshSteps = 5;",
+          "constexpr PlantMesh kUserMesh = PlantMesh::kMaterial;"]),
+        # The shipped microcontroller configuration (with a grading of its own): the eulerian mesh
+        # and its passes.
+        ("the eulerian configuration", "its mesh, grading and passes are in the header",
+         open(os.path.join(source, "firmware", "configs", "microcontroller.toml")).read().replace(
+             "[belt]\n", "[belt]\nwrap_density = 2.5\n"),
+         ["constexpr int kUserElements = 16;", "constexpr PlantMesh kUserMesh = PlantMesh::kEulerian;",
+          '#define BELTSIM_USER_MESH_TEXT "eulerian"', "c.grading.wrapDensity = 2.5;",
+          "c.integrator.postNewtonPasses = 5;", "c.integrator.passUpdatePairs = 8;"]),
+    ]
+    for k, (name, what, text, expected) in enumerate(accepted):
+        p, out = generate(source, text, work, f"user_ok_{k}")
+        header = open(out).read() if p.returncode == 0 and os.path.exists(out) else ""
+        missing = [e for e in expected if e not in header]
+        if missing:
+            print(f"FAILED {name}: {p.stderr.strip()} missing {missing}")
+            failed += 1
+        else:
+            print(f"ok {name}: {what}")
+            passed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -20,7 +20,7 @@
 namespace beltsim::fw {
 namespace {
 
-using Loop = PlantLoop<kMicrocontrollerElements>;
+using Loop = PlantLoop<kMicrocontrollerElements, 2, kMicrocontrollerMesh>;
 
 std::unique_ptr<Loop> startedLoop(const PlantConfig& config, const LoopOptions& options = LoopOptions{}) {
   auto loop = std::make_unique<Loop>();
@@ -263,12 +263,14 @@ TEST(PlantLoop, RejectedFramesActLikeNoFrameAndAreCounted) {
 TEST(PlantLoop, TooManyNonConvergedStepsEnterTheSafeStateAndTheLoopKeepsAnswering) {
   PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
   // One Newton iteration cannot meet the reference tolerances once the belt moves (either
-  // stepping: the fixed-cost one then flags every step whose remainder exceeds 1e-7 N).
+  // stepping: the fixed-cost one, with one post-Newton pass, then flags every step whose
+  // remainder exceeds 1e-7 N; its five passes would converge every step to about 1e-10 N).
   config.integrator.maxNewtonIterations = 1;
   config.integrator.relativeTolerance = 1e-8;
   config.integrator.absoluteTolerance = 1e-7;
   config.integrator.fixedNewtonIterations = 1;
   config.integrator.frozenStateIterations = 1;
+  config.integrator.postNewtonPasses = 1;
   config.integrator.fixedResidualTolerance = 1e-7;
   LoopOptions options;
   options.maxConsecutiveNonConverged = 5;
@@ -605,7 +607,7 @@ TEST(PlantLoop, SpeedCommandRampCostsTheInertiaTorque) {
 TEST(PlantLoop, SpeedStepIsReachedAtTheMotorsAccelerationLimit) {
   PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
   config.pulley[0].maxAcceleration = 500.0;
-  static BeltDrivePlant<kMicrocontrollerElements> plant;  // static: ~100 KB of model state
+  static BeltDrivePlant<kMicrocontrollerElements, 2, kMicrocontrollerMesh> plant;  // static: ~100 KB of model state
   ASSERT_TRUE(plant.setUp(config).ok());
   ASSERT_TRUE(plant.start().converged);
   double torque[81] = {};
@@ -632,7 +634,7 @@ TEST(PlantLoop, SpeedStepIsReachedAtTheMotorsAccelerationLimit) {
 // at the instantaneous jump (the images' default without an acceleration limit), at 360 rad/s^2
 // and at the configuration's own 500 rad/s^2.
 TEST(MicrocontrollerConfiguration, ASpeedStepFromRestNeitherFaultsNorReachesTheSafeState) {
-  static BeltDrivePlant<kMicrocontrollerElements> plant;  // static: ~100 KB of model state
+  static BeltDrivePlant<kMicrocontrollerElements, 2, kMicrocontrollerMesh> plant;  // static: ~100 KB of model state
   const long safeStateRun = static_cast<long>(LoopOptions{}.maxConsecutiveNonConverged);
   for (const double acceleration : {0.0, 360.0, 500.0}) {
     PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
@@ -658,16 +660,21 @@ TEST(MicrocontrollerConfiguration, ASpeedStepFromRestNeitherFaultsNorReachesTheS
 
 // The microcontroller configuration's fixed-cost stepping against the reference stepping (the
 // paper's scheme: post-Newton loop, the trapezoidal rule) at the same mesh and step, over the
-// paper's scenario (tests/support/paper_scenario.hpp). Issue 15's accuracy bounds: the tail
-// means of omega_P2, drive torque, F1 and F2 within 0.3 percentage points of the reference, the
-// creep (omega_P1 - omega_P2) r within 2 % of it; issue 33's: all four within 1 % of Table 4 with
-// the arc gap (the configuration's segment geometry). Measured (x86-64, 2026-11-27): +0.73 %,
-// +0.27 %, -0.14 %, -0.32 % against Table 4 (reference +0.72 %, +0.31 %, -0.16 %, -0.34 %), creep
-// -0.2 %, 34 of 2450 steps flagged (11 with the paper's chord gap, whose F2 was +3.15 %): the flag
-// bound is 1.5 % of the steps since issue 33 (it was 1 %; said on the issue).
+// paper's scenario (tests/support/paper_scenario.hpp). Bounds: the tail means of omega_P2, drive
+// torque, F1 and F2 within 0.3 percentage points of the reference, the creep (omega_P1 - omega_P2) r
+// within 2 % of it; omega_P2, F1 and F2 within 1 % of the converged run with the configuration's
+// contact values (a tenth of the paper's: the belt sinks deeper and its path is shorter; the
+// material mesh at 480 elements, 1e-4 s, reference stepping: 11.3002 rad/s, 660.47 N, 182.71 N,
+// docs/host_simulator.md, *The eulerian mesh*) and the drive torque within 1 % of Table 4 (it is
+// the load's and the damper's); at most 0.5 % of the steps flagged (the health flag's bound under
+// random commands, docs/firmware.md). Measured on the eulerian mesh (x86-64, 2026-12-06): fixed
+// cost and reference equal to 1e-4 rad/s and 0.01 N; against the converged run omega_P2 +0.01 %,
+// F1 -0.18 %, F2 +0.51 %; 0 of 2450 steps flagged. (Against Table 4 F2 is -1.6 %: the contact
+// values' own shift; the material mesh's 24 elements met Table 4 within 1 % by a cancellation of
+// that shift with the Lobatto rule's over-tension, docs/validation_and_convergence.md.)
 TEST(MicrocontrollerConfiguration, ItsFixedCostSteppingFollowsTheReferenceOverThePaperScenario) {
   using namespace beltsim::test;
-  static BeltDrivePlant<kMicrocontrollerElements> plant;  // static: ~100 KB of model state
+  static BeltDrivePlant<kMicrocontrollerElements, 2, kMicrocontrollerMesh> plant;  // static: ~100 KB of model state
   PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
   ASSERT_EQ(config.integrator.stepping, Stepping::kFixedCost);
   auto run = [&](const PlantConfig& c) {
@@ -689,15 +696,16 @@ TEST(MicrocontrollerConfiguration, ItsFixedCostSteppingFollowsTheReferenceOverTh
               (fixed.omegaP1 - fixed.omegaP2) * r, (reference.omegaP1 - reference.omegaP2) * r, fixed.flagged,
               reference.flagged);
   const double paper[4] = {kPaperOmegaP2, kPaperDriveTorque, kPaperTightForce, kPaperSlackForce};
+  const double converged[4] = {11.3002, kPaperDriveTorque, 660.47, 182.71};
   const double a[4] = {fixed.omegaP2, fixed.driveTorque, fixed.tightForce, fixed.slackForce};
   const double b[4] = {reference.omegaP2, reference.driveTorque, reference.tightForce, reference.slackForce};
   for (int i = 0; i < 4; ++i) {
     EXPECT_NEAR(a[i] / paper[i] - b[i] / paper[i], 0.0, 3e-3) << "tail mean " << i;
-    EXPECT_NEAR(a[i] / paper[i], 1.0, 1e-2) << "tail mean " << i;
+    EXPECT_NEAR(a[i] / converged[i], 1.0, 1e-2) << "tail mean " << i;
   }
   const double creepFixed = fixed.omegaP1 - fixed.omegaP2, creepReference = reference.omegaP1 - reference.omegaP2;
   EXPECT_NEAR(creepFixed / creepReference, 1.0, 0.02);
-  EXPECT_LE(fixed.flagged, 3 * fixed.steps / 200);  // at most 1.5 % of the steps carry a remainder above 5 N
+  EXPECT_LE(fixed.flagged, fixed.steps / 200);  // at most 0.5 % of the steps flagged
 }
 
 TEST(PlantLoop, FailedSelfCheckStartsInTheSafeState) {
@@ -725,9 +733,9 @@ struct ScriptedRun {
 };
 
 // To t = 1 s, the last 0.15 s averaged, at the configuration's step.
-template <int NE = kMicrocontrollerElements>
+template <int NE = kMicrocontrollerElements, PlantMesh Mesh = kMicrocontrollerMesh>
 ScriptedRun runScriptedStimulus(const PlantConfig& config) {
-  static BeltDrivePlant<NE> plant;  // static: ~100 KB of model state
+  static BeltDrivePlant<NE, 2, Mesh> plant;  // static: ~100 KB of model state
   ScriptedRun m;
   EXPECT_TRUE(plant.setUp(config).ok());
   EXPECT_TRUE(plant.start().converged);
@@ -771,8 +779,11 @@ void expectTailMeansWithin(const ScriptedRun& fast, const ScriptedRun& reference
   EXPECT_LT(relative(fast.slackForce, reference.slackForce), limit);
 }
 
-// Measured: flagged steps 31 -> 3, Newton iterations 6872 -> 2049, post-Newton passes 1956 -> 1304,
-// states within 1.3e-4 relative.
+// Measured on the eulerian mesh (2026-12-06): flagged steps 0 -> 0, Newton iterations 2295 -> 995,
+// post-Newton passes 1195 -> 1003, states within 5.3e-6 relative. (On the material mesh, 24
+// elements: flagged 31 -> 3, iterations 6872 -> 2049, passes 1956 -> 1304; the pass bound was 80 %
+// of the tight run's and is 90 % since the configuration moved to the eulerian mesh, whose tight
+// run flags no step.)
 // The tolerances of the reference stepping (the paper's scheme), whichever stepping the file selects.
 TEST(MicrocontrollerConfiguration, ItsTolerancesFlagFewerStepsAndKeepTheState) {
   PlantConfig chosen = microcontrollerPlantConfig(MotorMode::kSpeed);
@@ -786,7 +797,7 @@ TEST(MicrocontrollerConfiguration, ItsTolerancesFlagFewerStepsAndKeepTheState) {
   printCounts(reference, fast);
   EXPECT_LE(5 * fast.flaggedSteps, reference.flaggedSteps);
   EXPECT_LE(2 * fast.newtonIterations, reference.newtonIterations);
-  EXPECT_LE(10 * fast.pnsPasses, 8 * reference.pnsPasses);
+  EXPECT_LE(10 * fast.pnsPasses, 9 * reference.pnsPasses);
   expectTailMeansWithin(fast, reference, 1e-3);
 }
 
@@ -803,8 +814,8 @@ TEST(PcConfiguration, ItsNewtonToleranceSavesIterationsAndKeepsTheState) {
   PlantConfig tight = chosen;
   tight.integrator.relativeTolerance = 1e-8;
   tight.integrator.absoluteTolerance = 1e-7;
-  const ScriptedRun reference = runScriptedStimulus<kPcElements>(tight);
-  const ScriptedRun fast = runScriptedStimulus<kPcElements>(chosen);
+  const ScriptedRun reference = runScriptedStimulus<kPcElements, kPcMesh>(tight);
+  const ScriptedRun fast = runScriptedStimulus<kPcElements, kPcMesh>(chosen);
   printCounts(reference, fast);
   EXPECT_LE(100 * fast.newtonIterations, 45 * reference.newtonIterations);
   EXPECT_LE(100 * fast.flaggedSteps, static_cast<int>(std::lround(1.0 / chosen.stepSize)));

@@ -25,7 +25,7 @@ namespace beltsim::fw {
 namespace {
 
 constexpr int kNE = kMicrocontrollerElements;
-using Loop = PlantLoop<kNE>;
+using Loop = PlantLoop<kNE, 2, kMicrocontrollerMesh>;
 constexpr std::uint32_t kTicks = 300;         // past every scripted defect (input_script.hpp)
 constexpr std::uint32_t kCorruptTick = 280;   // the scripted frame with a flipped bit
 
@@ -74,7 +74,7 @@ std::vector<OutputFrame> run(int socketType) {
   TickLoopSettings settings;
   settings.scripted = socketType == 0;
   EXPECT_TRUE(hal::startTick(0));
-  TickLoop<kNE, 2, Recorder> tickLoop;
+  TickLoop<kNE, 2, Recorder, kMicrocontrollerMesh> tickLoop;
   tickLoop.setUp(*loop, recorder, settings);
   if (socketType != 0) recorder.send(1);
   EXPECT_EQ(tickLoop.run(kTicks), RunEnd::kCompleted);
@@ -151,7 +151,7 @@ TEST(TickLoop, AStretchedStepsOverrunsAreBlamedOnCompute) {
   TickLoopSettings settings;
   settings.tickNanoseconds = 2000000;
   ASSERT_TRUE(hal::startTick(settings.tickNanoseconds));
-  TickLoop<kNE, 2, Stretcher> tickLoop;
+  TickLoop<kNE, 2, Stretcher, kMicrocontrollerMesh> tickLoop;
   tickLoop.setUp(*loop, stretcher, settings);
   EXPECT_EQ(tickLoop.run(6), RunEnd::kCompleted);
   const OutputFrame& last = loop->tick(1);

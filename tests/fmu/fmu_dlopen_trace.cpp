@@ -33,7 +33,7 @@ constexpr const char* kFmi3Functions[] = {
     "GetNumberOfEventIndicators", "GetNumberOfContinuousStates", "EnterStepMode", "GetOutputDerivatives", "DoStep",
     "ActivateModelPartition"};
 
-beltsim::BeltDrivePlant<beltsim::fmu::kElements> g_plant;  // static storage
+beltsim::fmu::Model::Plant g_plant;  // static storage: the FMU's plant (its elements and mesh)
 
 }  // namespace
 

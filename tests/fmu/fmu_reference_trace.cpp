@@ -15,9 +15,9 @@
 
 namespace {
 
-template <int NE>
+template <int NE, beltsim::PlantMesh Mesh>
 int run(beltsim::PlantConfig config, double endTime, int n, std::FILE* out) {
-  static beltsim::BeltDrivePlant<NE> plant;  // static storage: hundreds of kilobytes
+  static beltsim::BeltDrivePlant<NE, 2, Mesh> plant;  // static storage: hundreds of kilobytes
   if (!plant.setUp(config).ok()) return 3;
   plant.start();
   if (!plant.started()) return 3;
@@ -53,8 +53,8 @@ int main(int argc, char** argv) {
   if (out == nullptr || n < 1 || !(endTime > 0.0)) return 2;
   using beltsim::MotorMode;
   const int status = std::strcmp(argv[1], "pc") == 0
-                         ? run<beltsim::fw::kPcElements>(beltsim::fw::pcPlantConfig(MotorMode::kSpeed), endTime, n, out)
-                         : run<beltsim::fw::kMicrocontrollerElements>(
+                         ? run<beltsim::fw::kPcElements, beltsim::fw::kPcMesh>(beltsim::fw::pcPlantConfig(MotorMode::kSpeed), endTime, n, out)
+                         : run<beltsim::fw::kMicrocontrollerElements, beltsim::fw::kMicrocontrollerMesh>(
                                beltsim::fw::microcontrollerPlantConfig(MotorMode::kSpeed), endTime, n, out);
   return std::fclose(out) == 0 ? status : 1;
 }

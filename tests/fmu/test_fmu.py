@@ -720,21 +720,32 @@ class Tunable(unittest.TestCase):
         # Slipping over the whole wrap, the span forces follow the capstan law itself
         # (measured: 2.565 against 2.566).
         self.assertAlmostEqual(ratio_wet, math.exp(0.3 * math.pi), delta=0.02 * math.exp(0.3 * math.pi))
-        # The transition flags steps: counted, and each logged in its own category.
-        self.assertGreater(flagged_wet, 0)
-        self.assertTrue(any(c == "logNonConverged" and s == fmi3OK for s, c, _ in inst.messages))
+        # The eulerian mesh's five passes carry the transition without a flagged step (the material
+        # mesh's fixed-cost stepping flagged it, and faulted with the firmware's limit of 10).
+        self.assertEqual(flagged_wet, 0)
         inst.free()
 
-    def test_with_the_firmware_limit_a_slip_through_transition_is_a_fault(self):
+    def test_flagged_steps_are_logged_and_more_in_a_row_than_the_limit_are_a_fault(self):
+        # Full torque and a 40 N m load at once from rest: the first steps carry more than the
+        # five passes converge (measured: 2 flagged; docs/firmware.md, *The health flag*).
         h = fmu("mcu").step_size
-        inst, _ = self.dry_state(10)
-        self.assertEqual(inst.set_f([13], [0.3]), fmi3OK)
-        statuses = [inst.step(10 * h) for _ in range(10)]
-        self.assertIn(fmi3Error, statuses)
-        self.assertEqual(inst.get_i([43]), [4])
-        self.assertTrue(any("in a row" in m for s, _, m in inst.messages if s == fmi3Error))
-        self.assertEqual(inst.step(10 * h), fmi3Error)  # faulted until fmi3Reset
-        inst.free()
+        for limit in (0, 1):
+            inst = Instance(fmu("mcu").lib, fmu("mcu").token, "limit %d" % limit)
+            self.assertEqual(inst.set_i([15, 10], [limit, 2]), fmi3OK)  # torque-driven motor
+            inst.init()
+            inst.set_f([2, 3], [60.0, 40.0])
+            statuses = [inst.step(h) for _ in range(20)]
+            if limit == 0:  # no limit: counted, each logged in its own category, no fault
+                self.assertEqual(statuses, [fmi3OK] * 20)
+                self.assertGreater(inst.get_i([47])[0], 0)
+                self.assertEqual(inst.get_i([43]), [0])
+                self.assertTrue(any(c == "logNonConverged" and s == fmi3OK for s, c, _ in inst.messages))
+            else:
+                self.assertIn(fmi3Error, statuses)
+                self.assertEqual(inst.get_i([43]), [4])
+                self.assertTrue(any("in a row" in m for s, _, m in inst.messages if s == fmi3Error))
+                self.assertEqual(inst.step(h), fmi3Error)  # faulted until fmi3Reset
+            inst.free()
 
 
 class Instances(unittest.TestCase):

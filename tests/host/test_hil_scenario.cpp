@@ -22,7 +22,7 @@
 #include "plant_config.hpp"
 #include "scenario.hpp"
 
-#if !defined(BELTSIM_HIL_SCENARIO) || !defined(BELTSIM_FIRMWARE_MCU_SCENARIO) || !defined(BELTSIM_FIRMWARE_PC_SCENARIO) || \
+#if !defined(BELTSIM_HIL_SCENARIO) || !defined(BELTSIM_HIL_FIRMWARE_SCENARIO) || !defined(BELTSIM_FIRMWARE_MCU_SCENARIO) || !defined(BELTSIM_FIRMWARE_PC_SCENARIO) || \
     !defined(BELTSIM_ACCESSORY_SCENARIO)
 #error "BELTSIM_HIL_SCENARIO, BELTSIM_FIRMWARE_MCU_SCENARIO, BELTSIM_FIRMWARE_PC_SCENARIO: scenario file paths"
 #endif
@@ -33,9 +33,9 @@ using namespace beltsim;
 // Both plants from their configurations run the same commands (a motor ramp to 40 N m or
 // 40 rad/s... as the mode takes it, then a 25 N m load: sticking and slipping) and must give
 // bit-identical outputs for `steps` steps.
-template <int NE, int NP = 2>
+template <int NE, int NP = 2, PlantMesh Mesh = PlantMesh::kMaterial>
 void expectSameBits(const PlantConfig& a, const PlantConfig& b, int steps) {
-  static BeltDrivePlant<NE, NP> first, second;  // static: ~100 KB of model state each
+  static BeltDrivePlant<NE, NP, Mesh> first, second;  // static: ~100 KB of model state each
   ASSERT_TRUE(first.setUp(a).ok());
   ASSERT_TRUE(second.setUp(b).ok());
   ASSERT_TRUE(first.start().converged);
@@ -66,9 +66,9 @@ PlantConfig fromScenarioFile(const std::string& path, int& elements) {
 
 TEST(HilScenario, DescribesTheFirmwaresMicrocontrollerPlantBitForBit) {
   int elements = 0;
-  const PlantConfig fromScenario = fromScenarioFile(BELTSIM_HIL_SCENARIO, elements);
+  const PlantConfig fromScenario = fromScenarioFile(BELTSIM_HIL_FIRMWARE_SCENARIO, elements);
   ASSERT_EQ(elements, fw::kMicrocontrollerElements);
-  expectSameBits<fw::kMicrocontrollerElements>(fromScenario, fw::microcontrollerPlantConfig(MotorMode::kTorque), 300);
+  expectSameBits<fw::kMicrocontrollerElements, 2, fw::kMicrocontrollerMesh>(fromScenario, fw::microcontrollerPlantConfig(MotorMode::kTorque), 300);
 }
 
 // The arc gap is defined for segment normals only (issue 33): point-wise normals with it are
@@ -163,7 +163,9 @@ TEST(HilScenario, TheEulerianPlantRunsTheMainJobWithoutRipple) {
     const double mean = sum[i] / tail;
     const double ripple = std::sqrt(std::max(0.0, squares[i] / tail - mean * mean)) / std::fabs(mean);
     EXPECT_NEAR(mean / reference[i], 1.0, 0.01) << names[i] << " tail mean " << mean;
-    if (i > 0) EXPECT_LT(ripple, 0.002) << names[i];
+    if (i > 0) {
+      EXPECT_LT(ripple, 0.002) << names[i];
+    }
   }
   EXPECT_LE(flagged, steps / 1000) << flagged << " of " << steps << " steps flagged";
 }
@@ -199,7 +201,7 @@ TEST(FirmwareConfigs, MicrocontrollerConfigurationIsItsScenarioFile) {
   ASSERT_EQ(elements, fw::kMicrocontrollerElements);
   ASSERT_EQ(fromScenario.pulleyCount, fw::kMicrocontrollerPulleys);
   ASSERT_EQ(static_cast<int>(inputOf(fromScenario.pulley[0].kind)), static_cast<int>(fw::kMicrocontrollerMotorMode));
-  expectSameBits<fw::kMicrocontrollerElements>(fromScenario, fw::microcontrollerPlantConfig(fw::kMicrocontrollerMotorMode),
+  expectSameBits<fw::kMicrocontrollerElements, 2, fw::kMicrocontrollerMesh>(fromScenario, fw::microcontrollerPlantConfig(fw::kMicrocontrollerMotorMode),
                                                300);
 }
 
@@ -209,7 +211,7 @@ TEST(FirmwareConfigs, PcConfigurationIsItsScenarioFile) {
   ASSERT_EQ(elements, fw::kPcElements);
   ASSERT_EQ(fromScenario.pulleyCount, fw::kPcPulleys);
   ASSERT_EQ(static_cast<int>(inputOf(fromScenario.pulley[0].kind)), static_cast<int>(fw::kPcMotorMode));
-  expectSameBits<fw::kPcElements>(fromScenario, fw::pcPlantConfig(fw::kPcMotorMode), 300);
+  expectSameBits<fw::kPcElements, 2, fw::kPcMesh>(fromScenario, fw::pcPlantConfig(fw::kPcMotorMode), 300);
 }
 
 // Injected faults (issue 52, docs/injected_faults.md): a scenario's [[fault]] table reaches the
@@ -234,10 +236,10 @@ TEST(HilScenario, AFrictionFaultOfTheScenarioReachesThePlantAsTheFirmwareTakesIt
   wet.start = 0.22;
   wet.ramp = 0.02;
   wet.value = 0.2;
-  expectSameBits<fw::kMicrocontrollerElements>(fromScenario, byHand, 300);
+  expectSameBits<fw::kMicrocontrollerElements, 2, fw::kMicrocontrollerMesh>(fromScenario, byHand, 300);
 
   // The same commands without the fault end elsewhere: P1 slides with mu 0.2 under the load.
-  static BeltDrivePlant<fw::kMicrocontrollerElements> dry, faulted;
+  static BeltDrivePlant<fw::kMicrocontrollerElements, 2, fw::kMicrocontrollerMesh> dry, faulted;
   ASSERT_TRUE(dry.setUp(fw::microcontrollerPlantConfig(fw::kMicrocontrollerMotorMode)).ok());
   ASSERT_TRUE(faulted.setUp(byHand).ok());
   ASSERT_TRUE(dry.start().converged);
