@@ -5,7 +5,8 @@ docs/cortex_m7_figures.json (CTest `cortex_m7_figures`, cortex-m7 preset).
   memory        the product image (beltsim_firmware.elf): flash = .text + .ARM.exidx + .init_array
                 + .data (its load image); RAM = .data + .bss + .noinit + 64 bytes of fault record
                 + the worst-case stack bound of scripts/stack_bound.py (as the memory budget test,
-                tests/cmake/check_memory_budget.cmake, which enforces the limits).
+                tests/cmake/check_memory_budget.cmake, which enforces the limits); the step's code,
+                the functions reachable from the firmware's tick.
   instructions  firmware_scripted_run.elf (the microcontroller configuration, 600 ticks, with a
                 step log) under qemu-system-arm -icount shift=1,sleep=off: one instruction = 2 ns of
                 virtual time, so each logged step time is an exact instruction count: min, median
@@ -33,16 +34,18 @@ QEMU = ['qemu-system-arm', '-M', 'mps2-an500', '-nographic', '-monitor', 'none',
 FAULT_RECORD = 64  # bytes at the top of RAM, outside the sections (hal/mps2_an500)
 
 
-def memory(size_tool, stack_script, callgraph_dirs, image):
+def memory(size_tool, nm_tool, stack_script, callgraph_dirs, image):
     table = subprocess.run([size_tool, '-A', image], capture_output=True, text=True, check=True).stdout
     section = {}
     for name in ('text', 'ARM.exidx', 'init_array', 'data', 'bss', 'noinit', 'stack'):
         m = re.search(r'\n\.%s\s+(\d+)' % re.escape(name), table)
         section[name] = int(m.group(1)) if m else 0
-    report = subprocess.run([sys.executable, stack_script] + callgraph_dirs + ['--limit', str(section['stack'])],
-                            capture_output=True, text=True)
+    report = subprocess.run([sys.executable, stack_script] + callgraph_dirs +
+                            ['--limit', str(section['stack']), '--step-root', '9PlantLoop+4tickE', '--image', image,
+                             '--nm', nm_tool], capture_output=True, text=True)
     m = re.search(r'worst-case stack bound: (\d+)', report.stdout)
-    if report.returncode != 0 or not m:
+    code = re.search(r'step code: (\d+)', report.stdout)
+    if report.returncode != 0 or not m or not code:
         sys.exit('stack bound failed:\n' + report.stdout + report.stderr)
     stack = int(m.group(1))
     return {
@@ -50,6 +53,7 @@ def memory(size_tool, stack_script, callgraph_dirs, image):
         'ram_bytes': section['data'] + section['bss'] + section['noinit'] + FAULT_RECORD + stack,
         'ram_parts_bytes': {'data': section['data'], 'bss': section['bss'], 'noinit': section['noinit'],
                             'fault_record': FAULT_RECORD, 'stack_bound': stack},
+        'step_code_bytes': int(code.group(1)),
     }
 
 
@@ -80,7 +84,7 @@ def measure(a):
     figures = {'about': 'Cortex-M7 figures of this tree: written by scripts/cortex_m7_figures.py write, '
                         'checked by CTest cortex_m7_figures (cortex-m7 preset); the docs cite this file '
                         '(docs/firmware.md, *Measured figures*)',
-               'product_image': memory(a.size, a.stack_script, a.callgraph_dirs.split('|'), a.product),
+               'product_image': memory(a.size, a.nm, a.stack_script, a.callgraph_dirs.split('|'), a.product),
                'scripted_run_instructions_per_step': instructions(a.scripted)}
     return figures
 
@@ -102,6 +106,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('mode', choices=('check', 'write'))
     ap.add_argument('--size', required=True)
+    ap.add_argument('--nm', default='arm-none-eabi-nm')
     ap.add_argument('--stack-script', required=True)
     ap.add_argument('--callgraph-dirs', required=True)
     ap.add_argument('--product', required=True)

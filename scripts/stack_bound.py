@@ -7,10 +7,15 @@ handlers' share: bound = deepest(main) + max over handlers of (deepest(handler) 
 Calls to functions without a .ci entry (C library: memcpy, memset...) are charged
 --external-bytes each and listed. Fails (exit 1) on recursion, dynamic frames, or a bound above
 --limit.
+
+With --step-root NAME --image ELF --nm NM it also prints the step's code: the bytes of the image's
+functions reachable in the call graph from the function whose mangled name contains each
+'+'-separated part of NAME (9PlantLoop+4tickE: the firmware's tick), sizes from `nm -S` (the code a core keeps in tightly coupled memory beside RAM).
 """
 import argparse
 import os
 import re
+import subprocess
 import sys
 
 NODE = re.compile(r'node: \{ title: "([^"]+)" label: "((?:[^"\\]|\\.)*)"')
@@ -30,6 +35,9 @@ def main():
     ap.add_argument('--exception-frame', type=int, default=104, help='bytes the core pushes (FP context: 26 words)')
     ap.add_argument('--external-bytes', type=int, default=64)
     ap.add_argument('--limit', type=int, default=0)
+    ap.add_argument('--step-root', help='part of the mangled name of the step\'s entry (e.g. PlantLoop)')
+    ap.add_argument('--image', help='the ELF image whose code sizes count (with --step-root)')
+    ap.add_argument('--nm', default='arm-none-eabi-nm')
     args = ap.parse_args()
 
     files = []
@@ -107,10 +115,37 @@ def main():
         return 1
     bound = total + handler
     print('worst-case stack bound: %d bytes' % bound)
+    if args.step_root and args.image:
+        code = step_code(args, calls)
+        if code is None:
+            print('stack_bound: no function named like %s in the call graph' % args.step_root)
+            return 1
+        print('step code: %d bytes (%d functions reachable from %s)' % code)
     if args.limit and bound > args.limit:
         print('stack_bound: bound %d exceeds the limit %d' % (bound, args.limit))
         return 1
     return 0
+
+
+def step_code(args, calls):
+    """(bytes, functions, root) of the image's code reachable from the step's entry, or None."""
+    sizes = {}
+    listing = subprocess.run([args.nm, '-S', args.image], capture_output=True, text=True, check=True).stdout
+    for line in listing.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[2] in 'tTwW':
+            sizes[fields[3]] = int(fields[1], 16)
+    parts = args.step_root.split('+')
+    roots = sorted(k for k in calls if all(p in k for p in parts))
+    if not roots:
+        return None
+    seen, stack = set(), list(roots)
+    while stack:
+        fn = stack.pop()
+        if fn not in seen:
+            seen.add(fn)
+            stack += calls.get(fn, ())
+    return sum(sizes.get(fn, 0) for fn in seen), len(seen), roots[0]
 
 
 if __name__ == '__main__':

@@ -597,6 +597,8 @@ def figures_table(fig):
         f"| RAM, product image: data + bss + noinit + fault record + stack bound | {m['ram_bytes']:,} B "
         f"({parts['data']:,} + {parts['bss']:,} + {parts['noinit']:,} + {parts['fault_record']:,} + "
         f"{parts['stack_bound']:,}) |",
+        f"| step code (functions reachable from the tick); RAM + step code | {m['step_code_bytes']:,} B; "
+        f"{m['ram_bytes'] + m['step_code_bytes']:,} B |",
         f"| instructions per step, `firmware_scripted_run` ({s['steps']} steps): min, median, p99, max, mean | "
         f"{s['min']:,}, {s['median']:,}, {s['p99']:,}, **{s['max']:,}**, {s['mean']:,} |",
         f"| worst / median | {s['max'] / s['median']:.3f} |",
