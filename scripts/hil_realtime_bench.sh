@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
-scenario=${2:-host_sim/scenarios/hil_belt_drive.toml}
+scenario=${2:-host_sim/scenarios/hil_eulerian_belt_drive.toml}
 if [[ ! -f $scenario ]]; then echo "hil_realtime_bench: no scenario file '$scenario'" >&2; exit 2; fi
 # beltctl's control period is the plant's step (its --step; the default 1e-3 s would end it after
 # a tenth of a 10 kHz run and the plant would go to its safe state, controller silent).

@@ -406,7 +406,10 @@ def cortex_m7(beltsim, beltctl, scenario, work, image):
     if not os.path.exists(image):
         print('BELTSIM_SKIP: %s not built (cortex-m7 preset)' % image)
         return SKIP if os.environ.get('BELTSIM_REQUIRE_ALL_TARGETS') != '1' else 1
-    plant = start_plant(beltsim, scenario, 47851, os.path.join(work, 'host'), ['--lockstep', '--duration', '2'])
+    # The firmware's microcontroller plant as a scenario (the eulerian mesh; hil_belt_drive.toml is
+    # the same drive on the material mesh).
+    firmware_plant = os.path.join(os.path.dirname(os.path.abspath(scenario)), 'hil_eulerian_belt_drive.toml')
+    plant = start_plant(beltsim, firmware_plant, 47851, os.path.join(work, 'host'), ['--lockstep', '--duration', '2'])
     _, host_trace = run_controller(beltctl, ['--udp', '127.0.0.1:47851'], work, 'ctl_host')
     finish(plant)
     qemu = subprocess.Popen(['qemu-system-arm', '-M', 'mps2-an500', '-nographic', '-monitor', 'none',
