@@ -59,22 +59,25 @@ HOST_MCU = os.path.join(HOST_BUILD, 'tests/firmware_scripted_run')
 HOST_PC = os.path.join(HOST_BUILD, 'firmware/beltsim_firmware_pc_bench')
 
 
-def pc_configuration(build):
-    """Element count and step of the PC configuration the host build was generated from (its
-    BELTSIM_FIRMWARE_PC_SCENARIO, default firmware/configs/pc.toml)."""
-    scenario = os.path.join(ROOT, 'firmware/configs/pc.toml')
+def configuration(build, option, default):
+    """Mesh, element count and step of a firmware configuration the host build was generated from
+    (its CMake option, default the file under firmware/configs/)."""
+    scenario = os.path.join(ROOT, default)
     cache = os.path.join(build, 'CMakeCache.txt')
     if os.path.exists(cache):
         for line in open(cache):
-            if line.startswith('BELTSIM_FIRMWARE_PC_SCENARIO:'):
+            if line.startswith(option + ':'):
                 scenario = line.split('=', 1)[1].strip()
     with open(scenario, 'rb') as f:
-        pc = tomllib.load(f)
-    return pc['belt']['elements'], pc['solver']['step_size']
+        c = tomllib.load(f)
+    return c['belt'].get('mesh', 'material'), c['belt']['elements'], c['solver']['step_size']
 
 
-PC_ELEMENTS, PC_STEP = pc_configuration(HOST_BUILD)
-PC_NAME = 'PC (%d el, %g s)' % (PC_ELEMENTS, PC_STEP)
+PC_MESH, PC_ELEMENTS, PC_STEP = configuration(HOST_BUILD, 'BELTSIM_FIRMWARE_PC_SCENARIO', 'firmware/configs/pc.toml')
+PC_NAME = 'PC (%d %s el, %g s)' % (PC_ELEMENTS, PC_MESH, PC_STEP)
+MCU_MESH, MCU_ELEMENTS, MCU_STEP = configuration(HOST_BUILD, 'BELTSIM_FIRMWARE_MCU_SCENARIO',
+                                                 'firmware/configs/microcontroller.toml')
+MCU_NAME = 'microcontroller (%d %s el, %g s)' % (MCU_ELEMENTS, MCU_MESH, MCU_STEP)
 QEMU = ['qemu-system-arm', '-M', 'mps2-an500', '-nographic', '-monitor', 'none', '-serial', 'null',
         '-semihosting-config', 'enable=on,target=native', '-icount', 'shift=1,sleep=off', '-kernel']
 STEP = re.compile(r'timing step ns: n (\d+) min (\d+) median (\d+) p99 (\d+) max (\d+) mean (\d+)')
@@ -367,7 +370,7 @@ def main():
     work = os.path.join(ROOT, 'build/instruction_budget')
     os.makedirs(work, exist_ok=True)
     if '--primitives' in sys.argv:
-        for name, exe, elements in (('microcontroller (24 el, 1e-3 s)', HOST_MCU, 24), (PC_NAME, HOST_PC, PC_ELEMENTS)):
+        for name, exe, elements in ((MCU_NAME, HOST_MCU, MCU_ELEMENTS), (PC_NAME, HOST_PC, PC_ELEMENTS)):
             primitives(name, exe, elements, work)
         return 0
     if '--meshes' in sys.argv:
@@ -399,7 +402,7 @@ def main():
               'worst/median 1.25)' % (stimulus, s['n'], s['min'] // 2, median_low // 2, s['median'] // 2, s['p99'] // 2,
                                       s['max'] // 2, s['mean'] // 2, s['max'] / s['median'], s['max'] / median_low))
     print_phases(work)
-    for name, exe, ticks in (('microcontroller (24 el, 1e-3 s)', HOST_MCU, 600), (PC_NAME, HOST_PC, 6000)):
+    for name, exe, ticks in ((MCU_NAME, HOST_MCU, 600), (PC_NAME, HOST_PC, 6000)):
         if not os.path.exists(exe):
             print('host %s: %s not built' % (name, exe))
             continue
