@@ -119,7 +119,8 @@ int main() {
   hal::init();
   TextLine line;
   const hal::FaultRecord previous = hal::faultRecordRead();
-  line.text("beltsim firmware on ").text(hal::platformName()).text(": ").u64(kElements).text(kMesh == PlantMesh::kEulerian ? " eulerian elements, " : " material elements, ")
+  line.text("beltsim firmware on ").text(hal::platformName()).text(": ").u64(kElements)
+      .text(kMesh == PlantMesh::kEulerian ? " eulerian elements, " : " material elements, ")
       .u64(kPulleys).text(" pulleys, ")
       .text(BELTSIM_FW_PC_CONFIG ? "PC" : "microcontroller").text(" configuration; resets ").u64(previous.resets)
       .text(", last fault ").u64(previous.faultCode);

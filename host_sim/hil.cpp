@@ -633,7 +633,8 @@ bool buildPlant(const HilOptions& opt, const std::string& scenarioPath, Scenario
   }
   if (!compiled) {
     error = scenario.file + ": key 'belt.elements': hil runs " + list + " elements (got " +
-            std::to_string(scenario.elements) + " " + (scenario.eulerianMesh ? "eulerian" : "material") + ")";
+            std::to_string(scenario.elements) + " " +
+            meshName(scenario.eulerianMesh ? PlantMesh::kEulerian : PlantMesh::kMaterial) + ")";
     return false;
   }
   if (!plantConfigFromScenario(scenario, config, error)) return false;
@@ -644,9 +645,7 @@ bool buildPlant(const HilOptions& opt, const std::string& scenarioPath, Scenario
   return true;
 }
 
-// Calls run(elements, circles, mesh) (std::integral_constant arguments) with the compiled plant a
-// scenario takes: its mesh and element count; two pulleys on the build of two circles (the
-// firmware's bits), more on that of eight.
+// withPlantOf over the compiled plants kHilPlants[I...]: the first that the scenario takes.
 template <std::size_t... I, class Run>
 int withPlantIn(std::index_sequence<I...>, const Scenario& scenario, const PlantConfig& config, Run&& run) {
   using Two = std::integral_constant<int, 2>;

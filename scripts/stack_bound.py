@@ -10,7 +10,8 @@ Calls to functions without a .ci entry (C library: memcpy, memset...) are charge
 
 With --step-root NAME --image ELF --nm NM it also prints the step's code: the bytes of the image's
 functions reachable in the call graph from the function whose mangled name contains each
-'+'-separated part of NAME (9PlantLoop+4tickE: the firmware's tick), sizes from `nm -S` (the code a core keeps in tightly coupled memory beside RAM).
+'+'-separated part of NAME (9PlantLoop+4tickE: the firmware's tick), sizes from `nm -S` (the code
+a core keeps in tightly coupled memory beside RAM).
 """
 import argparse
 import os
@@ -35,7 +36,7 @@ def main():
     ap.add_argument('--exception-frame', type=int, default=104, help='bytes the core pushes (FP context: 26 words)')
     ap.add_argument('--external-bytes', type=int, default=64)
     ap.add_argument('--limit', type=int, default=0)
-    ap.add_argument('--step-root', help='part of the mangled name of the step\'s entry (e.g. PlantLoop)')
+    ap.add_argument('--step-root', help='parts of the mangled name of the step\'s entry, joined by + (9PlantLoop+4tickE)')
     ap.add_argument('--image', help='the ELF image whose code sizes count (with --step-root)')
     ap.add_argument('--nm', default='arm-none-eabi-nm')
     args = ap.parse_args()
