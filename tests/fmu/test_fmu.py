@@ -726,17 +726,25 @@ class Tunable(unittest.TestCase):
         inst.free()
 
     def test_flagged_steps_are_logged_and_more_in_a_row_than_the_limit_are_a_fault(self):
-        # Full torque and a 40 N m load at once from rest: the first steps carry more than the
-        # five passes converge (measured: 2 flagged; docs/firmware.md, *The health flag*).
+        # The belt loses all grip at once (friction coefficient 0.5 -> 0) while 60 N m drive and
+        # a 40 N m load act: the steps of the release carry more than the five passes converge
+        # (measured: 14 flagged in 0.1 s, residuals up to 33 N against the 5 N threshold;
+        # docs/firmware.md, *The health flag*). Full torque and load at once from rest, which this
+        # test used before, flag nothing since the first step's matrix takes the moving contact
+        # anchors (fixed_cost_stepper.hpp, prepare).
         h = fmu("mcu").step_size
         for limit in (0, 1):
             inst = Instance(fmu("mcu").lib, fmu("mcu").token, "limit %d" % limit)
             self.assertEqual(inst.set_i([15, 10], [limit, 2]), fmi3OK)  # torque-driven motor
             inst.init()
             inst.set_f([2, 3], [60.0, 40.0])
-            statuses = [inst.step(h) for _ in range(20)]
+            loaded = [inst.step(h) for _ in range(200)]
+            self.assertEqual(loaded, [fmi3OK] * 200)
+            self.assertEqual(inst.get_i([47]), [0])  # loaded and gripping: nothing flagged
+            self.assertEqual(inst.set_f([13], [0.0]), fmi3OK)
+            statuses = [inst.step(h) for _ in range(100)]
             if limit == 0:  # no limit: counted, each logged in its own category, no fault
-                self.assertEqual(statuses, [fmi3OK] * 20)
+                self.assertEqual(statuses, [fmi3OK] * 100)
                 self.assertGreater(inst.get_i([47])[0], 0)
                 self.assertEqual(inst.get_i([43]), [0])
                 self.assertTrue(any(c == "logNonConverged" and s == fmi3OK for s, c, _ in inst.messages))

@@ -16,11 +16,7 @@
 //      take 2 and 3 postNewtonPasses times, its kept matrix updated before each pass;
 //   4. one refresh slice: NE / S elements and their contact pairs are evaluated at the accepted
 //      state into the second matrix storage and their blocks eliminated; after S steps that
-//      matrix is complete and becomes the active one. The first step after prepare() rebuilds
-//      the whole matrix instead: its post-Newton pass turns the stick/slip states of the static
-//      equilibrium into the dynamic run's, often of most pairs at once, more than the pair updates
-//      between passes follow (on the eulerian mesh with S >= 2 the second step then diverged: a
-//      4.4 kN residual, P1's torque -777 N m at the microcontroller's step).
+//      matrix is complete and becomes the active one.
 // Flags: the reported residual above fixedResidualTolerance or e_PNS above it flag the step as
 // not converged; a non-finite value or a singular matrix restores the start-of-step state and
 // flags a fault.
@@ -68,17 +64,21 @@ class FixedCostStepper : public SteppedState<typename System::Vector> {
   }
 
   // Builds and factorizes the whole Newton matrix at the current state (start-up: the first
-  // step does it otherwise, at the cost of a whole build); the first step after it rebuilds the
-  // whole matrix again at its accepted state (4. above).
+  // step does it otherwise, at the cost of a whole build). The matrix is the one the first step
+  // solves with, so the System is first put where that step starts (System::beginStep; the
+  // step's own call finds nothing more to do): on the eulerian mesh that is where the contact
+  // anchors start to move with the material (carried_histories.hpp), and a matrix built before
+  // it lacks their columns (then the second step diverged: a 4.4 kN residual, P1's torque
+  // -777 N m, at the microcontroller's step with S = 16).
   Status prepare(System& system) {
     const IterationPoint<Vector> point = state_.point(state_.time());
+    system.beginStep();
     Updates::prepare(system, settings_);
     system.beginRefresh();
     Status s = system.refreshSlice(point, 0, kElements);
     if (s == Status::kOk) s = system.finishRefresh(point);
     haveMatrix_ = s == Status::kOk;
     slice_ = 0;
-    firstAfterPrepare_ = true;
     if (haveMatrix_) system.beginRefresh();
     return s;
   }
@@ -119,15 +119,12 @@ class FixedCostStepper : public SteppedState<typename System::Vector> {
 
     // 4. One slice of the matrix refresh, at the accepted state.
     stepPhase(StepPhase::kRefresh);
-    const bool whole = firstAfterPrepare_;
-    firstAfterPrepare_ = false;
-    if (whole) slice_ = 0;
-    const int firstElement = whole ? 0 : slice_ * kElements / settings_.refreshSteps;
-    const int lastElement = whole ? kElements : (slice_ + 1) * kElements / settings_.refreshSteps;
+    const int firstElement = slice_ * kElements / settings_.refreshSteps;
+    const int lastElement = (slice_ + 1) * kElements / settings_.refreshSteps;
     s = updates_.refreshSlice(system, point, settings_, firstElement, lastElement);
-    if (s == Status::kOk && (whole || slice_ + 1 == settings_.refreshSteps)) s = system.finishRefresh(point);
+    if (s == Status::kOk && slice_ + 1 == settings_.refreshSteps) s = system.finishRefresh(point);
     if (s != Status::kOk) return fault(stats, s);
-    if (whole || ++slice_ == settings_.refreshSteps) {
+    if (++slice_ == settings_.refreshSteps) {
       slice_ = 0;
       system.beginRefresh();
       ++stats.jacobianUpdates;
@@ -179,7 +176,6 @@ class FixedCostStepper : public SteppedState<typename System::Vector> {
   IntegratorSettings settings_;
   bool haveMatrix_ = false;
   int slice_ = 0;
-  bool firstAfterPrepare_ = false;  // the next step's refresh is whole (set by prepare)
   Updates updates_;
 };
 
