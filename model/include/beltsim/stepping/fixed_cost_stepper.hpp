@@ -54,6 +54,7 @@ class FixedCostStepper : public SteppedState<typename System::Vector> {
     (void)state_.setUp(settings, stepSize);  // the step size is checked above
     settings_ = settings;
     haveMatrix_ = false;
+    stepOpened_ = false;
     return e;
   }
 
@@ -61,18 +62,20 @@ class FixedCostStepper : public SteppedState<typename System::Vector> {
   void initialize(const Vector& q, const Vector& v, const Vector& a, double time) {
     state_.initialize(q, v, a, time);
     haveMatrix_ = false;
+    stepOpened_ = false;
   }
 
   // Builds and factorizes the whole Newton matrix at the current state (start-up: the first
-  // step does it otherwise, at the cost of a whole build). The matrix is the one the first step
-  // solves with, so the System is first put where that step starts (System::beginStep; the
-  // step's own call finds nothing more to do): on the eulerian mesh that is where the contact
-  // anchors start to move with the material (carried_histories.hpp), and a matrix built before
-  // it lacks their columns (then the second step diverged: a 4.4 kN residual, P1's torque
-  // -777 N m, at the microcontroller's step with S = 16).
+  // step does it otherwise, at the cost of a whole build). The matrix is the one the next step
+  // solves with, so prepare opens that step first (System::beginStep, which the step then does
+  // not repeat: on the eulerian mesh it carries the contact histories by the last step's travel).
+  // There the step's start is where the contact anchors start to move with the material
+  // (carried_histories.hpp); a matrix built before it lacks their columns (then the second step
+  // diverged: a 4.4 kN residual, P1's torque -777 N m, at the microcontroller's step with S = 16).
   Status prepare(System& system) {
     const IterationPoint<Vector> point = state_.point(state_.time());
-    system.beginStep();
+    if (!stepOpened_) system.beginStep();
+    stepOpened_ = true;
     Updates::prepare(system, settings_);
     system.beginRefresh();
     Status s = system.refreshSlice(point, 0, kElements);
@@ -94,7 +97,8 @@ class FixedCostStepper : public SteppedState<typename System::Vector> {
     const double tNext = state_.nextTime();
     const IterationPoint<Vector> point = state_.point(tNext);
     updates_.beginStep();
-    system.beginStep();
+    if (!stepOpened_) system.beginStep();  // prepare() opened it otherwise
+    stepOpened_ = false;
     state_.predict(start, settings_.constantAccelerationPredictor);
 
     // 2. Newton iterations with the states decided at each residual, 3. the post-Newton pass
@@ -176,6 +180,7 @@ class FixedCostStepper : public SteppedState<typename System::Vector> {
   IntegratorSettings settings_;
   bool haveMatrix_ = false;
   int slice_ = 0;
+  bool stepOpened_ = false;  // prepare() has called System::beginStep for the next step
   Updates updates_;
 };
 
