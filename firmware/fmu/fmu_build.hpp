@@ -62,9 +62,10 @@ constexpr std::size_t kVariableCount = sizeof(Model::kVariables) / sizeof(Variab
 // the eulerian mesh: its stations, carried anchors and mesh speeds). A state of the eulerian mesh
 // holds pointers from its pairs to its own carried anchors: Simulation's copy assignment (used by
 // fmi3SetFMUState) points them at the destination's anchors again, so a deserialized state is
-// never stepped before it was assigned.
-constexpr unsigned kStateLayoutVersion = 6;
-#define BELTSIM_FMU_STATE_LAYOUT "6"
+// never stepped before it was assigned. 7: the fixed-cost stepper's flag that prepare() has opened
+// the next step (FixedCostStepper::stepOpened_, in place of a flag of another meaning).
+constexpr unsigned kStateLayoutVersion = 7;
+#define BELTSIM_FMU_STATE_LAYOUT "7"
 constexpr const char* kInstantiationToken =
     "{beltsim-fmi3-" BELTSIM_FMU_TOKEN_CONFIG "-state" BELTSIM_FMU_STATE_LAYOUT "}";
 

@@ -729,7 +729,7 @@ class Tunable(unittest.TestCase):
         # The belt loses all grip at once (friction coefficient 0.5 -> 0) while 60 N m drive and
         # a 40 N m load act: the steps of the release carry more than the five passes converge
         # (measured: 14 flagged in 0.1 s, residuals up to 33 N against the 5 N threshold;
-        # docs/firmware.md, *The health flag*). Full torque and load at once from rest, which this
+        # docs/fmu.md, the flag's limit; docs/firmware.md, *The health flag*). Full torque and load at once from rest, which this
         # test used before, flag nothing since the first step's matrix takes the moving contact
         # anchors (fixed_cost_stepper.hpp, prepare).
         h = fmu("mcu").step_size

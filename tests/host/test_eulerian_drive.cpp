@@ -324,7 +324,7 @@ TEST(EulerianDrive, ACopyStepsAsTheOriginalWithoutSharingItsAnchors) {
   EXPECT_NE(stepper.positions(), start);  // the 100 steps moved the belt
 }
 
-// A fixed-cost step that builds its whole matrix itself (after initialize(), as after a fault:
+// A fixed-cost step that builds its whole matrix itself (after initialize():
 // fixed_cost_stepper.hpp, prepare) carries the contact histories with the material once, as every
 // step does: prepare opens the step and the step does not open it again. Reference: the same step
 // of the same drive with its kept matrix; the five passes converge either matrix to the same point.
@@ -726,7 +726,7 @@ TEST(EulerianDrive, TheConvergedSteppingSettlesThroughAFrictionDropAt1ms) {
 }
 
 // A step from rest under a load applied at once, at the microcontroller's step with its five passes
-// and a rebuild every step (16 elements, 1 ms, generalized-alpha 0.6, 4e8/5e8 N/m^3): P1 driven
+// and a rebuild every step, as the configuration shipped before its refresh over 16 steps (16 elements, 1 ms, generalized-alpha 0.6, 4e8/5e8 N/m^3): P1 driven
 // towards 9 rad/s at 500 rad/s^2, P2 braked by 25 N m from the first step (random-command seed 16 of
 // bench_eulerian). The first passes switch P1's whole wrap to slip and back and P2's to slip: 11
 // pairs change in one pass, over the budget of 8. Updated from element 0 on, the budget left out
@@ -737,7 +737,7 @@ TEST(EulerianDrive, TheConvergedSteppingSettlesThroughAFrictionDropAt1ms) {
 // the run error's 10 ms windows (docs/model_element.md §2.11): every window mean of F1 and F2
 // within 1 % of 400 N, of omega_P2 within 1 % of 12 rad/s and of P1's torque within 1 % of 50 N m
 // (measured at most 0.32 %, in the first window); no fault and at most 3 of the 200 steps flagged
-// (measured 2, the first and the third).
+// (measured 2, the first and the third, before FixedCostStepper::prepare opened the first step).
 TEST(EulerianDrive, TheFixedCostPassesHoldAStepFromRestUnderAnInstantLoad) {
   constexpr double h = 1e-3;
   constexpr int steps = 200;
