@@ -324,6 +324,30 @@ TEST(EulerianDrive, ACopyStepsAsTheOriginalWithoutSharingItsAnchors) {
   EXPECT_NE(stepper.positions(), start);  // the 100 steps moved the belt
 }
 
+// The paper's drive with five passes after 10,000 steps, and a twin: a copy of its drive and
+// stepper that takes step 10,001 apart (the reference of the two tests below).
+struct FixedCostDriveAndTwin {
+  using D = FixedCostPassesPaperDriveOf<16>;
+  D d;
+  std::unique_ptr<D::Drive> drive;
+  std::unique_ptr<D::Stepper> stepper;
+
+  ::testing::AssertionResult reachStep10000() {
+    if (!d.start()) return ::testing::AssertionFailure() << "no start";
+    for (int k = 1; k <= 10000; ++k)
+      if (d.step(k).status != Status::kOk) return ::testing::AssertionFailure() << "step " << k;
+    drive = std::make_unique<D::Drive>(*d.drive);
+    stepper = std::make_unique<D::Stepper>(*d.stepper);
+    return ::testing::AssertionSuccess();
+  }
+  Status stepTwin() {
+    return beltsim::test::stepPaperScenario(*drive, *stepper, 10001, kStep, d.loadTorque).status;
+  }
+  double twinSpanForce(int span) const {
+    return d.spanForceOf(span, *drive, stepper->positions(), stepper->velocities());
+  }
+};
+
 // A fixed-cost step that builds its whole matrix itself (after initialize():
 // fixed_cost_stepper.hpp, prepare) carries the contact histories with the material once, as every
 // step does: prepare opens the step and the step does not open it again. Reference: the same step
@@ -332,18 +356,32 @@ TEST(EulerianDrive, ACopyStepsAsTheOriginalWithoutSharingItsAnchors) {
 // positions within 2e-14 m. Seen failing with the step opened twice (the material's travel of
 // about 0.1 mm carried again): F2 0.74 N off, positions 1.4e-4 m.
 TEST(EulerianDrive, AStepThatBuildsItsOwnMatrixCarriesTheContactHistoriesOnce) {
-  using D = FixedCostPassesPaperDriveOf<16>;
-  D d;
-  ASSERT_TRUE(d.start());
-  for (int k = 1; k <= 10000; ++k) ASSERT_EQ(d.step(k).status, Status::kOk) << "step " << k;
-  auto drive = std::make_unique<D::Drive>(*d.drive);
-  auto stepper = std::make_unique<D::Stepper>(*d.stepper);
-  stepper->initialize(stepper->positions(), stepper->velocities(), stepper->accelerations(), stepper->time());
-  ASSERT_EQ(d.step(10001).status, Status::kOk);
-  ASSERT_EQ(beltsim::test::stepPaperScenario(*drive, *stepper, 10001, kStep, d.loadTorque).status, Status::kOk);
-  EXPECT_NEAR(d.spanForceOf(0, *drive, stepper->positions(), stepper->velocities()), d.tightForce(), 0.01);
-  EXPECT_NEAR(d.spanForceOf(1, *drive, stepper->positions(), stepper->velocities()), d.slackForce(), 0.01);
-  EXPECT_LT((stepper->positions() - d.stepper->positions()).cwiseAbs().maxCoeff(), 1e-9);
+  FixedCostDriveAndTwin t;
+  ASSERT_TRUE(t.reachStep10000());
+  t.stepper->initialize(t.stepper->positions(), t.stepper->velocities(), t.stepper->accelerations(),
+                        t.stepper->time());
+  ASSERT_EQ(t.d.step(10001).status, Status::kOk);
+  ASSERT_EQ(t.stepTwin(), Status::kOk);
+  EXPECT_NEAR(t.twinSpanForce(0), t.d.tightForce(), 0.01);
+  EXPECT_NEAR(t.twinSpanForce(1), t.d.slackForce(), 0.01);
+  EXPECT_LT((t.stepper->positions() - t.d.stepper->positions()).cwiseAbs().maxCoeff(), 1e-9);
+}
+
+// A step that faults after its start (the fixed-cost or reference stepper's rejectStep, then a
+// retry) carries the contact histories with the material once: the start-of-step histories it goes
+// back to already hold the step's carry, and the step opened again carries nothing more
+// (eulerian_belt_drive.hpp, rejectStep). Reference: the same step of the twin, which never faulted,
+// bit for bit. Seen failing without it: the retry carried the material's travel a second time, as
+// the double opening in the test above (positions 6e-5 m apart in the first 32 coordinates alone).
+TEST(EulerianDrive, AStepTakenAgainAfterItsRejectionCarriesTheContactHistoriesOnce) {
+  FixedCostDriveAndTwin t;
+  ASSERT_TRUE(t.reachStep10000());
+  t.d.drive->beginStep();  // a step that opened, carried, and faulted
+  t.d.drive->rejectStep();
+  ASSERT_EQ(t.d.step(10001).status, Status::kOk);
+  ASSERT_EQ(t.stepTwin(), Status::kOk);
+  EXPECT_EQ(t.stepper->positions(), t.d.stepper->positions());
+  EXPECT_EQ(t.stepper->velocities(), t.d.stepper->velocities());
 }
 
 // Every fault setter checks every value it would write (per element, after the element's contact

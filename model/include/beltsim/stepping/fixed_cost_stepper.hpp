@@ -18,8 +18,8 @@
 //      state into the second matrix storage and their blocks eliminated; after S steps that
 //      matrix is complete and becomes the active one.
 // Flags: the reported residual above fixedResidualTolerance or e_PNS above it flag the step as
-// not converged; a non-finite value or a singular matrix restores the start-of-step state and
-// flags a fault.
+// not converged; a non-finite value or a singular matrix (in the passes or the refresh slice)
+// restores the start-of-step state and flags a fault.
 //
 // The System is a BeltDrive or an EulerianBeltDrive; how each keeps its matrix up to date within
 // a step is KeptMatrixUpdates<System> (kept_matrix_updates.hpp), chosen by its kSwitchUpdates.
@@ -112,11 +112,7 @@ class FixedCostStepper : public SteppedState<typename System::Vector> {
       if (s == Status::kOk) s = system.postNewtonStep(point, error);  // non-finite or degenerate: a fault
       stats.pnsIterations = pass;
     }
-    if (s != Status::kOk) {
-      system.rejectStep();
-      state_.restore(start);
-      return fault(stats, s);
-    }
+    if (s != Status::kOk) return fault(stats, s, system, start);
     stats.pnsError = error;
     if (stats.residualNorm > settings_.fixedResidualTolerance) stats.flags |= kStepNewtonNotConverged;
     if (stats.pnsError > settings_.fixedResidualTolerance) stats.flags |= kStepPnsNotConverged;
@@ -127,7 +123,7 @@ class FixedCostStepper : public SteppedState<typename System::Vector> {
     const int lastElement = (slice_ + 1) * kElements / settings_.refreshSteps;
     s = updates_.refreshSlice(system, point, settings_, firstElement, lastElement);
     if (s == Status::kOk && slice_ + 1 == settings_.refreshSteps) s = system.finishRefresh(point);
-    if (s != Status::kOk) return fault(stats, s);
+    if (s != Status::kOk) return fault(stats, s, system, start);
     if (++slice_ == settings_.refreshSteps) {
       slice_ = 0;
       system.beginRefresh();
@@ -169,6 +165,14 @@ class FixedCostStepper : public SteppedState<typename System::Vector> {
     return s;
   }
 
+  // A step that faults after its start: the System's start-of-step histories (which a retry's
+  // beginStep opens again without carrying them twice) and the state at the step's start.
+  StepStatistics fault(StepStatistics& stats, Status s, System& system,
+                       const typename IntegratorState<Vector>::StepStart& start) {
+    system.rejectStep();
+    state_.restore(start);
+    return fault(stats, s);
+  }
   StepStatistics fault(StepStatistics& stats, Status s) {
     stepPhase(StepPhase::kEnd);
     stats.status = s;

@@ -131,6 +131,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     carried_.clear();
     for (int e = 0; e < NE; ++e) lastMeshSpeed_[e][0] = lastMeshSpeed_[e][1] = 0.0;
     transportRefused_ = false;
+    reopened_ = false;
   }
 
   // ---- controls beyond the shared ones (pulleys_and_pairs.hpp) ---------------------------------
@@ -324,10 +325,16 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
 
   Status solve(const Vector& r, Vector& delta) const { return matrix_.solve(r, delta); }
 
-  // ---- step boundaries and the post-Newton step (rejectStep: pulleys_and_pairs.hpp) -------------
+  // ---- step boundaries and the post-Newton step ------------------------------------------------
   // Carries the material's contact histories by what crossed each segment in the last accepted
-  // step (its mesh speed w at the segment's start times the step), then D0 := D.
+  // step (its mesh speed w at the segment's start times the step), then D0 := D. A step opened
+  // again after rejectStep carries nothing more: its start-of-step histories hold the carry.
   void beginStep() {
+    if (reopened_) {
+      reopened_ = false;
+      Base::pulleyBodies().beginStep();
+      return;
+    }
     const int segments = Base::contact().segmentCount;
     // A segment's history belongs to the material at its start (its anchor and x_c are the start
     // point's, segment_geometry.hpp): samples at the segments' starts, each one's pitch to the next
@@ -347,6 +354,14 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     transportRefused_ = !(isStatic || stepSize_ > 0.0) ||
                         !carried_.carry(Base::pairs(), pulleyCount(), segments, pitch, travel, carried);
     Base::pulleyBodies().beginStep();
+  }
+
+  // Back to the start-of-step histories (pulleys_and_pairs.hpp), which are those after the step's
+  // carry: the retry's beginStep must not carry the last step's travel a second time (a refused
+  // carry, refused for every circle alike, left the histories to carry, and the retry carries).
+  void rejectStep() {
+    Base::rejectStep();
+    reopened_ = !transportRefused_;
   }
 
   Status postNewtonStep(const IterationPoint<Vector>& point, double& error) {
@@ -497,6 +512,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     pnsKinematicsValid_ = o.pnsKinematicsValid_;
     carried_ = o.carried_;
     transportRefused_ = o.transportRefused_;
+    reopened_ = o.reopened_;
     for (int e = 0; e < NE; ++e)
       for (int p = 0; p < NP; ++p) pair(e, p).carryWith(carried_.anchor(e, p));
   }
@@ -517,6 +533,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   double lastMeshSpeed_[NE][2] = {};       // w at each element's nodes at the last post-Newton step, m/s
   bool paired_[NE][NP] = {};               // element e wraps pulley p (fixed at the start)
   bool transportRefused_ = false;
+  bool reopened_ = false;  // rejectStep after a carry: the next beginStep opens the same step again
 };
 
 }  // namespace beltsim
