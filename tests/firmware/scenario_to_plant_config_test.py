@@ -145,7 +145,7 @@ def main():
              "[belt]\n", "[belt]\nwrap_density = 2.5\n"),
          ["constexpr int kUserElements = 16;", "constexpr PlantMesh kUserMesh = PlantMesh::kEulerian;",
           '#define BELTSIM_USER_MESH_TEXT "eulerian"', "c.grading.wrapDensity = 2.5;",
-          "c.integrator.postNewtonPasses = 5;", "c.integrator.passUpdatePairs = 8;"]),
+          "c.integrator.postNewtonPasses = 3;", "c.integrator.passUpdatePairs = 8;"]),
     ]
     for k, (name, what, text, expected) in enumerate(accepted):
         p, out = generate(source, text, work, f"user_ok_{k}")

@@ -264,7 +264,7 @@ TEST(PlantLoop, TooManyNonConvergedStepsEnterTheSafeStateAndTheLoopKeepsAnswerin
   PlantConfig config = microcontrollerPlantConfig(MotorMode::kSpeed);
   // One Newton iteration cannot meet the reference tolerances once the belt moves (either
   // stepping: the fixed-cost one, with one post-Newton pass, then flags every step whose
-  // remainder exceeds 1e-7 N; its five passes would converge every step to about 1e-10 N).
+  // remainder exceeds 1e-7 N; its passes as shipped converge further).
   config.integrator.maxNewtonIterations = 1;
   config.integrator.relativeTolerance = 1e-8;
   config.integrator.absoluteTolerance = 1e-7;

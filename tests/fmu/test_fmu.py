@@ -688,7 +688,7 @@ class Tunable(unittest.TestCase):
 
     def test_lower_friction_limits_the_transmissible_torque_as_the_capstan_law_predicts(self):
         h = fmu("mcu").step_size
-        inst, dry = self.dry_state(0)  # no flagged-step limit: see the slip-through to its end
+        inst, dry = self.dry_state(10)  # the firmware's flagged-step limit: no fault through the slip
         results = {}
         for mu in (0.5, 0.45, 0.3):
             self.assertEqual(inst.lib.fmi3SetFMUState(inst.handle, dry), fmi3OK)
@@ -720,24 +720,26 @@ class Tunable(unittest.TestCase):
         # Slipping over the whole wrap, the span forces follow the capstan law itself
         # (measured: 2.565 against 2.566).
         self.assertAlmostEqual(ratio_wet, math.exp(0.3 * math.pi), delta=0.02 * math.exp(0.3 * math.pi))
-        # The eulerian mesh's five passes carry the transition without a flagged step (the material
-        # mesh's fixed-cost stepping flagged it, and faulted with the firmware's limit of 10).
-        self.assertEqual(flagged_wet, 0)
+        # The eulerian mesh's three passes carry the transition with at most 1 % of its 1,500 steps
+        # flagged and never 10 in a row (every step above returned fmi3OK with the limit of 10), as
+        # CTest beltsim_gross_slip_capstan asks of the other configurations (measured: 9 flagged; the
+        # five passes the configuration had before: none; the material mesh's fixed-cost stepping
+        # flagged 290 and faulted).
+        self.assertLess(flagged_wet, 15)
         inst.free()
 
     def test_flagged_steps_are_logged_and_more_in_a_row_than_the_limit_are_a_fault(self):
-        # The belt loses all grip at once (friction coefficient 0.5 -> 0) while 60 N m drive and
-        # a 40 N m load act: the steps of the release carry more than the five passes converge
-        # (measured: 14 flagged in 0.1 s, residuals up to 33 N against the 5 N threshold;
-        # docs/fmu.md, the flag's limit; docs/firmware.md, *The health flag*). Full torque and load at once from rest, which this
-        # test used before, flag nothing since the first step's matrix takes the moving contact
-        # anchors (fixed_cost_stepper.hpp, prepare).
+        # The belt loses all grip at once (friction coefficient 0.5 -> 0) while 30 N m drive and
+        # a 20 N m load act: the steps of the release carry more than the three passes converge
+        # (measured: 28 flagged in 0.1 s against the 2 N threshold; docs/fmu.md, the flag's limit;
+        # docs/firmware.md, *The health flag*). Before it, 200 steps from rest under that drive and
+        # load flag nothing (60 N m and 40 N m at once from rest flag 7 steps, 6 of them in a row).
         h = fmu("mcu").step_size
         for limit in (0, 1):
             inst = Instance(fmu("mcu").lib, fmu("mcu").token, "limit %d" % limit)
             self.assertEqual(inst.set_i([15, 10], [limit, 2]), fmi3OK)  # torque-driven motor
             inst.init()
-            inst.set_f([2, 3], [60.0, 40.0])
+            inst.set_f([2, 3], [30.0, 20.0])
             loaded = [inst.step(h) for _ in range(200)]
             self.assertEqual(loaded, [fmi3OK] * 200)
             self.assertEqual(inst.get_i([47]), [0])  # loaded and gripping: nothing flagged

@@ -52,7 +52,7 @@ CASES = [
     ("main job (eulerian, 5 passes, 16 el., 2e-4 s)", "host_sim/scenarios/realtime_belt_drive.toml", ()),
     ("material mesh at the main job's step (fixed-cost, 24 el., 2e-4 s)",
      "host_sim/scenarios/realtime_material_belt_drive.toml", ()),
-    ("microcontroller (eulerian, 5 passes, 16 el., 1e-3 s)", "firmware/configs/microcontroller.toml", SCRIPTED),
+    ("microcontroller (eulerian, 3 passes, 16 el., 1e-3 s)", "firmware/configs/microcontroller.toml", SCRIPTED),
     ("PC (reference, 24 el., 1e-4 s)", "firmware/configs/pc.toml", SCRIPTED),
     ("paper settings, 24 el., per-segment memory", "host_sim/scenarios/paper_belt_drive.toml",
      PAPER + ("belt.elements=24",)),
