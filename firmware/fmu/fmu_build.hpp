@@ -63,9 +63,11 @@ constexpr std::size_t kVariableCount = sizeof(Model::kVariables) / sizeof(Variab
 // holds pointers from its pairs to its own carried anchors: Simulation's copy assignment (used by
 // fmi3SetFMUState) points them at the destination's anchors again, so a deserialized state is
 // never stepped before it was assigned. 7: the fixed-cost stepper's flag that prepare() has opened
-// the next step (FixedCostStepper::stepOpened_, in place of a flag of another meaning).
-constexpr unsigned kStateLayoutVersion = 7;
-#define BELTSIM_FMU_STATE_LAYOUT "7"
+// the next step (FixedCostStepper::stepOpened_, in place of a flag of another meaning). 8: the
+// eulerian drive's flag that a rejected step opens again without a second carry
+// (EulerianBeltDrive::reopened_).
+constexpr unsigned kStateLayoutVersion = 8;
+#define BELTSIM_FMU_STATE_LAYOUT "8"
 constexpr const char* kInstantiationToken =
     "{beltsim-fmi3-" BELTSIM_FMU_TOKEN_CONFIG "-state" BELTSIM_FMU_STATE_LAYOUT "}";
 
