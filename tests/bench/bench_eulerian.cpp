@@ -15,7 +15,8 @@
 //           paper's scenario with P1's mu 0.25 from 1.6 to 2.0 s (10 ms ramps).
 //   --config  a product's step, integrator and contact values (pc: 1e-4 s, trapezoidal rule,
 //           4e9/5e9 N/m^3; main: 2e-4 s, generalized-alpha 0.6, 4e9/5e9; mcu: 1e-3 s,
-//           generalized-alpha 0.6, 4e8/5e8, P1's speed moving to its command at 500 rad/s^2). Default: 1e-4 s, generalized-alpha at rho 1, 4e9/5e9.
+//           generalized-alpha 0.6, 4e8/5e8; in pc and mcu P1's speed moves to its command at
+//           500 rad/s^2). Default: 1e-4 s, generalized-alpha at rho 1, 4e9/5e9.
 //   names   the IntegratorSettings of the fixed-cost stepping: newton (fixedNewtonIterations),
 //           frozen (frozenStateIterations), refresh (refreshSteps, default NE), passes
 //           (postNewtonPasses), pairs (passUpdatePairs), tol (fixedResidualTolerance, N), rho
@@ -79,7 +80,7 @@ struct Configuration {
 };
 constexpr Configuration kDefaultConfiguration = {"default", 1e-4, false, 1.0, 4e9, 5e9, 0.0};
 constexpr Configuration kConfigurations[] = {
-    {"pc", 1e-4, true, 1.0, 4e9, 5e9, 0.0},       // firmware/configs/pc.toml
+    {"pc", 1e-4, true, 1.0, 4e9, 5e9, 500.0},     // firmware/configs/pc.toml
     {"main", 2e-4, false, 0.6, 4e9, 5e9, 0.0},    // host_sim/scenarios/realtime_belt_drive.toml
     {"mcu", 1e-3, false, 0.6, 4e8, 5e8, 500.0},   // firmware/configs/microcontroller.toml
 };

@@ -53,7 +53,7 @@ CASES = [
     ("material mesh at the main job's step (fixed-cost, 24 el., 2e-4 s)",
      "host_sim/scenarios/realtime_material_belt_drive.toml", ()),
     ("microcontroller (eulerian, 3 passes, 16 el., 1e-3 s)", "firmware/configs/microcontroller.toml", SCRIPTED),
-    ("PC (reference, 24 el., 1e-4 s)", "firmware/configs/pc.toml", SCRIPTED),
+    ("PC (eulerian, 2 passes, 16 el., 1e-4 s)", "firmware/configs/pc.toml", SCRIPTED),
     ("paper settings, 24 el., per-segment memory", "host_sim/scenarios/paper_belt_drive.toml",
      PAPER + ("belt.elements=24",)),
     ("paper settings, 24 el., whole-element memory", "host_sim/scenarios/paper_belt_drive.toml",

@@ -2,8 +2,8 @@
 """Riding through injected faults in the firmware's two configurations (issue 52;
 docs/injected_faults.md, "Riding through"). Standard library only.
 
-The two-pulley drives of firmware/configs/microcontroller.toml (16 eulerian elements, 1 ms, five
-post-Newton passes) and firmware/configs/pc.toml (24 elements, 0.1 ms, the PC's reference stepping), run by
+The two-pulley drives of firmware/configs/microcontroller.toml (16 eulerian elements, 1 ms, three
+post-Newton passes) and firmware/configs/pc.toml (16 eulerian elements, 0.1 ms, two passes), run by
 `beltsim run` with the firmware scripted run's stimulus in place of its commands (the motor
 speed-driven from 0 to 12 rad/s over 0.05-0.35 s, 25 N m on the load from 0.4-0.5 s), and from
 1.0 s (ramp 0.05 s) one plant kind each:

@@ -140,13 +140,17 @@ class EulerianCable2D {
       for (int j = 0; j < 4; ++j) k.block<2, 2>(2 * i, 2 * j) += (a[i] * b[j]) * c;
   }
 
+  // sum_j shape_j (q_{2j}, q_{2j+1}), each sum from 0 in the order j = 0..3.
   static Vector2 interpolate(const double* shape, const Vector8& q) {
-    Vector2 r = Vector2::Zero();
+    return Vector2(0.0 + shape[0] * q(0) + shape[1] * q(2) + shape[2] * q(4) + shape[3] * q(6),
+                   0.0 + shape[0] * q(1) + shape[1] * q(3) + shape[2] * q(5) + shape[3] * q(7));
+  }
+  // force += S^T a: entries shape_j a_k at 2j + k.
+  static void addSpread(const double* shape, const Vector2& a, Vector9& force) {
     for (int j = 0; j < 4; ++j) {
-      r(0) += shape[j] * q(2 * j);
-      r(1) += shape[j] * q(2 * j + 1);
+      force(2 * j) += shape[j] * a(0);
+      force(2 * j + 1) += shape[j] * a(1);
     }
-    return r;
   }
 
   static Vector2 perp(const Vector2& a) { return Vector2(-a(1), a(0)); }
@@ -174,7 +178,7 @@ class EulerianCable2D {
       const double N = EA * e;
       const double w = axialWeight_[i];
       u += w * lambda * 0.5 * EA * e * e;
-      force.head<8>() += (w * N) * spread(ds, t);
+      addSpread(ds, (w * N) * t, force);
       force(kStretch) += w * (0.5 * EA * e * e - N * l * invLambda);
       if (stiffness != nullptr) {
         const Vector2 n = perp(t);

@@ -40,14 +40,16 @@ struct HermiteShape {
     return m;
   }
 
-  // Interpolates sum_j values_j * (q_{2j}, q_{2j+1}) without forming the 2x8 matrix.
+  // Interpolates sum_j values_j * (q_{2j}, q_{2j+1}) without forming the 2x8 matrix. Each sum
+  // starts at 0 and adds j = 0..3 in order (0 + (-0) is +0: the sign of a zero sum is the same as
+  // a loop's), written out so that the compiler inlines it.
   static Eigen::Matrix<Scalar, 2, 1> interpolate(const Vector4& values,
                                                  const Eigen::Matrix<Scalar, 8, 1>& q) {
-    Eigen::Matrix<Scalar, 2, 1> r = Eigen::Matrix<Scalar, 2, 1>::Zero();
-    for (int j = 0; j < 4; ++j) {
-      r(0) += values(j) * q(2 * j);
-      r(1) += values(j) * q(2 * j + 1);
-    }
+    const Scalar* v = values.data();
+    const Scalar* x = q.data();
+    Eigen::Matrix<Scalar, 2, 1> r;
+    r(0) = Scalar(0) + v[0] * x[0] + v[1] * x[2] + v[2] * x[4] + v[3] * x[6];
+    r(1) = Scalar(0) + v[0] * x[1] + v[1] * x[3] + v[2] * x[5] + v[3] * x[7];
     return r;
   }
 
