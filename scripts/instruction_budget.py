@@ -32,7 +32,7 @@
   --eulerian   the eulerian mesh (builds tests/bench/bench_eulerian.cpp): x86-64
              instructions per step (callgrind, steps 18001-18300 of the paper's scenario, one dump
              a step: median, p99, worst, mean) at 16 and 24 elements, with the fixed-cost stepping
-             of eulerian_belt_drive.toml (decided states) and with five passes.
+             of eulerian_belt_drive.toml (decided states), with five passes and the PC configuration's.
 Usage: scripts/instruction_budget.py [--skip-callgrind] [--primitives] [--meshes] [--eulerian] [--build DIR]
        (after the host and cortex-m7 presets are built)
 """
@@ -334,11 +334,15 @@ def meshes():
     print(run([os.path.join(ROOT, 'build/host/tests/bench_mesh_floor')], ROOT), end='')
 
 
-# The two fixed-cost forms on the eulerian mesh (docs/model_element.md §2.11).
+# The fixed-cost forms on the eulerian mesh (docs/model_element.md §2.11): eulerian_belt_drive.toml's,
+# five passes, and the PC configuration's (firmware/configs/pc.toml: its step, integrator and keys).
 EULERIAN_FORMS = (
     ('decided states (eulerian_belt_drive.toml)', []),
     ('five passes (n 1, frozen 1, 8 pairs)', ['--set', 'newton=1', '--set', 'frozen=1', '--set', 'passes=5',
                                               '--set', 'pairs=8']),
+    ('PC configuration (two passes, refresh 16, 3 N)', ['--config', 'pc', '--set', 'newton=1', '--set', 'frozen=1',
+                                                        '--set', 'passes=2', '--set', 'pairs=8', '--set', 'refresh=16',
+                                                        '--set', 'tol=3']),
 )
 
 

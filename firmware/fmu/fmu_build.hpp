@@ -65,9 +65,10 @@ constexpr std::size_t kVariableCount = sizeof(Model::kVariables) / sizeof(Variab
 // never stepped before it was assigned. 7: the fixed-cost stepper's flag that prepare() has opened
 // the next step (FixedCostStepper::stepOpened_, in place of a flag of another meaning). 8: the
 // eulerian drive's flag that a rejected step opens again without a second carry
-// (EulerianBeltDrive::reopened_).
-constexpr unsigned kStateLayoutVersion = 8;
-#define BELTSIM_FMU_STATE_LAYOUT "8"
+// (EulerianBeltDrive::reopened_). 9: the flow inertia's quadrature points
+// (EulerianFlowInertia::point_), and the PC FMU on the eulerian mesh.
+constexpr unsigned kStateLayoutVersion = 9;
+#define BELTSIM_FMU_STATE_LAYOUT "9"
 constexpr const char* kInstantiationToken =
     "{beltsim-fmi3-" BELTSIM_FMU_TOKEN_CONFIG "-state" BELTSIM_FMU_STATE_LAYOUT "}";
 
