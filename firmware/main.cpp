@@ -139,8 +139,8 @@ int main() {
   if (opt.maxNewtonIterations > 0) {
     // Forced non-convergence (test hook): a tight Newton bound with the reference tolerances,
     // which one iteration cannot meet once the belt moves (the configuration's 1e-3 it can); in
-    // the fixed-cost stepping as many iterations and one post-Newton pass (the eulerian mesh's
-    // five passes converge each step to 1e-10 N), flagged above the same 1e-7 N.
+    // the fixed-cost stepping as many iterations and one post-Newton pass, flagged above the same
+    // 1e-7 N, which one pass cannot meet once the belt moves either.
     config.integrator.maxNewtonIterations = opt.maxNewtonIterations;
     config.integrator.relativeTolerance = 1e-8;
     config.integrator.absoluteTolerance = 1e-7;

@@ -145,7 +145,7 @@ def run_controller(beltctl, target, work, name, duration=2.0):
 
 def closed_loop(beltsim, beltctl, scenario, work, passes_settle=False):
     """passes_settle: the plant's last post-Newton pass may switch no segment in any step (the
-    eulerian mesh's five passes), so its frames' post-Newton error may be 0 throughout."""
+    eulerian mesh's passes), so its frames' post-Newton error may be 0 throughout."""
     traces = []
     for run in (1, 2):
         plant = start_plant(beltsim, scenario, 47821, os.path.join(work, 'plant%d' % run), ['--lockstep', '--duration', '2'])

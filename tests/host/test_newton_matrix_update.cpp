@@ -178,8 +178,8 @@ TEST(NewtonMatrixUpdate, RunsWithPartialUpdatesAgreeWithFullBuildsToTheNewtonTol
 }
 
 TEST(NewtonMatrixUpdate, MatricesReusedAcrossStepsAgreeWithFullBuildsToTheNewtonTolerance) {
-  // The matrix kept from step to step and updated where the contacts changed (the PC
-  // configuration's setting).
+  // The matrix kept from step to step and updated where the contacts changed (the reference
+  // stepping's reuse_jacobian with update_changed_contacts_only).
   const BuildCounts builds = expectAgreementWithFullBuilds(smallDriveConfig(true, true));
   EXPECT_LT(builds.other, builds.full);  // matrices were kept
 }
@@ -188,8 +188,8 @@ TEST(NewtonMatrixUpdate, MatricesReusedAcrossStepsAgreeWithFullBuildsToTheNewton
 
 namespace {
 
-// The reference stepping's compact border (IntegratorSettings::compactBorder, the PC
-// configuration): the prescribed border unknowns (both centres fixed, P1 speed-driven: 5 of the
+// The reference stepping's compact border (IntegratorSettings::compactBorder; the fixed-cost
+// stepping always uses it): the prescribed border unknowns (both centres fixed, P1 speed-driven: 5 of the
 // 10) are solved apart instead of eliminated. The same matrix, so the same solution to rounding.
 TEST(ReferenceCompactBorder, SolvesLikeTheWholeBorderWithFivePrescribedUnknownsLeftOut) {
   static Drive whole, compact;

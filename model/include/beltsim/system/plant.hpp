@@ -267,7 +267,7 @@ class BeltDrivePlant {
 
   // Tunable between steps (a wet belt, a changed load): both act from the next step's residual
   // on. The friction coefficient keeps every segment's stick/slip history; a kept Newton matrix
-  // (PC configuration) is not rebuilt for it: the residual decides the converged state.
+  // (reuse_jacobian, fixed-cost stepping) is not rebuilt for it: the residual decides the converged state.
   ParameterError setFrictionCoefficient(double mu) {
     if (!(isFinite(mu) && mu >= 0.0)) return ParameterError::invalid("friction_coefficient");
     FrictionParameters changed = friction_;
