@@ -37,6 +37,12 @@ if(TARGET beltsim_fmu_mcu)
                     fmu_library_matches_the_firmware_plant fmu_library_bits_host_equals_aarch64)
 endif()
 
+# The PC FMU (16 eulerian elements at 1e-4 s: 10,000 steps of each).
+if(TARGET beltsim_fmu_pc)
+  beltsim_fmu_trace(fmu_dlopen_trace_pc fmu/fmu_dlopen_trace.cpp beltsim_pc 1
+                    fmu_pc_library_matches_the_firmware_plant fmu_pc_library_bits_host_equals_aarch64)
+endif()
+
 # The FMU of a user's scenario (BELTSIM_FMU_SCENARIO; the host and aarch64 presets build the
 # accessory drive's) next to the firmware plant built from the same file.
 if(TARGET beltsim_fmu_scenario)
