@@ -26,8 +26,6 @@
 // The integrands are polynomials of degree <= 6: the 4-point Gauss-Legendre rule is exact. The
 // matrices are 4x4 scalar parts (x) I2. Fixed size, no heap, bounded loops.
 #pragma once
-#include <type_traits>
-
 #include <Eigen/Core>
 
 #include "beltsim/core/status.hpp"
@@ -126,15 +124,10 @@ class EulerianFlowInertia {
     double kinetic = 0.0;             // the last integral
     for (int i = 0; i < kGaussLegendre4.kPoints; ++i) {
       const Point& at = point_[i];
-      // r_ddot, r_dot, r', r_dot' at the point, both components (c = 0, 1).
-      double rDDot[2] = {0.0, 0.0}, rDot[2] = {0.0, 0.0}, slope[2] = {0.0, 0.0}, slopeDot[2] = {0.0, 0.0};
-      for (int j = 0; j < 4; ++j)
-        for (int c = 0; c < 2; ++c) {
-          rDDot[c] += at.shape(j) * qDDot(2 * j + c);
-          rDot[c] += at.shape(j) * qDot(2 * j + c);
-          slope[c] += at.slope(j) * q(2 * j + c);
-          slopeDot[c] += at.slope(j) * qDot(2 * j + c);
-        }
+      const Vector2 rDDot = HermiteShape<double>::interpolate(at.shape, qDDot);
+      const Vector2 rDot = HermiteShape<double>::interpolate(at.shape, qDot);
+      const Vector2 slope = HermiteShape<double>::interpolate(at.slope, q);
+      const Vector2 slopeDot = HermiteShape<double>::interpolate(at.slope, qDot);
       const double pi = pDot(0) * at.n[0] + pDot(1) * at.n[1];
       const double piDDot = pDDot(0) * at.n[0] + pDDot(1) * at.n[1];
       const double flow = pi * pi * il;
@@ -264,7 +257,7 @@ class EulerianFlowInertia {
   };
 
   double length_ = 1.0;
-  Point point_[std::decay_t<decltype(kGaussLegendre4)>::kPoints] = {};
+  Point point_[kGaussLegendre4.kPoints] = {};
   Matrix4 m_ = Matrix4::Zero();
   Matrix4 g_[2] = {Matrix4::Zero(), Matrix4::Zero()};
   Matrix4 h_[2][2] = {{Matrix4::Zero(), Matrix4::Zero()}, {Matrix4::Zero(), Matrix4::Zero()}};
