@@ -36,8 +36,7 @@
 namespace beltsim::host {
 
 PathCircle pathCircleOf(const Scenario& s, int p) {
-  const PulleyParameters& c = s.pulleys[p].circle;
-  return PathCircle{c.centre, c.radius + 0.5 * s.belt.thickness * c.side, c.side};
+  return beltPathCircle(s.pulleys[p].circle, s.belt);
 }
 
 const std::vector<int>& supportedElementCounts() {
@@ -546,7 +545,7 @@ void checkOpenCableLayout(const std::string& file, const Scenario& s) {
         throw ScenarioError{m.str()};
       }
     }
-    const double surface = c.radius + 0.5 * s.belt.thickness * c.side;
+    const double surface = beltPathCircle(c, s.belt).radius;
     for (size_t k = 0; k < s.cableNodes.size(); ++k) {
       const double distance = (s.cableNodes[k] - c.centre).norm();
       if (distance < surface) {

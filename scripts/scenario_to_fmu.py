@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scenario_to_plant_config as plant  # noqa: E402
 
 # The plant's command limits (PlantLimits in model/include/beltsim/system/plant.hpp).
-MAX_SPEED, MAX_TORQUE, MAX_LOAD_TORQUE = 40.0, 150.0, 150.0
+MAX_SPEED, MAX_TORQUE, MAX_LOAD_TORQUE = 630.0, 150.0, 150.0
 
 COMMANDS = {  # kind -> (quantity, unit, limit, description)
     "speed": ("speed_command", "rad/s", MAX_SPEED,

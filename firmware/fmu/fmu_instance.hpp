@@ -371,7 +371,7 @@ class Instance {
 };
 
 // The input ranges of the table are the plant's limits (PlantLimits in plant.hpp).
-static_assert(PlantLimits{}.maxMotorSpeed == 40.0 && PlantLimits{}.maxMotorTorque == 150.0 &&
+static_assert(PlantLimits{}.maxMotorSpeed == 630.0 && PlantLimits{}.maxMotorTorque == 150.0 &&
                   PlantLimits{}.maxLoadTorque == 150.0,
               "fmu_variables.hpp: update the input ranges to PlantLimits");
 static_assert(fw::LoopOptions{}.maxConsecutiveNonConverged == 10,

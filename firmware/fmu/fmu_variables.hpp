@@ -132,7 +132,7 @@ constexpr Variable kNonConvergedStepsVariable{kNonConvergedSteps, "non_converged
 constexpr Variable kPaperDriveVariables[] = {
     kTimeVariable,
     {kMotorSpeedCommand, "motor_speed_command", VarType::kFloat64, Causality::kInput, Variability::kContinuous,
-     "rad/s", 0.0, -40.0, 40.0, "Angular velocity command of the motor pulley P1 (motor_mode = 1), counter-clockwise positive"},
+     "rad/s", 0.0, -630.0, 630.0, "Angular velocity command of the motor pulley P1 (motor_mode = 1), counter-clockwise positive"},
     {kMotorTorqueCommand, "motor_torque_command", VarType::kFloat64, Causality::kInput, Variability::kContinuous,
      "N.m", 0.0, -150.0, 150.0, "Motor torque on the motor pulley P1 (motor_mode = 2), counter-clockwise positive"},
     {kLoadTorque, "load_torque", VarType::kFloat64, Causality::kInput, Variability::kContinuous, "N.m", 0.0, -150.0,

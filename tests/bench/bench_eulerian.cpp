@@ -3,14 +3,16 @@
 // host_sim/scenarios/eulerian_belt_drive.toml builds it (tests/support/graded_paper_drive.hpp).
 //
 //   bench_eulerian [16|24] [paper|random|slip|fault] [--config pc|main|mcu] [--set name=value ...]
-//                  [--seconds T] [--seeds A-B] [--intervals] [--error|--one-step] [--dump FILE] [--require-flag]
+//                  [--seconds T] [--speed-max W] [--seeds A-B] [--intervals] [--error|--one-step] [--dump FILE]
+//                  [--require-flag]
 //                  [--callgrind FROM COUNT]
 //   paper   the paper's scenario (2.45 s): steps flagged, the tail means of the span forces and of
 //           P2's speed, the wall time per step (median, p99, worst; steady_clock on this machine).
 //   random  the robustness bench's commands (tests/bench/bench_robustness.cpp: P1's speed steps to
-//           a value drawn from 0..15 rad/s every 0.5 s, P2's load to 0..40 N m every 0.7 s, Knuth's
-//           MMIX LCG) for T seconds (default 60) per seed (default 1-20): per seed the steps
-//           flagged, the longest run of them and the first fault; then the median and worst seed.
+//           a value drawn from 0..15 rad/s (0..W with --speed-max W) every 0.5 s, P2's load to
+//           0..40 N m every 0.7 s, Knuth's MMIX LCG) for T seconds (default 60) per seed (default
+//           1-20): per seed the steps flagged, the longest run of them and the first fault; then the
+//           median and worst seed.
 //   slip, fault  (error modes only) gross slip: mu 0.3 and 30 N m on P2; a friction fault: the
 //           paper's scenario with P1's mu 0.25 from 1.6 to 2.0 s (10 ms ramps).
 //   --config  a product's step, integrator and contact values (pc: 1e-4 s, trapezoidal rule,
@@ -109,6 +111,7 @@ struct Options {
   Configuration configuration = kDefaultConfiguration;
   Case kase = Case::kPaper;
   double seconds = 60.0;
+  double speedMax = 15.0;  // rad/s: random mode's P1 speeds are drawn from 0..speedMax
   unsigned long long firstSeed = 1, lastSeed = 20;
   int callgrindFrom = 0, callgrindCount = 0;
   bool intervals = false;
@@ -145,15 +148,16 @@ struct Bench : test::GradedPaperDriveOf<NE, FixedCostStepper> {
   }
 };
 
-// The robustness bench's commands: P1's speed to a value drawn from 0..15 rad/s every 0.5 s, P2's
-// braking load to 0..40 N m every 0.7 s.
+// The robustness bench's commands: P1's speed to a value drawn from 0..speedMax (15 rad/s unless
+// --speed-max) every 0.5 s, P2's braking load to 0..40 N m every 0.7 s.
 struct RandomCommands {
   Lcg lcg;
+  double speedMax = 15.0;  // rad/s
   double speed = 0.0, load = 0.0;
   long speedEvery = std::lround(0.5 / kStep), loadEvery = std::lround(0.7 / kStep);  // steps (set for other steps)
   // The commands of step k (from 1).
   BeltDriveInput<2> at(long k) {
-    if ((k - 1) % speedEvery == 0) speed = 15.0 * lcg.uniform();
+    if ((k - 1) % speedEvery == 0) speed = speedMax * lcg.uniform();
     if ((k - 1) % loadEvery == 0) load = 40.0 * lcg.uniform();
     BeltDriveInput<2> input;
     input.useCommand[0] = input.useCommand[1] = true;
@@ -173,6 +177,7 @@ struct CaseCommands {
     c.kase = o.kase;
     c.h = h;
     c.random = RandomCommands{Lcg{seed}};
+    c.random.speedMax = o.speedMax;
     c.maxAcceleration = o.configuration.maxAcceleration;
     c.random.speedEvery = std::lround(0.5 / h);
     c.random.loadEvery = std::lround(0.7 / h);
@@ -551,7 +556,7 @@ int main(int argc, char** argv) {
   Options o;
   const auto usage = [] {
     std::fprintf(stderr, "usage: bench_eulerian [16|24] [paper|random|slip|fault] [--config pc|main|mcu] "
-                         "[--set name=value ...] [--seconds T] [--seeds A-B] [--intervals] [--error|--one-step] "
+                         "[--set name=value ...] [--seconds T] [--speed-max W] [--seeds A-B] [--intervals] [--error|--one-step] "
                          "[--dump FILE] [--require-flag] [--callgrind FROM COUNT]\n");
     return 2;
   };
@@ -591,6 +596,8 @@ int main(int argc, char** argv) {
       o.intervals = true;
     } else if (std::strcmp(a, "--dump") == 0 && i + 1 < argc) {
       o.dump = argv[++i];
+    } else if (std::strcmp(a, "--speed-max") == 0 && i + 1 < argc) {
+      o.speedMax = std::atof(argv[++i]);
     } else if (std::strcmp(a, "--seconds") == 0 && i + 1 < argc) {
       o.seconds = std::atof(argv[++i]);
     } else if (std::strcmp(a, "--seeds") == 0 && i + 1 < argc) {

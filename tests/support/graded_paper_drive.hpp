@@ -48,7 +48,7 @@ struct GradedPaperDriveOf {
     const beltsim::PulleyParameters circles[2] = {m.pulley(0), m.pulley(1)};
     beltsim::PathCircle onPath[2];
     for (int p = 0; p < 2; ++p)
-      onPath[p] = {circles[p].centre, circles[p].radius + 0.5 * m.belt().thickness * circles[p].side, circles[p].side};
+      onPath[p] = beltsim::beltPathCircle(circles[p], m.belt());
     if (!beltsim::buildBeltPath(onPath, 2, path).ok()) return false;
     if (!beltsim::eulerianStations(path, beltsim::MeshGrading{}, station, lengths, elementsInPart).ok()) return false;
     if (!drive->setUp(m.belt(), lengths, circles, 2, m.contact(), m.belt().element.length).ok()) return false;

@@ -47,6 +47,12 @@ if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "Re
            COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/gross_slip.py $<TARGET_FILE:beltsim>
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_gross_slip_capstan)
   set_tests_properties(beltsim_gross_slip_capstan PROPERTIES TIMEOUT 300 LABELS cli)
+  # Engine start (issue 75): the motor-generator cranks the crankshaft from rest through the belt;
+  # the crankshaft follows the drive's inertia and drag reflected on it.
+  add_test(NAME beltsim_engine_start_follows_the_reflected_inertia
+           COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/engine_start.py $<TARGET_FILE:beltsim>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_engine_start)
+  set_tests_properties(beltsim_engine_start_follows_the_reflected_inertia PROPERTIES TIMEOUT 300 LABELS cli)
   # Injected faults (issue 52, docs/injected_faults.md): a friction fault on P1 of the main job's
   # scenario slides as the capstan law says and the drive recovers when it dries; a worn belt
   # creeps with its lower stiffness and slides when the pre-tension falls too far; both scenario

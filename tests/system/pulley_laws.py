@@ -165,7 +165,7 @@ def hub(beltsim, scenario, out):
     hub_force = [[first[f"hub_force_x_p{k + 1}"], first[f"hub_force_y_p{k + 1}"]] for k in range(n)]
     span_force = [first[f"span_force_{k}"] for k in range(n)]
     lock = s["static_lock_force"]  # on the belt where it leaves pulley 1: part of pulley 1's free body
-    radius = [q["radius"] + 0.5 * thickness * q.get("side", 1) for q in sc["pulley"]]  # belt centreline
+    radius = [q["radius"] + 0.5 * thickness for q in sc["pulley"]]  # belt centreline, either side
     failed = 0
     for k, p in enumerate(pulleys):
         surface = abs(p["omega"]) * radius[k]

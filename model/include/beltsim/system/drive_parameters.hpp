@@ -13,6 +13,7 @@
 #include "beltsim/core/detmath.hpp"
 #include "beltsim/core/status.hpp"
 #include "beltsim/element/ancf_cable2d.hpp"
+#include "beltsim/system/belt_geometry.hpp"
 #include "beltsim/system/profiles.hpp"
 #include "beltsim/system/tensioner_arm.hpp"
 
@@ -109,6 +110,14 @@ inline ParameterError validatePulleyParameters(const PulleyParameters& c) {
   }
   if (c.kind == PulleyKind::kTensionerArm) return detail::validateTensionerArm(c);
   return ParameterError::success();
+}
+
+// The belt's centreline on pulley `circle` (docs/model_contact.md §3): the belt touches a circle
+// with its face on the circle's side (pairContact's offset below), so the centreline lies h_b / 2
+// beyond the circle, r + h_b / 2 from its centre, for a front-side pulley and a back-side idler alike;
+// `side` only says on which side of the travel direction the circle lies.
+inline PathCircle beltPathCircle(const PulleyParameters& circle, const BeltParameters& belt) {
+  return PathCircle{circle.centre, circle.radius + 0.5 * belt.thickness, circle.side};
 }
 
 // The contact parameters of the pairs between the belt and pulley `circle` (docs/model_contact.md §4.1,

@@ -113,7 +113,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     Base::pulleyBodies().anchorArms(qL, vL, Base::mode());
     for (int p = 0; p < pulleyCount(); ++p) {
       const PulleyParameters& c = Base::pulley(p);
-      const double radius = c.radius + 0.5 * Base::belt().thickness * c.side;
+      const double radius = beltPathCircle(c, Base::belt()).radius;
       const CircleState cs = Base::circleState(qL, vL, p);
       for (int e = 0; e < NE; ++e) {
         const Vector8 qe = Mesh::gatherElement(x, e);

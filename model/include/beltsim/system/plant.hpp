@@ -71,11 +71,11 @@ struct PlantCommand {
 
 // Admissible command ranges; the loop rejects commands outside them before the model sees them.
 struct PlantLimits {
-  double maxMotorSpeed = 40.0;    // |rad/s| for speed inputs
+  double maxMotorSpeed = 630.0;   // |rad/s| for speed inputs: an engine's crankshaft at 6,000 rpm
   double maxMotorTorque = 150.0;  // |N m| for torque inputs
   double maxLoadTorque = 150.0;   // |N m| for load-torque inputs
   // Plausibility guard on the result (a diverged step, e.g. the belt thrown off, fails it).
-  double maxPulleySpeed = 200.0;  // |rad/s|
+  double maxPulleySpeed = 2000.0;  // |rad/s|: a pulley a third of the crankshaft's size at 630 rad/s
   double maxSpanForce = 1.0e5;    // |N|
 };
 
@@ -171,7 +171,7 @@ class BeltDrivePlant {
       c.speed = RampProfile{};
       // The eulerian mesh's nodes stay on the path as drawn: its pulleys keep their centres.
       if (kEulerian && movingCentre(c.kind)) return ParameterError::invalid("pulley.kind");
-      pathCircle_[p] = PathCircle{c.centre, c.radius + 0.5 * config.belt.thickness * c.side, c.side};
+      pathCircle_[p] = beltPathCircle(c, config.belt);
     }
     ParameterError e = buildBeltPath(pathCircle_, config.pulleyCount, path_);
     if (!e.ok()) return e;
