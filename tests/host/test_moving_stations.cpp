@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "beltsim/element/eulerian_cable2d.hpp"
+#include "beltsim/element/eulerian_flow_inertia.hpp"
 #include "beltsim/system/eulerian_stations.hpp"
 #include "beltsim/system/moving_stations.hpp"
 
@@ -180,6 +182,55 @@ TEST(MovingStations, ACircleMovedIntoItsNeighbourIsADegenerateState) {
   for (int p = 0; p < kMaxPulleys; ++p) centre[p] = layout.circle[p].centre;
   centre[2] = centre[1] + Vector2(0.05, 0.0);  // inside pulley 1's circle
   EXPECT_EQ(stations.evaluate(centre), beltsim::Status::kDegenerateState);
+}
+
+// What lets an element of a stretched part keep the tables of its drawn length L (the plan for
+// moving stations): the element of length kappa L at coordinates q is the element of length L at
+// q~ = D(kappa) q, its two slopes times kappa. The Hermite shapes of the slopes carry the factor L, so
+// r(xi) is the same at every xi = x / L; r' = dr/dx is kappa times larger on the short mesh, the
+// material stretch lambda = (pB - pA) / L too, so the strain |r'| / lambda, the curvature and the
+// measure lambda dx of the material are unchanged, and so is the material's velocity r_dot + w r'
+// (w = -p_dot / lambda). Hence the elastic energy (every axial rule) and the kinetic energy agree
+// (at kappa_dot = 0: then q~_dot = D q_dot) to rounding.
+TEST(MovingStations, AnElementOfAStretchedPartIsTheDrawnElementAtScaledSlopes) {
+  using Vector8 = Eigen::Matrix<double, 8, 1>;
+  const double drawn = 0.0523, R = 0.1;
+  beltsim::EulerianCable2D::Parameters p;
+  p.length = drawn;
+  p.massPerLength = 0.8288;
+  p.EA = 8000.0;
+  p.EI = 0.0107;
+  p.referenceAxialStrain = -0.05;
+  for (double kappa : {0.93, 1.013, 1.2}) {
+    // An arc of radius R over the mesh length kappa L, slopes of length 1.01, disturbed.
+    const double length = kappa * drawn, phi = length / R, s = 1.01;
+    Vector8 q;
+    q << 0.0, 0.0, s, 0.0, R * std::sin(phi), R * (1.0 - std::cos(phi)), s * std::cos(phi), s * std::sin(phi);
+    q += 1e-3 * (Vector8() << 0.3, -0.2, 0.5, 0.1, -0.4, 0.2, -0.3, 0.6).finished();
+    const Vector8 qDot = (Vector8() << 2.0, -0.5, 0.3, 1.1, 1.7, 0.4, -0.8, 0.2).finished();
+    const Vector2 material(0.21, 0.21 + 0.96 * length), materialRate(-3.1, -2.9);
+    Vector8 scale = Vector8::Ones();
+    scale(2) = scale(3) = scale(6) = scale(7) = kappa;
+    const Vector8 qScaled = scale.cwiseProduct(q), qDotScaled = scale.cwiseProduct(qDot);
+    for (beltsim::AxialRule rule : {beltsim::AxialRule::kA, beltsim::AxialRule::kB, beltsim::AxialRule::kC}) {
+      beltsim::EulerianCable2D::Parameters atDrawn = p, atLength = p;
+      atDrawn.axialRule = atLength.axialRule = rule;
+      atLength.length = length;
+      beltsim::EulerianCable2D drawnElement, element;
+      ASSERT_TRUE(drawnElement.setUp(atDrawn).ok());
+      ASSERT_TRUE(element.setUp(atLength).ok());
+      double u = 0.0, uDrawn = 0.0;
+      ASSERT_EQ(element.elasticEnergy(q, element.stretch(material(0), material(1)), u), beltsim::Status::kOk);
+      ASSERT_EQ(drawnElement.elasticEnergy(qScaled, drawnElement.stretch(material(0), material(1)), uDrawn),
+                beltsim::Status::kOk);
+      EXPECT_NEAR(uDrawn, u, 1e-12 * u) << "kappa " << kappa << ", rule " << static_cast<int>(rule);
+    }
+    beltsim::EulerianFlowInertia drawnFlow, flow;
+    ASSERT_TRUE(drawnFlow.setUp(drawn, p.massPerLength).ok());
+    ASSERT_TRUE(flow.setUp(length, p.massPerLength).ok());
+    const double t = flow.kineticEnergy(q, qDot, material, materialRate);
+    EXPECT_NEAR(drawnFlow.kineticEnergy(qScaled, qDotScaled, material, materialRate), t, 1e-12 * t) << "kappa " << kappa;
+  }
 }
 
 }  // namespace
