@@ -21,6 +21,7 @@
 #include "beltsim/element/eulerian_flow_inertia.hpp"
 #include "beltsim/system/eulerian_stations.hpp"
 #include "gyroscopic_modes.hpp"
+#include "lagrange_rows.hpp"
 
 namespace {
 
@@ -260,32 +261,10 @@ double kinetic(const EulerianFlowInertia& f, const Vector10& z, const Vector10& 
   return f.kineticEnergy(z.head<8>(), zDot.head<8>(), z.tail<2>(), zDot.tail<2>());
 }
 
-// Lagrange's equations of T at a state, E = d/dt dT/dz_dot - dT/dz: dT/dz_dot by central
-// differences (exact: T is quadratic in the rates), its time derivative along z(t) = z + z_dot t +
-// z_ddot t^2/2 by central differences in t, and dT/dz by central differences in z.
+// Lagrange's equations of T at a state (tests/support/lagrange_rows.hpp).
 Vector10 lagrangeRows(const EulerianFlowInertia& f, const FlowState& s) {
-  const Vector10 z = joined(s.q, s.p), zDot = joined(s.qDot, s.pDot), zDDot = joined(s.qDDot, s.pDDot);
-  auto momentum = [&](const Vector10& at, const Vector10& rates) {
-    Vector10 m;
-    for (int i = 0; i < 10; ++i) {
-      Vector10 up = rates, down = rates;
-      up(i) += 1e-3;
-      down(i) -= 1e-3;
-      m(i) = (kinetic(f, at, up) - kinetic(f, at, down)) / 2e-3;
-    }
-    return m;
-  };
-  const double dt = 1e-5;
-  const Vector10 later = momentum(z + dt * zDot + 0.5 * dt * dt * zDDot, zDot + dt * zDDot);
-  const Vector10 earlier = momentum(z - dt * zDot + 0.5 * dt * dt * zDDot, zDot - dt * zDDot);
-  Vector10 expected = (later - earlier) / (2 * dt);
-  for (int i = 0; i < 10; ++i) {
-    Vector10 up = z, down = z;
-    up(i) += 1e-7;
-    down(i) -= 1e-7;
-    expected(i) -= (kinetic(f, up, zDot) - kinetic(f, down, zDot)) / 2e-7;
-  }
-  return expected;
+  return beltsim::test::lagrangeRows<10>([&](const Vector10& z, const Vector10& zDot) { return kinetic(f, z, zDot); },
+                                         joined(s.q, s.p), joined(s.qDot, s.pDot), joined(s.qDDot, s.pDDot));
 }
 
 }  // namespace

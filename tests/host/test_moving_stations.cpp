@@ -10,8 +10,10 @@
 
 #include "beltsim/element/eulerian_cable2d.hpp"
 #include "beltsim/element/eulerian_flow_inertia.hpp"
+#include "beltsim/element/part_stretch.hpp"
 #include "beltsim/system/eulerian_stations.hpp"
 #include "beltsim/system/moving_stations.hpp"
+#include "lagrange_rows.hpp"
 
 namespace {
 
@@ -184,6 +186,19 @@ TEST(MovingStations, ACircleMovedIntoItsNeighbourIsADegenerateState) {
   EXPECT_EQ(stations.evaluate(centre), beltsim::Status::kDegenerateState);
 }
 
+constexpr double kDrawn = 0.0523;  // m, a drawn element's length
+
+// The paper's belt as a drawn element.
+beltsim::EulerianCable2D::Parameters beltElement() {
+  beltsim::EulerianCable2D::Parameters p;
+  p.length = kDrawn;
+  p.massPerLength = 0.8288;
+  p.EA = 8000.0;
+  p.EI = 0.0107;
+  p.referenceAxialStrain = -0.05;
+  return p;
+}
+
 // What lets an element of a stretched part keep the tables of its drawn length L (the plan for
 // moving stations): the element of length kappa L at coordinates q is the element of length L at
 // q~ = D(kappa) q, its two slopes times kappa. The Hermite shapes of the slopes carry the factor L, so
@@ -194,13 +209,8 @@ TEST(MovingStations, ACircleMovedIntoItsNeighbourIsADegenerateState) {
 // (at kappa_dot = 0: then q~_dot = D q_dot) to rounding.
 TEST(MovingStations, AnElementOfAStretchedPartIsTheDrawnElementAtScaledSlopes) {
   using Vector8 = Eigen::Matrix<double, 8, 1>;
-  const double drawn = 0.0523, R = 0.1;
-  beltsim::EulerianCable2D::Parameters p;
-  p.length = drawn;
-  p.massPerLength = 0.8288;
-  p.EA = 8000.0;
-  p.EI = 0.0107;
-  p.referenceAxialStrain = -0.05;
+  const double drawn = kDrawn, R = 0.1;
+  const beltsim::EulerianCable2D::Parameters p = beltElement();
   for (double kappa : {0.93, 1.013, 1.2}) {
     // An arc of radius R over the mesh length kappa L, slopes of length 1.01, disturbed.
     const double length = kappa * drawn, phi = length / R, s = 1.01;
@@ -230,6 +240,151 @@ TEST(MovingStations, AnElementOfAStretchedPartIsTheDrawnElementAtScaledSlopes) {
     ASSERT_TRUE(flow.setUp(length, p.massPerLength).ok());
     const double t = flow.kineticEnergy(q, qDot, material, materialRate);
     EXPECT_NEAR(drawnFlow.kineticEnergy(qScaled, qDotScaled, material, materialRate), t, 1e-12 * t) << "kappa " << kappa;
+  }
+}
+
+// ---- the rows of an element on a stretching part (part_stretch.hpp) ----------------------------
+using Vector8 = Eigen::Matrix<double, 8, 1>;
+using Vector10 = Eigen::Matrix<double, 10, 1>;
+using Vector11 = Eigen::Matrix<double, 11, 1>;  // (q 8, pA, pB, kappa)
+
+
+// A state of an element on a part stretched by kappa: bent over the current length kappa L, rates
+// of a belt at about 10 m/s, the material compressed to 0.95 and flowing, kappa changing.
+struct StretchState {
+  Vector8 q, qDot, qDDot;
+  Vector2 p, pDot, pDDot;
+  beltsim::PartStretch stretch;
+};
+StretchState stretchState(double kappa, double flow) {
+  StretchState s;
+  const double length = kappa * kDrawn, R = 0.1, phi = length / R, slope = 1.01;
+  s.q << 0.0, 0.0, slope, 0.0, R * std::sin(phi), R * (1.0 - std::cos(phi)), slope * std::cos(phi), slope * std::sin(phi);
+  s.q += 1e-3 * (Vector8() << 0.3, -0.2, 0.5, 0.1, -0.4, 0.2, -0.3, 0.6).finished();
+  s.qDot << 2.0, -0.5, 0.3, 1.1, 1.7, 0.4, -0.8, 0.2;
+  s.qDDot << 120.0, -80.0, 35.0, 210.0, -150.0, 60.0, -95.0, 40.0;
+  s.p << 0.4, 0.4 + 0.95 * length;
+  s.pDot << flow * 10.2, flow * 9.7;
+  s.pDDot << 40.0, -25.0;
+  s.stretch = {kappa, 3.0, -250.0};  // kappa_dot, kappa_ddot: an arm swinging a few degrees at ~10 Hz
+  return s;
+}
+
+// T(Z, Z_dot) of the element on the stretching part: the drawn element's at q~ = D q,
+// q~_dot = D q_dot + kappa_dot D' q.
+double stretchedKinetic(const beltsim::EulerianFlowInertia& drawn, const Vector11& z, const Vector11& zDot) {
+  const Vector8 q = z.head<8>();
+  const Vector8 qDot = beltsim::StretchedElement::scaled(z(10), zDot.head<8>()) +
+                       zDot(10) * beltsim::StretchedElement::slopes(q);
+  return drawn.kineticEnergy(beltsim::StretchedElement::scaled(z(10), q), qDot, z.segment<2>(8), zDot.segment<2>(8));
+}
+
+// Lagrange's equations of T over Z = (q, pA, pB, kappa) (tests/support/lagrange_rows.hpp).
+Vector11 stretchedLagrangeRows(const beltsim::EulerianFlowInertia& drawn, const StretchState& s) {
+  Vector11 z, zDot, zDDot;
+  z << s.q, s.p, s.stretch.kappa;
+  zDot << s.qDot, s.pDot, s.stretch.rate;
+  zDDot << s.qDDot, s.pDDot, s.stretch.acceleration;
+  return beltsim::test::lagrangeRows<11>(
+      [&](const Vector11& at, const Vector11& rates) { return stretchedKinetic(drawn, at, rates); }, z, zDot, zDDot);
+}
+
+// The inertia of an element on a stretching part, the material passing its moving stations
+// included: the drawn element's rows at the transformed accelerations, carried back by
+// StretchedElement::rows, are Lagrange's equations of its kinetic energy in (q, pA, pB, kappa), with
+// the material flowing either way and the part growing or shrinking.
+TEST(MovingStations, TheInertiaRowsOfAStretchingPartAreLagrangesEquationsInItsStretch) {
+  beltsim::EulerianFlowInertia drawn;
+  ASSERT_TRUE(drawn.setUp(kDrawn, 0.8288).ok());
+  for (double kappa : {0.95, 1.1})
+    for (double flow : {-1.0, 1.0})
+      for (double sign : {-1.0, 1.0}) {
+        StretchState s = stretchState(kappa, flow);
+        s.stretch.rate *= sign;
+        const Vector11 expected = stretchedLagrangeRows(drawn, s);
+        Vector8 q, qDot, qDDot;
+        beltsim::StretchedElement::coordinates(s.stretch, s.q, s.qDot, s.qDDot, q, qDot, qDDot);
+        Vector10 drawnRows, rows;
+        ASSERT_EQ(drawn.force(q, qDot, qDDot, s.p, s.pDot, s.pDDot, drawnRows), beltsim::Status::kOk);
+        double kappaRow = 0.0;
+        beltsim::StretchedElement::rows(kappa, s.q, drawnRows, rows, kappaRow);
+        for (int i = 0; i < 10; ++i)
+          EXPECT_NEAR(rows(i), expected(i), 1e-6 * expected.norm()) << "kappa " << kappa << ", row " << i;
+        EXPECT_NEAR(kappaRow, expected(10), 1e-6 * expected.norm()) << "kappa " << kappa << ", its own row";
+        Vector11 got;
+        got << rows, kappaRow;
+        const double off = (got - expected).norm() / expected.norm();
+        // Without the kappa_dot terms of the accelerations the rows miss the passing material.
+        beltsim::PartStretch frozen = s.stretch;
+        frozen.rate = frozen.acceleration = 0.0;
+        beltsim::StretchedElement::coordinates(frozen, s.q, s.qDot, s.qDDot, q, qDot, qDDot);
+        ASSERT_EQ(drawn.force(q, qDot, qDDot, s.p, s.pDot, s.pDDot, drawnRows), beltsim::Status::kOk);
+        beltsim::StretchedElement::rows(kappa, s.q, drawnRows, rows, kappaRow);
+        const double passing = (rows - expected.head<10>()).norm() / expected.norm();
+        EXPECT_GT(passing, 1e-3);
+        std::printf("[figure] kappa %.2f, flow %+.0f, kappa_dot %+.0f /s: rows off Lagrange's by %.1e of their norm; "
+                    "without the passing material by %.1e\n", kappa, flow, s.stretch.rate, off, passing);
+      }
+}
+
+// The elastic rows: U(q, pA, pB, kappa) = U~(D q, (pB - pA) / L), its derivatives by central
+// differences against the drawn element's force carried back.
+TEST(MovingStations, TheElasticRowsOfAStretchedPartAreTheDerivativesOfItsEnergy) {
+  beltsim::EulerianCable2D drawn;
+  ASSERT_TRUE(drawn.setUp(beltElement()).ok());
+  auto energy = [&](const Vector11& z) {
+    double u = 0.0;
+    EXPECT_EQ(drawn.elasticEnergy(beltsim::StretchedElement::scaled(z(10), z.head<8>()), drawn.stretch(z(8), z(9)), u),
+              beltsim::Status::kOk);
+    return u;
+  };
+  for (double kappa : {0.95, 1.1}) {
+    const StretchState s = stretchState(kappa, 1.0);
+    Vector11 z;
+    z << s.q, s.p, kappa;
+    Eigen::Matrix<double, 9, 1> force;
+    ASSERT_EQ(drawn.elasticForce(beltsim::StretchedElement::scaled(kappa, s.q), drawn.stretch(s.p(0), s.p(1)), force),
+              beltsim::Status::kOk);
+    Vector10 drawnRows, rows;
+    drawnRows << force.head<8>(), -force(8) / kDrawn, force(8) / kDrawn;  // d lambda / d pA, d pB = -+1/L
+    double kappaRow = 0.0;
+    beltsim::StretchedElement::rows(kappa, s.q, drawnRows, rows, kappaRow);
+    Vector11 expected;
+    for (int i = 0; i < 11; ++i) {
+      Vector11 up = z, down = z;
+      up(i) += 1e-7;
+      down(i) -= 1e-7;
+      expected(i) = (energy(up) - energy(down)) / 2e-7;
+    }
+    for (int i = 0; i < 10; ++i) EXPECT_NEAR(rows(i), expected(i), 1e-6 * expected.norm()) << "row " << i;
+    EXPECT_NEAR(kappaRow, expected(10), 1e-6 * expected.norm()) << "its own row";
+  }
+}
+
+// A straight element under uniform strain does not push on its part's stretch: moving both end
+// slopes by the same amount along the element with the ends held changes |r'| by 1 - 6 xi + 6 xi^2
+// of it, whose integral (exact in every axial rule) is 0, and the axial force is the same
+// everywhere. So E_kappa = 0 to rounding, while each slope row carries the axial force.
+TEST(MovingStations, AStraightUniformlyStrainedElementHasNoStretchRow) {
+  for (beltsim::AxialRule rule : {beltsim::AxialRule::kA, beltsim::AxialRule::kB, beltsim::AxialRule::kC}) {
+    beltsim::EulerianCable2D::Parameters p = beltElement();
+    p.axialRule = rule;
+    beltsim::EulerianCable2D drawn;
+    ASSERT_TRUE(drawn.setUp(p).ok());
+    const double kappa = 1.07, slope = 1.002, length = kappa * kDrawn;
+    const Vector2 t(std::cos(0.4), std::sin(0.4));
+    Vector8 q;
+    q << 0.1, 0.2, slope * t, Vector2(0.1, 0.2) + slope * length * t, slope * t;
+    Eigen::Matrix<double, 9, 1> force;
+    ASSERT_EQ(drawn.elasticForce(beltsim::StretchedElement::scaled(kappa, q), drawn.stretch(0.0, 0.97 * length), force),
+              beltsim::Status::kOk);
+    Vector10 drawnRows, rows;
+    drawnRows << force.head<8>(), -force(8) / kDrawn, force(8) / kDrawn;
+    double kappaRow = 1.0;
+    beltsim::StretchedElement::rows(kappa, q, drawnRows, rows, kappaRow);
+    const double scale = force.head<8>().norm();
+    EXPECT_GT(scale, 1.0);
+    EXPECT_LT(std::fabs(kappaRow), 1e-12 * scale) << "rule " << static_cast<int>(rule);
   }
 }
 

@@ -129,7 +129,7 @@ class MovingStations {
     return Status::kOk;
   }
 
-  int circleCount() const { return count_; }
+  int pulleyCount() const { return count_; }
   // The circle behind slot c (0..2) of part j's derivatives.
   int partCircle(int part, int c) const { return (part / 2 + c) % count_; }
   int partOf(int element) const { return part_[element]; }
