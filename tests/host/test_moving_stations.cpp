@@ -388,4 +388,71 @@ TEST(MovingStations, AStraightUniformlyStrainedElementHasNoStretchRow) {
   }
 }
 
+// The Newton block over (q, pA, pB, kappa) of the inertia rows on a stretching part
+// (StretchedElement::matrix) against central differences of the rows by the accelerations, the
+// rates and the coordinates, kappa's included: each of the three derivatives alone (c_a, c_v, c_q
+// = 1, 0, 0 and so on, so that the rate terms are checked at their own scale), then combined with
+// Newmark's coefficients at h = 1e-4 s (the trapezoidal rule).
+TEST(MovingStations, TheNewtonBlockOfAStretchingPartIsTheDerivativeOfItsRows) {
+  beltsim::EulerianFlowInertia drawn;
+  ASSERT_TRUE(drawn.setUp(kDrawn, 0.8288).ok());
+  const double h = 1e-4;
+  const double coefficients[4][3] = {{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0},
+                                     {1.0, 0.5 / (0.25 * h), 1.0 / (0.25 * h * h)}};
+  for (double kappa : {0.95, 1.1}) {
+    const StretchState s = stretchState(kappa, 1.0);
+    Vector11 z, zDot, zDDot;
+    z << s.q, s.p, kappa;
+    zDot << s.qDot, s.pDot, s.stretch.rate;
+    zDDot << s.qDDot, s.pDDot, s.stretch.acceleration;
+    auto rowsAt = [&](const Vector11& at, const Vector11& rates, const Vector11& accelerations) {
+      const beltsim::PartStretch st{at(10), rates(10), accelerations(10)};
+      Vector8 q, qDot, qDDot;
+      beltsim::StretchedElement::coordinates(st, at.head<8>(), rates.head<8>(), accelerations.head<8>(), q, qDot, qDDot);
+      Vector10 drawnRows, rows;
+      EXPECT_EQ(drawn.force(q, qDot, qDDot, at.segment<2>(8), rates.segment<2>(8), accelerations.segment<2>(8), drawnRows),
+                beltsim::Status::kOk);
+      double kappaRow = 0.0;
+      beltsim::StretchedElement::rows(st.kappa, at.head<8>(), drawnRows, rows, kappaRow);
+      Vector11 out;
+      out << rows, kappaRow;
+      return out;
+    };
+    Eigen::Matrix<double, 11, 11> byPosition, byVelocity, byAcceleration;
+    for (int j = 0; j < 11; ++j) {
+      const double dz = 1e-7, dv = 1e-4, da = 1e-1;
+      Vector11 up = z, down = z;
+      up(j) += dz;
+      down(j) -= dz;
+      byPosition.col(j) = (rowsAt(up, zDot, zDDot) - rowsAt(down, zDot, zDDot)) / (2 * dz);
+      up = zDot, down = zDot;
+      up(j) += dv;
+      down(j) -= dv;
+      byVelocity.col(j) = (rowsAt(z, up, zDDot) - rowsAt(z, down, zDDot)) / (2 * dv);
+      up = zDDot, down = zDDot;
+      up(j) += da;
+      down(j) -= da;
+      byAcceleration.col(j) = (rowsAt(z, zDot, up) - rowsAt(z, zDot, down)) / (2 * da);
+    }
+    Vector8 q, qDot, qDDot;
+    beltsim::StretchedElement::coordinates(s.stretch, s.q, s.qDot, s.qDDot, q, qDot, qDDot);
+    beltsim::EulerianFlowTerms terms;
+    ASSERT_EQ(drawn.evaluate(q, qDot, qDDot, s.p, s.pDot, s.pDDot, terms), beltsim::Status::kOk);
+    for (const auto& c : coefficients) {
+      const Eigen::Matrix<double, 11, 11> expected = c[0] * byAcceleration + c[1] * byVelocity + c[2] * byPosition;
+      Eigen::Matrix<double, 11, 11> block;
+      beltsim::StretchedElement::matrix(s.stretch, z.head<10>(), zDot.head<10>(), zDDot.head<10>(), terms.force,
+                                        terms.byAcceleration, terms.byVelocity, terms.byPosition, c[0], c[1], c[2],
+                                        block);
+      const double off = (block - expected).cwiseAbs().maxCoeff() / expected.cwiseAbs().maxCoeff();
+      const double offKappa = std::max((block.col(10) - expected.col(10)).norm() / expected.col(10).norm(),
+                                       (block.row(10) - expected.row(10)).norm() / expected.row(10).norm());
+      std::printf("[figure] kappa %.2f, c = (%g, %g, %g): block off central differences by %.1e of its largest "
+                  "entry, kappa's column and row by %.1e of their norms\n", kappa, c[0], c[1], c[2], off, offKappa);
+      EXPECT_LT(off, 1e-6);
+      EXPECT_LT(offKappa, 1e-6);
+    }
+  }
+}
+
 }  // namespace

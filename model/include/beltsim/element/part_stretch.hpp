@@ -21,6 +21,14 @@
 //
 // The E_kappa rows of a part's elements, times d kappa / d centre, act on the moving centres. The
 // kappa_dot terms of q~_ddot are the material passing the moving stations, in the element's inertia.
+//
+// Newton block. With P = diag(D, I) and P' = diag(D', 0) on (q 8, pA, pB), s = P' (q, p) (the
+// slopes), v = P' (q_dot, p_dot), a = P' (q_ddot, p_ddot), the drawn element's derivatives A, V, K
+// by its accelerations, velocities and positions and m = c_a A + c_v V + c_q K, the rows' derivative
+// c_a dR/dZ_ddot + c_v dR/dZ_dot + c_q dR/dZ over Z = (q, pA, pB, kappa) is
+//   G_z     = m P + kappa_dot (2 c_v A + c_q V) P' + c_q kappa_ddot A P'          (10 x 10)
+//   G_kappa = m s + 2 c_v A v + c_q (V v + A a)                                    (10 x 1)
+//   rows (q, p):  [P G_z,  P G_kappa + c_q P' E~];   row kappa: [s^T G_z + c_q (P' E~)^T,  s^T G_kappa].
 #pragma once
 #include <Eigen/Core>
 
@@ -35,6 +43,8 @@ struct PartStretch {
 struct StretchedElement {
   using Vector8 = Eigen::Matrix<double, 8, 1>;
   using Vector10 = Eigen::Matrix<double, 10, 1>;
+  using Matrix10 = Eigen::Matrix<double, 10, 10>;
+  using Matrix11 = Eigen::Matrix<double, 11, 11>;
 
   // q~ = D q.
   static Vector8 scaled(double kappa, const Vector8& q) {
@@ -56,6 +66,34 @@ struct StretchedElement {
     qScaled = scaled(s.kappa, q);
     qDotScaled = scaled(s.kappa, qDot) + s.rate * slopes(q);
     qDDotScaled = scaled(s.kappa, qDDot) + (2.0 * s.rate) * slopes(qDot) + s.acceleration * slopes(q);
+  }
+  // P' applied to a 10-vector (q 8, pA, pB): its slopes alone.
+  static Vector10 slopes10(const Vector10& x) {
+    Vector10 out = Vector10::Zero();
+    out.template head<8>() = slopes(x.template head<8>());
+    return out;
+  }
+  // The Newton block over (q 8, pA, pB, kappa) (above) from the drawn element's rows and its
+  // derivatives by its accelerations, velocities and positions (10 x 10 over (q~ 8, pA, pB)),
+  // at the element's state (q, pA, pB) with their rates and accelerations (10-vectors) and stretch s.
+  static void matrix(const PartStretch& s, const Vector10& z, const Vector10& zDot, const Vector10& zDDot,
+                     const Vector10& drawnRows, const Matrix10& byAcceleration, const Matrix10& byVelocity,
+                     const Matrix10& byPosition, double ca, double cv, double cq, Matrix11& out) {
+    Vector10 p = Vector10::Ones();
+    for (int node = 0; node < 2; ++node) p(4 * node + 2) = p(4 * node + 3) = s.kappa;
+    Vector10 pPrime = Vector10::Zero();
+    for (int node = 0; node < 2; ++node) pPrime(4 * node + 2) = pPrime(4 * node + 3) = 1.0;
+    const Matrix10 m = ca * byAcceleration + cv * byVelocity + cq * byPosition;
+    const Matrix10 g = m * p.asDiagonal() +
+                       ((s.rate * (2.0 * cv) + cq * s.acceleration) * byAcceleration + (cq * s.rate) * byVelocity) *
+                           pPrime.asDiagonal();
+    const Vector10 slope = slopes10(z), v = slopes10(zDot), a = slopes10(zDDot);
+    const Vector10 gKappa = m * slope + (2.0 * cv) * (byAcceleration * v) + cq * (byVelocity * v + byAcceleration * a);
+    const Vector10 rowsBySlope = slopes10(drawnRows);
+    out.template topLeftCorner<10, 10>() = p.asDiagonal() * g;
+    out.template block<10, 1>(0, 10) = p.asDiagonal() * gKappa + cq * rowsBySlope;
+    out.template block<1, 10>(10, 0) = slope.transpose() * g + cq * rowsBySlope.transpose();
+    out(10, 10) = slope.dot(gKappa);
   }
   // Rows (q 8, pA, pB) of the drawn element at q~ -> the rows in (q, pA, pB) and the row of kappa.
   static void rows(double kappa, const Vector8& q, const Vector10& drawnRows, Vector10& out, double& kappaRow) {
