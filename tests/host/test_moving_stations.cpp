@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "beltsim/element/ancf_cable2d.hpp"
 #include "beltsim/element/eulerian_cable2d.hpp"
 #include "beltsim/element/eulerian_flow_inertia.hpp"
 #include "beltsim/element/part_stretch.hpp"
@@ -205,8 +206,8 @@ beltsim::EulerianCable2D::Parameters beltElement() {
 // r(xi) is the same at every xi = x / L; r' = dr/dx is kappa times larger on the short mesh, the
 // material stretch lambda = (pB - pA) / L too, so the strain |r'| / lambda, the curvature and the
 // measure lambda dx of the material are unchanged, and so is the material's velocity r_dot + w r'
-// (w = -p_dot / lambda). Hence the elastic energy (every axial rule) and the kinetic energy agree
-// (at kappa_dot = 0: then q~_dot = D q_dot) to rounding.
+// (w = -p_dot / lambda). Hence the elastic energy (every axial rule), gravity's potential and the
+// kinetic energy agree (at kappa_dot = 0: then q~_dot = D q_dot) to rounding.
 TEST(MovingStations, AnElementOfAStretchedPartIsTheDrawnElementAtScaledSlopes) {
   using Vector8 = Eigen::Matrix<double, 8, 1>;
   const double drawn = kDrawn, R = 0.1;
@@ -235,6 +236,17 @@ TEST(MovingStations, AnElementOfAStretchedPartIsTheDrawnElementAtScaledSlopes) {
                 beltsim::Status::kOk);
       EXPECT_NEAR(uDrawn, u, 1e-12 * u) << "kappa " << kappa << ", rule " << static_cast<int>(rule);
     }
+    // Gravity's potential -lambda f_g . q (f_g the element's consistent load, eulerian_mesh.hpp's
+    // elementRows): lambda~ = kappa lambda, and f_g's slope entries carry L^2 against its L.
+    beltsim::EulerianCable2D::Parameters heavy = p, heavyAtLength = p;
+    heavy.gravity = heavyAtLength.gravity = Vector2(0.0, -9.81);
+    heavyAtLength.length = length;
+    beltsim::AncfCable2D<double> drawnMaterial, materialElement;
+    ASSERT_TRUE(drawnMaterial.setUp(heavy).ok());
+    ASSERT_TRUE(materialElement.setUp(heavyAtLength).ok());
+    const double v = -(material(1) - material(0)) / length * materialElement.gravityForce().dot(q);
+    EXPECT_NEAR(-(material(1) - material(0)) / drawn * drawnMaterial.gravityForce().dot(qScaled), v, 1e-12 * std::fabs(v))
+        << "kappa " << kappa;
     beltsim::EulerianFlowInertia drawnFlow, flow;
     ASSERT_TRUE(drawnFlow.setUp(drawn, p.massPerLength).ok());
     ASSERT_TRUE(flow.setUp(length, p.massPerLength).ok());
