@@ -133,8 +133,8 @@ TEST(MovingStations, AtMovedCentresTheyDivideTheNewPathInTheDrawnShares) {
   expectTheMovedPathInTheDrawnShares<48>(fourPulleys(), 3, Vector2(-0.005, 0.004));
 }
 
-// The closed-form derivatives of every node's position and every part's length by every centre
-// against central differences (step 1e-6 m; their truncation error is of order 1e-12 / curvature).
+// The closed-form derivatives of every node's position and every part's length by every centre,
+// and the part lengths' second derivatives, against central differences (step 1e-6 m; their truncation error is of order 1e-12 / curvature).
 template <int NE>
 void expectDerivativesOfCentralDifferences(const Layout& layout) {
   const Laid<NE> d = layOut<NE>(layout);
@@ -143,7 +143,7 @@ void expectDerivativesOfCentralDifferences(const Layout& layout) {
   plus = stations;
   minus = stations;
   constexpr double kH = 1e-6;
-  double worstPosition = 0.0, worstLength = 0.0;
+  double worstPosition = 0.0, worstLength = 0.0, worstCurvature = 0.0;
   for (int p = 0; p < layout.count; ++p)
     for (int l = 0; l < 2; ++l) {
       Vector2 up[kMaxPulleys], down[kMaxPulleys];
@@ -163,10 +163,18 @@ void expectDerivativesOfCentralDifferences(const Layout& layout) {
         const double analytic = stations.partLengthByCentre(j, p)(l);
         worstLength = std::max(worstLength, std::fabs(difference - analytic));
         EXPECT_NEAR(difference, analytic, 1e-7) << "part " << j << ", circle " << p << ", axis " << l;
+        // The second derivatives: central differences of the first ones.
+        for (int r = 0; r < layout.count; ++r) {
+          const Vector2 curvature = (plus.partLengthByCentre(j, r) - minus.partLengthByCentre(j, r)) / (2.0 * kH);
+          const Vector2 expected = stations.partLengthByCentres(j, r, p).col(l);
+          worstCurvature = std::max(worstCurvature, (curvature - expected).norm());
+          EXPECT_LT((curvature - expected).norm(), 1e-6 * (1.0 + expected.norm()))
+              << "part " << j << ", circles " << r << ", " << p << ", axis " << l;
+        }
       }
     }
-  std::printf("[figure] %d circles, %d elements: worst |d position - central difference| %.1e, of a part length %.1e\n",
-              layout.count, NE, worstPosition, worstLength);
+  std::printf("[figure] %d circles, %d elements: worst |d position - central difference| %.1e, of a part length %.1e, "
+              "of its second derivative %.1e\n", layout.count, NE, worstPosition, worstLength, worstCurvature);
 }
 
 TEST(MovingStations, TheirDerivativesByTheCentresAreThoseOfCentralDifferences) {

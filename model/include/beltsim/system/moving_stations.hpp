@@ -3,12 +3,14 @@
 // springs), and how that place changes with the centres. Each part of the path (a span, or the
 // wrap on a circle) keeps the elements it was given when the mesh was laid out
 // (eulerian_stations.hpp) and each element its share of its part's length; only the part lengths
-// and the node positions move. The first derivatives are closed-form:
+// and the node positions move. The derivatives (the part lengths' second ones too) are closed-form:
 //
 //   span k from circle a to circle b (signed radii rho = side R, centres c, d = c_b - c_a):
 //     length l = (|d|^2 - (rho_b - rho_a)^2)^(1/2), direction angle psi with unit tangent t and
 //     left normal n; departure c_a + rho_a n, arrival c_b + rho_b n;
 //     d psi / d c_b = n / l = -d psi / d c_a,   d l / d c_b = d / l = -d l / d c_a;
+//     by d twice: d2 l = (I - d d^T / l^2) / l,
+//                 d2 psi = -(t n^T + n t^T) / l^2 + (rho_b - rho_a) n n^T / l^3;
 //     d t / d psi = n,  d n / d psi = -t;
 //   wrap on circle b between span k and span k + 1 (sweep s, negative clockwise): arc length
 //     R |s|, d(R |s|) = side_b R (d psi_k - d psi_(k+1)); a point at fraction F of the wrap lies at
@@ -73,21 +75,39 @@ class MovingStations {
     if (!buildBeltPath(circles, count_, path_).ok()) return Status::kDegenerateState;
     // Per span: tangent, left normal, and the derivatives of its angle and length by its circles.
     Vector2 tangent[MaxPulleys], normal[MaxPulleys], angleBy[MaxPulleys], lengthBy[MaxPulleys];
+    Mat2 angleByTwice[MaxPulleys], lengthByTwice[MaxPulleys];  // by d = c_(k+1) - c_k twice
     for (int k = 0; k < count_; ++k) {
       const double l = path_.spanLength[k];
       if (!(l > 0.0)) return Status::kDegenerateState;
       tangent[k] = (path_.arrival[k] - path_.departure[k]) / l;
       normal[k] = leftNormal(tangent[k]);
       angleBy[k] = normal[k] / l;                                        // d psi / d c_(k+1)
-      lengthBy[k] = (path_.circle[(k + 1) % count_].centre - path_.circle[k].centre) / l;  // d l / d c_(k+1)
+      const Vector2 between = path_.circle[(k + 1) % count_].centre - path_.circle[k].centre;
+      lengthBy[k] = between / l;  // d l / d c_(k+1)
+      const double jump = path_.circle[(k + 1) % count_].side * path_.circle[(k + 1) % count_].radius -
+                          path_.circle[k].side * path_.circle[k].radius;
+      lengthByTwice[k] = (Mat2::Identity() - between * between.transpose() / (l * l)) / l;
+      angleByTwice[k] = -(tangent[k] * normal[k].transpose() + normal[k] * tangent[k].transpose()) / (l * l) +
+                        (jump / (l * l * l)) * (normal[k] * normal[k].transpose());
     }
     for (int j = 0; j < 2 * count_; ++j) {
       const int k = j / 2;
-      for (int c = 0; c < kPartCircles; ++c) partLengthBy_[j][c].setZero();
+      for (int c = 0; c < kPartCircles; ++c) {
+        partLengthBy_[j][c].setZero();
+        for (int r = 0; r < kPartCircles; ++r) partLengthByTwice_[j][c][r].setZero();
+      }
+      // A function of d = c_(first + 1) - c_first, twice differentiated to h, into slots first, first + 1.
+      auto addOfDifference = [&](int first, const Mat2& h) {
+        partLengthByTwice_[j][first][first] += h;
+        partLengthByTwice_[j][first][first + 1] -= h;
+        partLengthByTwice_[j][first + 1][first] -= h;
+        partLengthByTwice_[j][first + 1][first + 1] += h;
+      };
       if (j % 2 == 0) {
         partLength_[j] = path_.spanLength[k];
         partLengthBy_[j][0] = -lengthBy[k];
         partLengthBy_[j][1] = lengthBy[k];
+        addOfDifference(0, lengthByTwice[k]);
       } else {
         const int b = (k + 1) % count_, next = (k + 1) % count_;
         const double R = path_.circle[b].radius, side = path_.circle[b].side;
@@ -96,6 +116,8 @@ class MovingStations {
         partLengthBy_[j][0] = -side * R * angleBy[k];
         partLengthBy_[j][1] = side * R * (angleBy[k] + angleBy[next]);
         partLengthBy_[j][2] = -side * R * angleBy[next];
+        addOfDifference(0, (side * R) * angleByTwice[k]);
+        addOfDifference(1, (-side * R) * angleByTwice[next]);
       }
       if (!(partLength_[j] > 0.0)) return Status::kDegenerateState;
     }
@@ -151,6 +173,14 @@ class MovingStations {
       if (partCircle(part, c) == p) sum += partLengthBy_[part][c];
     return sum;
   }
+  // d2 partLength(part) / d centre of circle p d centre of circle r (row: p's x, y).
+  Mat2 partLengthByCentres(int part, int p, int r) const {
+    Mat2 sum = Mat2::Zero();
+    for (int a = 0; a < kPartCircles; ++a)
+      for (int b = 0; b < kPartCircles; ++b)
+        if (partCircle(part, a) == p && partCircle(part, b) == r) sum += partLengthByTwice_[part][a][b];
+    return sum;
+  }
   // The part's length over its drawn length (kappa).
   double stretch(int part) const { return partLength_[part] / drawnPartLength_[part]; }
   double elementLength(int element) const { return fraction_[element] * partLength_[part_[element]]; }
@@ -166,6 +196,7 @@ class MovingStations {
   double drawnPartLength_[kMaxParts] = {};
   double partLength_[kMaxParts] = {};
   Vector2 partLengthBy_[kMaxParts][kPartCircles];
+  Mat2 partLengthByTwice_[kMaxParts][kPartCircles][kPartCircles];
   Vector2 position_[NE];
   Mat2 positionBy_[NE][kPartCircles];
 };
