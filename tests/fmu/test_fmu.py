@@ -821,6 +821,10 @@ class BadInput(unittest.TestCase):
                 for bad in (float("nan"), float("inf"), -float("inf"), 630.5, -1e9):
                     self.assertEqual(inst.set_f([3, 1], [2.0, bad]), fmi3Error)
                     self.assertEqual(inst.get_f([1, 3]), [0.1 * k, 1.0], "no value of a refused call applies")
+                # The range's ends (an engine's crankshaft at 6,000 rpm) are taken; the step's values set again.
+                for end in (630.0, -630.0):
+                    self.assertEqual(inst.set_f([1], [end]), fmi3OK)
+                self.assertEqual(inst.set_f([1, 3], [0.1 * k, 1.0]), fmi3OK)
                 self.assertEqual(inst.set_f([13], [float("nan")]), fmi3Error)
                 self.assertEqual(inst.set_f([14], [-1.0]), fmi3Error)
                 self.assertEqual(inst.set_i([10], [3]), fmi3Error)
