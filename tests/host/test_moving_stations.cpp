@@ -115,7 +115,7 @@ void expectTheMovedPathInTheDrawnShares(Layout layout, int moved, Vector2 by) {
     EXPECT_NEAR(stations.partLength(j), part, 1e-12 * part) << "part " << j;
     EXPECT_NEAR(stations.stretch(j), part / drawnPart, 1e-12) << "part " << j;
     for (int m = 0; m < d.parts[j]; ++m, ++e) {
-      Vector2 p, t;
+      Vector2 p = Vector2::Zero(), t = Vector2::Zero();
       path.pointAt(station, p, t);
       EXPECT_LT((stations.position(e) - p).norm(), 1e-12) << "node " << e;
       const double length = part * d.length[e] / drawnPart;

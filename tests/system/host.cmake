@@ -47,7 +47,7 @@ if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "Re
            COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/gross_slip.py $<TARGET_FILE:beltsim>
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_gross_slip_capstan)
   set_tests_properties(beltsim_gross_slip_capstan PROPERTIES TIMEOUT 300 LABELS cli)
-  # Engine start (issue 75): the motor-generator cranks the crankshaft from rest through the belt;
+  # Engine start: the motor-generator cranks the crankshaft from rest through the belt;
   # the crankshaft follows the drive's inertia and drag reflected on it.
   add_test(NAME beltsim_engine_start_follows_the_reflected_inertia
            COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/engine_start.py $<TARGET_FILE:beltsim>

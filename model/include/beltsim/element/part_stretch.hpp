@@ -1,7 +1,8 @@
 // An eulerian element on a part of the belt's path whose length changes as pulley centres move
-// (system/moving_stations.hpp; the plan of issue 75). The part's stretch kappa is its length over
-// its drawn length L; its elements keep the tables of their drawn lengths. The element of length
-// kappa L at coordinates q = [r_A, r'_A, r_B, r'_B] is the drawn element at
+// (system/moving_stations.hpp: a tensioner arm swinging, a pulley on its support springs). The
+// part's stretch kappa is its length over its drawn length L; its elements keep the tables of
+// their drawn lengths. The element of length kappa L at coordinates q = [r_A, r'_A, r_B, r'_B] is
+// the drawn element at
 //
 //   q~ = D q,   D = diag(1, kappa, 1, kappa) (per 2-vector),
 //

@@ -42,7 +42,7 @@ class MovingStations {
                        const double (&length)[NE]) {
     count_ = drawn.pulleyCount;
     if (count_ < 2 || count_ > MaxPulleys) return ParameterError::invalid("pulleyCount");
-    for (int p = 0; p < MaxPulleys; ++p) circle_[p] = drawn.circle[p];
+    path_ = drawn;
     int e = 0;
     for (int j = 0; j < 2 * count_; ++j) {
       const int first = e;
@@ -63,7 +63,7 @@ class MovingStations {
     }
     if (e != NE) return ParameterError::invalid("belt.elements");
     Vector2 centre[MaxPulleys];
-    for (int p = 0; p < MaxPulleys; ++p) centre[p] = circle_[p].centre;
+    for (int p = 0; p < MaxPulleys; ++p) centre[p] = drawn.circle[p].centre;
     return evaluate(centre) == Status::kOk ? ParameterError::success() : ParameterError::invalid("centre");
   }
 
@@ -71,7 +71,8 @@ class MovingStations {
   // kDegenerateState if a span can no longer be tangent to both its circles or a part has no length.
   Status evaluate(const Vector2 (&centre)[MaxPulleys]) {
     PathCircle circles[MaxPulleys];
-    for (int p = 0; p < count_; ++p) circles[p] = PathCircle{centre[p], circle_[p].radius, circle_[p].side};
+    // Radii and sides as drawn (a refused path below leaves them in path_ as they were).
+    for (int p = 0; p < count_; ++p) circles[p] = PathCircle{centre[p], path_.circle[p].radius, path_.circle[p].side};
     if (!buildBeltPath(circles, count_, path_).ok()) return Status::kDegenerateState;
     // Per span: tangent, left normal, and the derivatives of its angle and length by its circles.
     Vector2 tangent[MaxPulleys], normal[MaxPulleys], angleBy[MaxPulleys], lengthBy[MaxPulleys];
@@ -109,15 +110,15 @@ class MovingStations {
         partLengthBy_[j][1] = lengthBy[k];
         addOfDifference(0, lengthByTwice[k]);
       } else {
-        const int b = (k + 1) % count_, next = (k + 1) % count_;
+        const int b = (k + 1) % count_;  // the wrap's circle, where the leaving span b starts
         const double R = path_.circle[b].radius, side = path_.circle[b].side;
         partLength_[j] = R * std::fabs(path_.arcSweep[b]);
         // side R (d psi_k - d psi_(k+1)); psi_k on circles k, k+1; psi_(k+1) on circles k+1, k+2.
         partLengthBy_[j][0] = -side * R * angleBy[k];
-        partLengthBy_[j][1] = side * R * (angleBy[k] + angleBy[next]);
-        partLengthBy_[j][2] = -side * R * angleBy[next];
+        partLengthBy_[j][1] = side * R * (angleBy[k] + angleBy[b]);
+        partLengthBy_[j][2] = -side * R * angleBy[b];
         addOfDifference(0, (side * R) * angleByTwice[k]);
-        addOfDifference(1, (-side * R) * angleByTwice[next]);
+        addOfDifference(1, (-side * R) * angleByTwice[b]);
       }
       if (!(partLength_[j] > 0.0)) return Status::kDegenerateState;
     }
@@ -136,7 +137,7 @@ class MovingStations {
         by[0] = Mat2::Identity() - atB;
         by[1] = atB;
       } else {
-        const int b = (k + 1) % count_, next = (k + 1) % count_;
+        const int b = (k + 1) % count_;  // the wrap's circle, where the leaving span b starts
         const double R = path_.circle[b].radius;
         const double theta = path_.arcStartAngle[b] + F * path_.arcSweep[b];
         const Vector2 radial(detmath::cos(theta), detmath::sin(theta));
@@ -144,8 +145,8 @@ class MovingStations {
         const Vector2 byTheta = R * leftNormal(radial);
         // d theta = (1 - F) d psi_k + F d psi_(k+1).
         by[0] = byTheta * (-(1.0 - F) * angleBy[k]).transpose();
-        by[1] = Mat2::Identity() + byTheta * ((1.0 - F) * angleBy[k] - F * angleBy[next]).transpose();
-        by[2] = byTheta * (F * angleBy[next]).transpose();
+        by[1] = Mat2::Identity() + byTheta * ((1.0 - F) * angleBy[k] - F * angleBy[b]).transpose();
+        by[2] = byTheta * (F * angleBy[b]).transpose();
       }
     }
     return Status::kOk;
@@ -188,7 +189,6 @@ class MovingStations {
 
  private:
   int count_ = 0;
-  PathCircle circle_[MaxPulleys];
   BeltPath<MaxPulleys> path_;
   int part_[NE] = {};
   double fraction_[NE] = {};      // element e's share of its part's length
