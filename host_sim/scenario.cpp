@@ -1034,14 +1034,6 @@ void readScenario(const std::string& file, const toml::table& root, Scenario& s)
                           std::to_string(s.pulleys.size()) + ")"};
     }
     checkPulleyLayout(file, s);
-    // The eulerian mesh keeps its nodes on the lines where they start: a pulley whose centre moves
-    // would leave its wrap (a tensioner lost contact in the accessory drive). docs/host_simulator.md.
-    for (size_t p = 0; p < s.pulleys.size() && s.eulerianMesh; ++p) {
-      const PulleyKind kind = s.pulleys[p].circle.kind;
-      if (kind == PulleyKind::kTensionerArm || kind == PulleyKind::kFloating)
-        throw ScenarioError{pulleyAt(file, s, static_cast<int>(p)) + "key 'kind': a " + s.pulleys[p].kind +
-                            " pulley moves; the eulerian mesh (belt.mesh) takes pulleys on fixed centres only"};
-    }
   } else {
     checkOpenCableLayout(file, s);
   }

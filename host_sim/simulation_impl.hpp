@@ -90,7 +90,11 @@ struct EulerianMeshRun {
     }
     const double mean = elementLength(path);
     contact = contactParametersOf(sc, mean);
-    const ParameterError e = drive.setUp(sc.belt, lengths, circleParameters, pulleys, contact, mean);
+    ParameterError e = drive.setUp(sc.belt, lengths, circleParameters, pulleys, contact, mean);
+    // Pulleys whose centres move take the stations with them (docs/model_moving_stations.md).
+    bool moving = false;
+    for (int p = 0; p < pulleys; ++p) moving = moving || movingCentre(circleParameters[p].kind);
+    if (e.ok() && moving) e = drive.setUpMovingStations(path, elementsInPart);
     if (!e.ok()) {
       std::fprintf(stderr, "%s: invalid model parameter '%s'\n", sc.file.c_str(), e.parameter);
       return false;

@@ -503,8 +503,6 @@ def generate(path, name, info=None):
         acceleration = r.get("max_acceleration")
         if acceleration and kind not in ("speed", "torque"):
             r.error("max_acceleration", "only a motor (kind = \"speed\" or \"torque\") has an acceleration limit")
-        if eulerian and kind in ("floating", "tensioner"):
-            r.error("kind", f"a {kind} pulley moves; the eulerian mesh (belt.mesh) takes pulleys on fixed centres only")
         if kind == "floating" and not (r.get("mass") or 0.0) > 0.0:
             r.error("mass", "a floating pulley needs a mass > 0")
         arm = r.get("arm")

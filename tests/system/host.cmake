@@ -53,6 +53,12 @@ if(TARGET beltsim AND NOT CMAKE_CROSSCOMPILING AND CMAKE_BUILD_TYPE STREQUAL "Re
            COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/engine_start.py $<TARGET_FILE:beltsim>
                    ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_engine_start)
   set_tests_properties(beltsim_engine_start_follows_the_reflected_inertia PROPERTIES TIMEOUT 300 LABELS cli)
+  # The accessory drive on the eulerian mesh, its stations following the tensioner arm
+  # (docs/model_moving_stations.md), against the same drive on 120 material elements.
+  add_test(NAME beltsim_accessory_drive_eulerian_follows_the_material_mesh
+           COMMAND ${BELTSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/system/accessory_eulerian.py $<TARGET_FILE:beltsim>
+                   ${CMAKE_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/beltsim_accessory_eulerian)
+  set_tests_properties(beltsim_accessory_drive_eulerian_follows_the_material_mesh PROPERTIES TIMEOUT 300 LABELS cli)
   # Injected faults (issue 52, docs/injected_faults.md): a friction fault on P1 of the main job's
   # scenario slides as the capstan law says and the drive recovers when it dries; a worn belt
   # creeps with its lower stiffness and slides when the pre-tension falls too far; both scenario

@@ -194,13 +194,15 @@ class ContactPair {
   // (what the Newton matrix and its switch updates read). At a converged point the forces and
   // states are those of a converged post-Newton loop; the fixed-cost stepping uses it so that
   // stick/slip switches happen inside its Newton iterations instead of in passes around them.
+  // keep (optional): as evaluateNewton's.
   Status evaluateDecided(const Vector8& q, const Vector8& qDot, const SegmentShapeTable<MaxSegments>& table,
-                         const CircleState& circle, PairForces& out, const PairKinematics<MaxSegments>* known = nullptr) {
+                         const CircleState& circle, PairForces& out, const PairKinematics<MaxSegments>* known = nullptr,
+                         PairKinematics<MaxSegments>* keep = nullptr) {
     out = PairForces{};
     if (table.segmentCount != p_.segmentCount) return Status::kInvalidParameter;
     SegmentHistory decided[MaxSegments];
     for (int i = 0; i < MaxSegments; ++i) decided[i] = current_[i];
-    const Status s = forces(q, qDot, table, circle, decided, decidedSwitches_, out, nullptr, known);
+    const Status s = forces(q, qDot, table, circle, decided, decidedSwitches_, out, keep, known);
     for (int i = 0; i < MaxSegments; ++i) current_[i] = decided[i];
     return s;
   }

@@ -125,4 +125,14 @@ ParameterError validateContactParameters(const ContactParameters& p) {
   return ParameterError::success();
 }
 
+// Penalty potential of one segment gap (J): the integral of the normal force law's spring part
+// (system/energy.hpp; the eulerian drive's moving stations, whose contact scales with the length).
+inline double contactPotential(const ContactParameters& p, double gap) {
+  if (gap > 0.0) return 0.0;
+  const double depth = -gap;
+  if (p.normalExponent == 1.0) return 0.5 * p.contactStiffness * depth * depth;
+  const double power = p.normalExponent == 1.5 ? depth * std::sqrt(depth) : detmath::pow(depth, p.normalExponent);
+  return p.contactStiffness * depth * power / (p.normalExponent + 1.0);
+}
+
 }  // namespace beltsim

@@ -96,6 +96,22 @@ struct StretchedElement {
     out.template block<1, 10>(10, 0) = slope.transpose() * g + cq * rowsBySlope.transpose();
     out(10, 10) = slope.dot(gKappa);
   }
+  // The same block with the stretch at rest (kappa_dot = kappa_ddot = 0) from the drawn element's
+  // combined block m = c_a A + c_v V + c_q K: the form the drive's Newton matrix takes (the rate
+  // terms, of the order of h times the rates, left out).
+  static void matrixAtRest(double kappa, const Vector10& z, const Vector10& drawnRows, const Matrix10& m, double cq,
+                           Matrix11& out) {
+    Vector10 p = Vector10::Ones();
+    for (int node = 0; node < 2; ++node) p(4 * node + 2) = p(4 * node + 3) = kappa;
+    const Vector10 slope = slopes10(z);
+    const Vector10 rowsBySlope = slopes10(drawnRows);
+    const Matrix10 g = m * p.asDiagonal();
+    const Vector10 gKappa = m * slope;
+    out.template topLeftCorner<10, 10>() = p.asDiagonal() * g;
+    out.template block<10, 1>(0, 10) = p.asDiagonal() * gKappa + cq * rowsBySlope;
+    out.template block<1, 10>(10, 0) = slope.transpose() * g + cq * rowsBySlope.transpose();
+    out(10, 10) = slope.dot(gKappa);
+  }
   // Rows (q 8, pA, pB) of the drawn element at q~ -> the rows in (q, pA, pB) and the row of kappa.
   static void rows(double kappa, const Vector8& q, const Vector10& drawnRows, Vector10& out, double& kappaRow) {
     out = drawnRows;

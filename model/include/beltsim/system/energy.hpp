@@ -47,15 +47,6 @@ struct DriveEnergy {
   double total() const { return kinetic() + potential(); }
 };
 
-// Penalty potential of one segment gap (J): the integral of the normal force law's spring part.
-inline double contactPotential(const ContactParameters& p, double gap) {
-  if (gap > 0.0) return 0.0;
-  const double depth = -gap;
-  if (p.normalExponent == 1.0) return 0.5 * p.contactStiffness * depth * depth;
-  const double power = p.normalExponent == 1.5 ? depth * std::sqrt(depth) : detmath::pow(depth, p.normalExponent);
-  return p.contactStiffness * depth * power / (p.normalExponent + 1.0);
-}
-
 template <int NE, int NP, int NCS>
 Status driveEnergy(const BeltDrive<NE, NP, NCS>& drive, const typename BeltDrive<NE, NP, NCS>::Vector& q,
                    const typename BeltDrive<NE, NP, NCS>::Vector& v, DriveEnergy& out) {

@@ -14,6 +14,12 @@
 // factor, the stabilizer s M (x - x_previous) on (q, p), every node held at its locked position
 // along its start tangent, p_0 held at its lock (the frictionless belt could otherwise slide
 // through the mesh) and the pulleys' rotations locked (prescribed_rows.hpp).
+//
+// Moving stations (setUpMovingStations; docs/model_moving_stations.md): when pulley centres move (a
+// tensioner arm, a pulley on its support springs), every node follows its station sigma_i(c) on
+// the path along its start tangent t_i, each part of the path is stretched by kappa_j(c) from its
+// drawn length, and the moving centres' rows take the generalized forces of both: the parts'
+// kappa rows times d kappa_j / d c, and the nodes' tangential forces times g_i = (dP_i / dc)^T t_i.
 #pragma once
 #include <algorithm>
 
@@ -21,6 +27,7 @@
 #include "beltsim/contact/contact_jacobian.hpp"
 #include "beltsim/system/eulerian_mesh.hpp"
 #include "beltsim/system/eulerian_newton_matrix.hpp"
+#include "beltsim/system/moving_stations.hpp"
 #include "beltsim/system/pulleys_and_pairs.hpp"
 
 namespace beltsim {
@@ -93,6 +100,26 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     return setUp(belt, lengths, circles, pulleyCount, contact, elementLength);
   }
 
+  // Stations that move with the pulleys whose centres move (docs/model_moving_stations.md): the path
+  // as drawn and the elements of each of its parts, as eulerianStations gave them; after setUp.
+  // Without it, or with no moving centre, every node stays where it started.
+  ParameterError setUpMovingStations(const BeltPath<NP>& drawn, const int (&elementsInPart)[2 * NP]) {
+    if (drawn.pulleyCount != pulleyCount()) return ParameterError::invalid("pulleyCount");
+    double lengths[NE];
+    for (int e = 0; e < NE; ++e) lengths[e] = mesh_.elementLength(e);
+    const ParameterError error = stations_.setUp(drawn, elementsInPart, lengths);
+    if (!error.ok()) return error;
+    movingCount_ = 0;
+    for (int p = 0; p < pulleyCount(); ++p)
+      if (movingCentre(Base::pulley(p).kind)) movingPulley_[movingCount_++] = p;
+    moving_ = movingCount_ > 0;
+    mesh_.useStretches(moving_);
+    pnsKinematicsValid_ = false;
+    return ParameterError::success();
+  }
+  bool movingStations() const { return moving_; }
+  const MovingStations<NE, NP>& stations() const { return stations_; }
+
   // Starts from a full state at rest (positions with p_{i+1} - p_i of about L_i, e.g. the static
   // solve's): every node held on its start tangent; an element is paired with a pulley for the
   // whole run if both its nodes and its middle lie within 1 mm of the pulley's belt centre-line
@@ -109,6 +136,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   void initializeContactHistory(const Vector& x, const Vector& v) {
     pnsKinematicsValid_ = false;  // the material coordinates' wrap changes with the belt's length
     mesh_.holdNodes(x);
+    if (moving_) (void)updateStations(x, v, nullptr);  // a refused state pairs nothing below
     const LayoutVector qL = x.template head<Layout::kSize>(), vL = v.template head<Layout::kSize>();
     Base::pulleyBodies().anchorArms(qL, vL, Base::mode());
     for (int p = 0; p < pulleyCount(); ++p) {
@@ -116,15 +144,18 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       const double radius = beltPathCircle(c, Base::belt()).radius;
       const CircleState cs = Base::circleState(qL, vL, p);
       for (int e = 0; e < NE; ++e) {
-        const Vector8 qe = Mesh::gatherElement(x, e);
+        // The element as the pair sees it (stretched: the drawn element at q~).
+        const Vector8 qe = moving_ ? Vector8(mesh_.kinematics(x, v, e).q) : Mesh::gatherElement(x, e);
         Vector2 middle;
         bool on = mesh_.element(e).position(qe, 0.5 * mesh_.elementLength(e), middle) == Status::kOk;
         const Vector2 points[3] = {qe.template head<2>(), qe.template segment<2>(4), middle};
-        for (const Vector2& r : points) on = on && std::fabs((r - c.centre).norm() - radius) < 1e-3;
+        for (const Vector2& r : points) on = on && std::fabs((r - cs.centre).norm() - radius) < 1e-3;
         paired_[e][p] = on && wrappedCircle(e, p) < 0;  // one pulley per element: one pair block each
         Pair& pair = this->pair(e, p);
         for (int i = 0; i < Base::contact().segmentCount; ++i) pair.setHistory(i, SegmentHistory{});
-        if (on) pair.initializeHistory(qe, Mesh::gatherElement(v, e), mesh_.elementLength(e), cs);
+        if (on)
+          pair.initializeHistory(qe, moving_ ? Vector8(mesh_.kinematics(x, v, e).v) : Mesh::gatherElement(v, e),
+                                 mesh_.elementLength(e), cs);
         pair.beginStep();
       }
     }
@@ -141,6 +172,13 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
                         locks.template head<Layout::kSize>());
     staticPrevious_ = previous;
     staticLocks_ = locks;
+    if (moving_) {  // the stations at the locked centres: the nodes' static rows hold them there
+      Vector2 centre[NP];
+      for (int p = 0; p < NP; ++p)
+        centre[p] = p < pulleyCount() ? Vector2(locks(pulleyDof(p, 0)), locks(pulleyDof(p, 1))) : Vector2::Zero();
+      if (stations_.evaluate(centre) == Status::kOk)
+        for (int i = 0; i < NE; ++i) lockPosition_[i] = stations_.position(i);
+    }
   }
   // Friction of every pair or of pulley `only`'s (PulleysAndPairs::setScaledFriction), per segment
   // of an element of setUp's contactLength.
@@ -196,6 +234,11 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     // At the last post-Newton step's state (the fixed-cost passes' residuals) its element and pair
     // kinematics serve again: the same inputs, the same bits.
     const bool atPostNewtonState = pnsKinematicsValid_ && q == pnsQ_ && v == pnsV_;
+    double kappaRows[2 * NP] = {};  // each part's generalized force on its stretch
+    if (moving_) {
+      const Status st = updateStations(q, v, &a);
+      if (st != Status::kOk) return st;
+    }
     if (!atPostNewtonState) {
       pnsKinematicsValid_ = false;
       for (int e = 0; e < NE; ++e) current_[e] = mesh_.kinematics(q, v, e);
@@ -204,7 +247,13 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       Vector10 rows;
       const Status s = mesh_.elementRows(current_[e], isStatic ? stabilized : a, gravityFactor(), nullptr, rows, nullptr);
       if (s != Status::kOk) return s;
-      Mesh::scatterRows(rows, e, rL, rp);
+      if (moving_) {
+        double kappaRow = 0.0;
+        mesh_.scatterStretched(current_[e], rows, rL, rp, kappaRow);
+        kappaRows[stations_.partOf(e)] += kappaRow;
+      } else {
+        Mesh::scatterRows(rows, e, rL, rp);
+      }
     }
     const IterationPoint<LayoutVector> pointL{&qL, &vL, &aL, point.time, point.coefficients};
     const Status s = Base::addPulleyRows(pointL, rL, [&](int p, const CircleState& cs) {
@@ -216,11 +265,28 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
         const SegmentShapeTable<NCS>& table = mesh_.shapeTable(e);
         carried_.setMeshSpeeds(e, k.meshSpeed[0], k.meshSpeed[1]);
         PairForces f;
-        const Status st = Base::decidesInNewton() ? pair.evaluateDecided(k.q, k.rates, table, cs, f, known)
-                                                  : pair.evaluateNewton(k.q, k.rates, table, cs, f, nullptr, known);
+        double potential = 0.0;  // moving stations: the pair's penalty energy (drawn segments)
+        const Status st =
+            moving_ ? evaluateWithEnergy(pair, k, table, cs, known, f, potential)
+                    : (Base::decidesInNewton() ? pair.evaluateDecided(k.q, k.rates, table, cs, f, known)
+                                               : pair.evaluateNewton(k.q, k.rates, table, cs, f, nullptr, known));
         if (st != Status::kOk) return st;
         if (f.activeSegments == 0) continue;
-        Mesh::scatterRows(Mesh::materialRows(k, f.element), e, rL, rp);
+        if (moving_) {
+          // The contact's penalty energy is kappa times the drawn segments': d/d kappa adds it.
+          kappaRows[stations_.partOf(e)] += potential;
+          // The pair's values are those of the drawn segment: at kappa times its length, kappa times
+          // its forces (docs/model_moving_stations.md).
+          const double kappa = mesh_.stretch(e).kappa;
+          f.element *= kappa;
+          f.circleForce *= kappa;
+          f.circleTorque *= kappa;
+          double kappaRow = 0.0;
+          mesh_.scatterStretched(k, Mesh::materialRows(k, f.element), rL, rp, kappaRow);
+          kappaRows[stations_.partOf(e)] += kappaRow;
+        } else {
+          Mesh::scatterRows(Mesh::materialRows(k, f.element), e, rL, rp);
+        }
         Base::addPairForces(p, f, rL);
       }
       return Status::kOk;
@@ -228,9 +294,11 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     if (s != Status::kOk) return s;
     Vector2 nodeForce[NE];
     for (int i = 0; i < NE; ++i) nodeForce[i] = Vector2(rL(4 * i), rL(4 * i + 1));
+    double stationMotion[NE];
+    if (moving_) addStationRows(v, isStatic, nodeForce, kappaRows, rL, stationMotion);
     Base::applyPrescribed(pointL, rL);
     mesh_.replaceNodeRows(qL, vL, isStatic ? &phase.locks : nullptr, isStatic ? 0.0 : point.coefficients->dampingFactor,
-                          Base::lumpedNodeMass(), nodeForce, rL);
+                          Base::lumpedNodeMass(), nodeForce, rL, moving_ ? stationMotion : nullptr);
     r.template head<Layout::kSize>() = rL;
     for (int i = 0; i < NE; ++i) r(materialDof(i)) = rp[i];
     if (isStatic) r(materialDof(0)) = Base::lumpedNodeMass() * (q(materialDof(0)) - staticLocks_(materialDof(0)));
@@ -254,6 +322,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     const IterationPoint<Vector> point{given.q, given.v, isStatic ? &stabilized : given.a, given.time,
                                        isStatic ? &staticCoefficients : given.coefficients};
     matrix_.beginBuild(Base::prescribed(), mesh_.tangents());
+    for (double& k : assembledKappaRows_) k = 0.0;
     Status s = assembleElements(point, 0, NE);
     if (s != Status::kOk) return s;
     assemblePulleys(point);
@@ -267,7 +336,10 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   // makes it the one that solves. Dynamic mode only. Its factorization leaves the replaced rows'
   // unknowns out of the elimination (the compact border, bordered_block_tridiagonal.hpp).
   static constexpr bool kSwitchUpdates = false;  // the pairs never change: no switch columns
-  void beginRefresh() { matrix_.beginRefresh(Base::prescribed(), mesh_.tangents()); }
+  void beginRefresh() {
+    matrix_.beginRefresh(Base::prescribed(), mesh_.tangents());
+    for (double& k : assembledKappaRows_) k = 0.0;
+  }
   Status refreshSlice(const IterationPoint<Vector>& point, int first, int last) {
     matrix_.buildAside();
     const Status s = assembleElements(point, first, last);
@@ -371,6 +443,10 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     Status worst = Status::kOk;
     const LayoutVector qL = point.q->template head<Layout::kSize>(), vL = point.v->template head<Layout::kSize>();
     Base::pulleyBodies().postNewtonStep(qL, vL, Base::mode(), error);
+    if (moving_) {
+      const Status st = updateStations(*point.q, *point.v, nullptr);
+      if (st != Status::kOk) return st;
+    }
     CircleState circle[NP];
     for (int p = 0; p < pulleyCount(); ++p) circle[p] = Base::circleState(qL, vL, p);
     for (int e = 0; e < NE; ++e) {
@@ -399,7 +475,18 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   // ---- matrix assembly in system coordinates (also PulleyBodies::addMatrix's target) ----------
   // An entry of the Newton matrix, into the rows the matrix keeps along the nodes' start tangents
   // (EulerianNewtonMatrix::addEntry).
-  void addEntry(int row, int col, double value) { matrix_.addEntry(row, col, value, mesh_.tangents()); }
+  // Moving stations: a node row's tangential part also goes to the moving centres' rows, weighted by
+  // g_i (the residual's sum of g_i t_i.R_i).
+  void addEntry(int row, int col, double value) {
+    matrix_.addEntry(row, col, value, mesh_.tangents());
+    if (!moving_ || row >= 4 * NE || row % 4 > 1) return;
+    const int i = row / 4;
+    const double tangential = mesh_.tangents()[i](row % 4) * value;
+    for (int m = 0; m < movingCount_; ++m)
+      for (int l = 0; l < 2; ++l)
+        if (stationBy_[i][m](l) != 0.0)
+          matrix_.addEntry(pulleyDof(movingPulley_[m], l), col, stationBy_[i][m](l) * tangential, mesh_.tangents());
+  }
 
  private:
   using Kinematics = EulerianElementKinematics;
@@ -424,6 +511,10 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     const IntegratorCoefficients& c = *point.coefficients;
     CircleState circles[NP];
     for (int p = 0; p < pulleyCount(); ++p) circles[p] = circleState(q, v, p);
+    if (moving_) {
+      const Status s = updateStations(q, v, point.a);
+      if (s != Status::kOk) return s;
+    }
     for (int e = first; e < last; ++e) {
       const Kinematics k = mesh_.kinematics(q, v, e);
       Vector10 rows;
@@ -432,15 +523,21 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       if (s != Status::kOk) return s;
       int index[13];
       Mesh::localIndices(e, index);
-      for (int i = 0; i < 10; ++i)
-        for (int j = 0; j < 10; ++j) addEntry(index[i], index[j], m(i, j));
+      if (moving_) {
+        addStretchedElementBlock(k, rows, m, c.stiffnessFactor, index);
+      } else {
+        for (int i = 0; i < 10; ++i)
+          for (int j = 0; j < 10; ++j) addEntry(index[i], index[j], m(i, j));
+      }
       const int p = wrappedCircle(e);
       if (p < 0) continue;
       typename NewtonMatrix::PairBlock block;
       bool in = false;
-      s = pairBlock(k, p, circles[p], c, block, in);
+      PairStretchCoupling coupling;
+      s = pairBlock(k, p, circles[p], c, block, in, moving_ ? &coupling : nullptr);
       if (s != Status::kOk) return s;
       if (in) addPairBlock(block, e, p);
+      if (in && moving_) addPairStretchCoupling(coupling, e, p);
       matrix_.recordPair(e, in ? &block : nullptr, pair(e, p).jacobianSignature());
     }
     return Status::kOk;
@@ -449,8 +546,15 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   // `in`: whether any segment is flagged (else no block, the pair adds nothing).
   // The pair's carried anchors (carried_anchor.hpp) read the mesh speeds at k: its forces and its
   // block by them.
+  // Moving stations: the pair's coupling to its part's stretch kappa, over the block's order (the
+  // column of kappa, the kappa row's derivatives, their corner) and its kappa row.
+  struct PairStretchCoupling {
+    Eigen::Matrix<double, 13, 1> column, row;
+    double corner = 0.0;
+    double kappaRow = 0.0;
+  };
   Status pairBlock(const Kinematics& k, int p, const CircleState& circle, const IntegratorCoefficients& c,
-                   typename NewtonMatrix::PairBlock& block, bool& in) {
+                   typename NewtonMatrix::PairBlock& block, bool& in, PairStretchCoupling* coupling = nullptr) {
     Pair& pair = this->pair(k.e, p);
     in = pair.anyFlagged();
     if (!in) return Status::kOk;
@@ -468,19 +572,69 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     Eigen::Matrix<double, 11, 1> forces;
     forces << f.element, f.circleForce(0), f.circleForce(1), f.circleTorque;
     mesh_.pairBlock(k, forces, ks, ds, bySpeed, c, block);
+    if (moving_) {
+      // The rows R = kappa P F~(q~ = D q) (P = D on the slopes, F~ the drawn pair's 13 rows): their
+      // block kappa P B~ P; by kappa (s = D' q, B~ the drawn block):
+      //   column  P F~ + kappa P' F~ + kappa P B~ s   (the first two at c_q),
+      //   kappa row kappa s.F~: by x kappa s^T B~ P + c_q kappa (P' F~)^T, by kappa c_q s.F~ + kappa s^T B~ s.
+      using Vector13 = Eigen::Matrix<double, 13, 1>;
+      const double kappa = mesh_.stretch(k.e).kappa;
+      Vector13 scale = Vector13::Ones(), slopes = Vector13::Zero(), rows = Vector13::Zero();
+      for (int node = 0; node < 2; ++node) scale(4 * node + 2) = scale(4 * node + 3) = kappa;
+      slopes.template head<8>() = StretchedElement::slopes(k.q) / kappa;
+      const Vector10 materialRows = Mesh::materialRows(k, f.element);
+      rows.template head<11>() = forces;
+      rows.template tail<2>() = materialRows.template tail<2>();
+      if (coupling != nullptr) {
+        const Vector13 blockSlopes = block * slopes;
+        Vector13 slopeRows = Vector13::Zero();
+        slopeRows.template head<8>() = StretchedElement::slopes(f.element);
+        coupling->column = c.stiffnessFactor * (scale.asDiagonal() * rows + kappa * slopeRows) +
+                           kappa * (scale.asDiagonal() * blockSlopes);
+        coupling->row = kappa * (scale.asDiagonal() * (block.transpose() * slopes)) +
+                        (c.stiffnessFactor * kappa) * slopeRows;
+        coupling->corner = c.stiffnessFactor * slopes.dot(rows) + kappa * slopes.dot(blockSlopes);
+        coupling->kappaRow = kappa * slopes.dot(rows);
+      }
+      block = kappa * (scale.asDiagonal() * block * scale.asDiagonal());
+    }
     return Status::kOk;
   }
-  void addPairBlock(const typename NewtonMatrix::PairBlock& block, int e, int p) {
-    int index[13];
+  // The system coordinates of pair (e, p)'s block: q 0..7, the pulley, then pA, pB.
+  static void pairIndices(int e, int p, int (&index)[13]) {
     Mesh::localIndices(e, index);
     const int pA = index[8], pB = index[9];
-    index[8] = pulleyDof(p, 0);  // q 0..7, the pulley, then pA, pB
+    index[8] = pulleyDof(p, 0);
     index[9] = pulleyDof(p, 1);
     index[10] = pulleyDof(p, 2);
     index[11] = pA;
     index[12] = pB;
+  }
+  void addPairBlock(const typename NewtonMatrix::PairBlock& block, int e, int p) {
+    int index[13];
+    pairIndices(e, p, index);
     for (int i = 0; i < 13; ++i)
       for (int j = 0; j < 13; ++j) addEntry(index[i], index[j], block(i, j));
+  }
+  // A pair's coupling to its part's stretch (pairBlock) into the system through d kappa / d c.
+  void addPairStretchCoupling(const PairStretchCoupling& coupling, int e, int p) {
+    int index[13];
+    pairIndices(e, p, index);
+    const int part = stations_.partOf(e);
+    assembledKappaRows_[part] += coupling.kappaRow;
+    for (int m = 0; m < movingCount_; ++m)
+      for (int l = 0; l < 2; ++l) {
+        const int col = pulleyDof(movingPulley_[m], l);
+        const double w = kappaBy_[part][m](l);
+        if (w == 0.0) continue;
+        for (int i = 0; i < 13; ++i) {
+          addEntry(index[i], col, w * coupling.column(i));
+          addEntry(col, index[i], w * coupling.row(i));
+        }
+        for (int n = 0; n < movingCount_; ++n)
+          for (int r = 0; r < 2; ++r)
+            addEntry(col, pulleyDof(movingPulley_[n], r), w * kappaBy_[part][n](r) * coupling.corner);
+      }
   }
   // The pulley element e wraps among pulleys 0..before-1 (-1: none).
   int wrappedCircle(int e, int before = NP) const {
@@ -494,6 +648,125 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     const IntegratorCoefficients& c = *point.coefficients;
     for (int p = 0; p < pulleyCount(); ++p)
       Base::pulleys().addMatrix(p, qL, vL, c.massFactor, c.stiffnessFactor, c.dampingFactor, Base::mode(), *this);
+    // Moving stations: c_q E_kappa,j d2 kappa_j / dc dc of each part (its elements' rows as the
+    // assembly took them; the pairs' share and the nodes' f_t d g_i / d c left out).
+    for (int j = 0; j < 2 * pulleyCount() && moving_; ++j) {
+      const double w = c.stiffnessFactor * assembledKappaRows_[j] / stations_.drawnPartLength(j);
+      for (int m = 0; m < movingCount_; ++m)
+        for (int n = 0; n < movingCount_; ++n) {
+          const Eigen::Matrix2d h = stations_.partLengthByCentres(j, movingPulley_[m], movingPulley_[n]);
+          for (int a = 0; a < 2; ++a)
+            for (int b = 0; b < 2; ++b)
+              addEntry(pulleyDof(movingPulley_[m], a), pulleyDof(movingPulley_[n], b), w * h(a, b));
+        }
+    }
+  }
+
+  // ---- moving stations ------------------------------------------------------------------------
+  // A pair's forces as the residual evaluates them, and its penalty energy at the point (the
+  // segments it evaluated).
+  Status evaluateWithEnergy(Pair& pair, const Kinematics& k, const SegmentShapeTable<NCS>& table,
+                            const CircleState& cs, const PairKinematics<NCS>* known, PairForces& f,
+                            double& potential) {
+    PairKinematics<NCS> gaps;
+    const Status st = Base::decidesInNewton() ? pair.evaluateDecided(k.q, k.rates, table, cs, f, known, &gaps)
+                                              : pair.evaluateNewton(k.q, k.rates, table, cs, f, &gaps, known);
+    potential = 0.0;
+    for (int i = 0; i < Base::contact().segmentCount; ++i)
+      if (gaps.known[i]) potential += contactPotential(pair.parameters(), gaps.segment[i].geometry.gap);
+    return st;
+  }
+  // The stations at (q, v, a) (docs/model_moving_stations.md): every part's stretch kappa_j with its
+  // rate and acceleration (a == nullptr: acceleration 0) into the mesh, d kappa_j / d c of every
+  // moving centre, and every node's g_i = (dP_i / dc)^T t_i.
+  Status updateStations(const Vector& q, const Vector& v, const Vector* a) {
+    Vector2 centre[NP];
+    for (int p = 0; p < NP; ++p)
+      centre[p] = p < pulleyCount() ? Vector2(q(pulleyDof(p, 0)), q(pulleyDof(p, 1))) : Vector2::Zero();
+    for (int p = 0; p < pulleyCount(); ++p)
+      if (!centre[p].allFinite()) return Status::kNonFiniteValue;
+    const Status s = stations_.evaluate(centre);
+    if (s != Status::kOk) return s;
+    Vector2 rate[NP], acceleration[NP];
+    for (int m = 0; m < movingCount_; ++m) {
+      const int p = movingPulley_[m];
+      rate[m] = Vector2(v(pulleyDof(p, 0)), v(pulleyDof(p, 1)));
+      acceleration[m] = a ? Vector2((*a)(pulleyDof(p, 0)), (*a)(pulleyDof(p, 1))) : Vector2::Zero();
+    }
+    for (int j = 0; j < stations_.partCount(); ++j) {
+      PartStretch& st = partStretch_[j];
+      st = PartStretch{};
+      st.kappa = stations_.stretch(j);
+      // A part shorter than half or longer than twice its drawn length: the layout has moved
+      // further than the mesh can follow.
+      if (!(st.kappa >= 0.5 && st.kappa <= 2.0)) return Status::kDegenerateState;
+      const double inverse = 1.0 / stations_.drawnPartLength(j);
+      for (int m = 0; m < movingCount_; ++m) {
+        kappaBy_[j][m] = inverse * stations_.partLengthByCentre(j, movingPulley_[m]);
+        st.rate += kappaBy_[j][m].dot(rate[m]);
+        if (a == nullptr) continue;
+        st.acceleration += kappaBy_[j][m].dot(acceleration[m]);
+        for (int n = 0; n < movingCount_; ++n)
+          st.acceleration +=
+              inverse * rate[m].dot(stations_.partLengthByCentres(j, movingPulley_[m], movingPulley_[n]) * rate[n]);
+      }
+    }
+    for (int e = 0; e < NE; ++e) mesh_.setStretch(e, partStretch_[stations_.partOf(e)]);
+    for (int i = 0; i < NE; ++i)
+      for (int m = 0; m < movingCount_; ++m)
+        stationBy_[i][m] = stations_.positionByCentre(i, movingPulley_[m]).transpose() * mesh_.tangents()[i];
+    return Status::kOk;
+  }
+  // The moving centres' rows: each part's kappa row times d kappa_j / d c and each node's
+  // tangential force t_i.R_i times g_i; stationMotion: every node's station rate g_i.c_dot
+  // (static: its station's move from the locks, t_i.(P_i - P_i,lock)).
+  void addStationRows(const Vector& v, bool isStatic, const Vector2 (&nodeForce)[NE], const double (&kappaRows)[2 * NP],
+                      LayoutVector& rL, double (&stationMotion)[NE]) const {
+    const typename Mesh::Tangents& t = mesh_.tangents();
+    for (int m = 0; m < movingCount_; ++m) {
+      const int p = movingPulley_[m];
+      Vector2 sum = Vector2::Zero();
+      for (int j = 0; j < stations_.partCount(); ++j) sum += kappaRows[j] * kappaBy_[j][m];
+      for (int i = 0; i < NE; ++i) sum += t[i].dot(nodeForce[i]) * stationBy_[i][m];
+      rL(pulleyDof(p, 0)) += sum(0);
+      rL(pulleyDof(p, 1)) += sum(1);
+    }
+    for (int i = 0; i < NE; ++i) {
+      stationMotion[i] = 0.0;
+      if (isStatic) {
+        stationMotion[i] = t[i].dot(stations_.position(i) - lockPosition_[i]);
+        continue;
+      }
+      for (int m = 0; m < movingCount_; ++m) {
+        const int p = movingPulley_[m];
+        stationMotion[i] += stationBy_[i][m].dot(Vector2(v(pulleyDof(p, 0)), v(pulleyDof(p, 1))));
+      }
+    }
+  }
+  // A stretched element's block (EulerianMesh::stretchedBlock) into the system: (q, p) x (q, p), its
+  // kappa column and row through d kappa / d c, the node's velocity row by the centres (-m g_i),
+  // and its kappa row kept for assemblePulleys.
+  void addStretchedElementBlock(const Kinematics& k, const Vector10& rows, const Matrix10& m, double cq,
+                                const int (&index)[13]) {
+    Eigen::Matrix<double, 11, 11> b;
+    mesh_.stretchedBlock(k, rows, m, cq, b);
+    for (int i = 0; i < 10; ++i)
+      for (int j = 0; j < 10; ++j) addEntry(index[i], index[j], b(i, j));
+    const int part = stations_.partOf(k.e);
+    assembledKappaRows_[part] += StretchedElement::slopes(k.q).dot(rows.template head<8>()) / mesh_.stretch(k.e).kappa;
+    for (int m = 0; m < movingCount_; ++m)
+      for (int l = 0; l < 2; ++l) {
+        const int col = pulleyDof(movingPulley_[m], l);
+        const double w = kappaBy_[part][m](l);
+        matrix_.addVelocityRowEntry(k.e, col, -Base::lumpedNodeMass() * stationBy_[k.e][m](l));
+        if (w == 0.0) continue;
+        for (int i = 0; i < 10; ++i) {
+          addEntry(index[i], col, w * b(i, 10));
+          addEntry(col, index[i], w * b(10, i));
+        }
+        for (int n = 0; n < movingCount_; ++n)
+          for (int r = 0; r < 2; ++r) addEntry(col, pulleyDof(movingPulley_[n], r), w * kappaBy_[part][n](r) * b(10, 10));
+      }
   }
 
   void copyOwnStateFrom(const EulerianBeltDrive& o) {
@@ -513,6 +786,15 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     carried_ = o.carried_;
     transportRefused_ = o.transportRefused_;
     reopened_ = o.reopened_;
+    stations_ = o.stations_;
+    moving_ = o.moving_;
+    movingCount_ = o.movingCount_;
+    std::copy(o.movingPulley_, o.movingPulley_ + NP, movingPulley_);
+    std::copy(o.partStretch_, o.partStretch_ + 2 * NP, partStretch_);
+    std::copy(&o.kappaBy_[0][0], &o.kappaBy_[0][0] + 2 * NP * NP, &kappaBy_[0][0]);
+    std::copy(&o.stationBy_[0][0], &o.stationBy_[0][0] + NE * NP, &stationBy_[0][0]);
+    std::copy(o.lockPosition_, o.lockPosition_ + NE, lockPosition_);
+    std::copy(o.assembledKappaRows_, o.assembledKappaRows_ + 2 * NP, assembledKappaRows_);
     for (int e = 0; e < NE; ++e)
       for (int p = 0; p < NP; ++p) pair(e, p).carryWith(carried_.anchor(e, p));
   }
@@ -534,6 +816,18 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   bool paired_[NE][NP] = {};               // element e wraps pulley p (fixed at the start)
   bool transportRefused_ = false;
   bool reopened_ = false;  // rejectStep after a carry: the next beginStep opens the same step again
+  // Moving stations (setUpMovingStations): the path's parts and nodes as functions of the centres,
+  // the pulleys whose centres move, and at the last evaluation each part's stretch, its derivative
+  // by each moving centre (1/m) and each node's g_i by it.
+  MovingStations<NE, NP> stations_;
+  bool moving_ = false;
+  int movingCount_ = 0;
+  int movingPulley_[NP] = {};
+  PartStretch partStretch_[2 * NP];
+  Vector2 kappaBy_[2 * NP][NP];
+  Vector2 stationBy_[NE][NP];
+  Vector2 lockPosition_[NE];               // the nodes' stations at the static solve's locks
+  double assembledKappaRows_[2 * NP] = {};  // each part's kappa row as the last assembly took it
 };
 
 }  // namespace beltsim

@@ -16,6 +16,10 @@
 //                         + the gravity potential -lambda F_g^T q
 //                         + forces on the material F(q, q_dot_m) (strain-rate damping, contact):
 //                           F on the element's rows, -(1/lambda) F^T T_a q on p_a's row.
+// Stretched parts (pulleys whose centres move, docs/model_moving_stations.md): once the drive has
+// set each element's stretch (setStretch, useStretches), an element keeps its drawn length's tables
+// and is evaluated at q~ = D(kappa) q (element/part_stretch.hpp): its kinematics hold q~ and its
+// rates, its rows come in q~ and scatterStretched maps them to q and to the part's kappa row.
 #pragma once
 #include <cmath>
 
@@ -24,6 +28,7 @@
 #include "beltsim/element/eulerian_cable2d.hpp"
 #include "beltsim/element/eulerian_element_kinematics.hpp"
 #include "beltsim/element/eulerian_flow_inertia.hpp"
+#include "beltsim/element/part_stretch.hpp"
 #include "beltsim/stepping/integrator_coefficients.hpp"
 #include "beltsim/system/drive_layout.hpp"
 
@@ -130,8 +135,48 @@ class EulerianMesh {
     return Vector2(x(materialDof(e)), x(materialDof(b)) + (position && b == 0 ? beltLength_ : 0.0));
   }
   Kinematics kinematics(const Vector& q, const Vector& v, int e) const {
-    return Kinematics::at(e, gatherElement(q, e), gatherElement(v, e), gatherMaterial(q, e, true),
+    if (!stretched_)
+      return Kinematics::at(e, gatherElement(q, e), gatherElement(v, e), gatherMaterial(q, e, true),
+                            gatherMaterial(v, e, false), length_[e], material_[e]);
+    // The drawn element at q~ = D q, q~_dot = D q_dot + kappa_dot D' q.
+    const PartStretch& s = stretch_[e];
+    const Vector8 qe = gatherElement(q, e), ve = gatherElement(v, e);
+    const Vector8 vScaled = StretchedElement::scaled(s.kappa, ve) + s.rate * StretchedElement::slopes(qe);
+    return Kinematics::at(e, StretchedElement::scaled(s.kappa, qe), vScaled, gatherMaterial(q, e, true),
                           gatherMaterial(v, e, false), length_[e], material_[e]);
+  }
+
+  // ---- stretched parts -------------------------------------------------------------------------
+  // Element e's part is stretched by s from its drawn length (the drive's moving stations).
+  void setStretch(int e, const PartStretch& s) { stretch_[e] = s; }
+  // Whether kinematics, rows and blocks read the stretches (off: every element as drawn, and the
+  // arithmetic is that of a mesh without moving stations).
+  void useStretches(bool on) { stretched_ = on; }
+  bool stretched() const { return stretched_; }
+  const PartStretch& stretch(int e) const { return stretch_[e]; }
+  // Rows (q~ 8, pA, pB) of element e into the system's rows of (q, p): the slope rows times kappa,
+  // and kappaRow = (D' q) . rows_q~, the rows' generalized force on the part's stretch.
+  void scatterStretched(const Kinematics& k, const Vector10& rows, LayoutVector& rL, double* rp,
+                        double& kappaRow) const {
+    if (!stretched_) {
+      kappaRow = 0.0;
+      scatterRows(rows, k.e, rL, rp);
+      return;
+    }
+    const double kappa = stretch_[k.e].kappa;
+    kappaRow = StretchedElement::slopes(k.q).dot(rows.template head<8>()) / kappa;  // D' q = D' q~ / kappa
+    Vector10 out = rows;
+    out.template head<8>() = StretchedElement::scaled(kappa, rows.template head<8>());
+    scatterRows(out, k.e, rL, rp);
+  }
+  // The Newton block of a stretched element over (q 8, pA, pB, kappa) from its rows and block m in
+  // (q~ 8, pA, pB) (element/part_stretch.hpp, the terms in kappa_dot and kappa_ddot left out).
+  void stretchedBlock(const Kinematics& k, const Vector10& rows, const Matrix10& m, double cq,
+                      Eigen::Matrix<double, 11, 11>& out) const {
+    const double kappa = stretch_[k.e].kappa;
+    Vector10 z = Vector10::Zero();
+    z.template head<8>() = k.q / kappa;  // only its slopes are read: D' q
+    StretchedElement::matrixAtRest(kappa, z, rows, m, cq, out);
   }
   // The section at mesh point x of element e with the material's velocity (the section at the
   // material rates) and the material's axial force, strain-rate damping included:
@@ -153,7 +198,18 @@ class EulerianMesh {
     const bool jacobian = coefficients != nullptr;
     if (!(k.lambda > 0.0)) return isFinite(k.lambda) ? Status::kDegenerateState : Status::kNonFiniteValue;
     EulerianFlowTerms inertia;
-    const Vector8 qDDot = gatherElement(acceleration, e);
+    Vector8 qDDot = gatherElement(acceleration, e);
+    double dampingScale = 1.0;
+    if (stretched_) {
+      // q~_ddot = D q_ddot + 2 kappa_dot D' q_dot + kappa_ddot D' q, with D' q = D' q~ / kappa and
+      // D' q_dot = D'(q~_dot - kappa_dot D' q) / kappa; the drawn element's damping is kappa times
+      // the stretched one's (docs/model_moving_stations.md).
+      const PartStretch& st = stretch_[e];
+      const Vector8 slopes = StretchedElement::slopes(k.q) / st.kappa;
+      const Vector8 slopeRates = (StretchedElement::slopes(k.v) - st.rate * slopes) / st.kappa;
+      qDDot = StretchedElement::scaled(st.kappa, qDDot) + (2.0 * st.rate) * slopeRates + st.acceleration * slopes;
+      dampingScale = 1.0 / st.kappa;
+    }
     const Vector2 pDDot = gatherMaterial(acceleration, e, false);
     Status s = jacobian ? flow_[e].evaluate(k.q, k.v, qDDot, k.p, k.pDot, pDDot, inertia)
                         : flow_[e].force(k.q, k.v, qDDot, k.p, k.pDot, pDDot, inertia.force);
@@ -171,6 +227,7 @@ class EulerianMesh {
     else
       s = element_[e].viscousForce(k.q, k.rates, damped);
     if (s != Status::kOk) return s;
+    if (stretched_) damped *= dampingScale;
     const Vector8 gravity = gravityFactor * element_[e].gravityForce();
     const double invL = 1.0 / length_[e];
     const double sign[2] = {-invL, invL};  // d lambda / d p_a
@@ -191,6 +248,7 @@ class EulerianMesh {
     Matrix10 dampingMatrix;
     materialForceMatrix<0>(k, nodalSlope_[e], length_[e], damped, dampedStiffness, damping, c.stiffnessFactor,
                            c.dampingFactor, dampingMatrix);
+    if (stretched_) dampingMatrix *= dampingScale;  // damped was scaled above: its derivatives here
     m += dampingMatrix;
     return Status::kOk;
   }
@@ -228,14 +286,20 @@ class EulerianMesh {
   // Every node on its start tangent t: its first row becomes m t.r_dot / c_v (velocity level,
   // scaled like the prescribed rows; static, `locks` given: m t.(r - r_lock)), its second the
   // normal force n.(r_x, r_y) of nodeForce, the node's rows before the prescribed rows replaced any.
+  // Moving stations (stationMotion given): the node follows its station along t, so the first row
+  // becomes m (t.r_dot - sigma_dot) / c_v (static: m (t.(r - r_lock) - (sigma - sigma_lock))),
+  // stationMotion[i] holding sigma_dot (static: sigma - sigma_lock).
   void replaceNodeRows(const LayoutVector& q, const LayoutVector& v, const LayoutVector* locks, double dampingFactor,
-                       double lumpedNodeMass, const Vector2 (&nodeForce)[NE], LayoutVector& r) const {
+                       double lumpedNodeMass, const Vector2 (&nodeForce)[NE], LayoutVector& r,
+                       const double* stationMotion = nullptr) const {
     for (int i = 0; i < NE; ++i) {
       const Vector2& t = tangent_[i];
       if (locks)
         r(4 * i) = lumpedNodeMass * (t(0) * (q(4 * i) - (*locks)(4 * i)) + t(1) * (q(4 * i + 1) - (*locks)(4 * i + 1)));
       else
         r(4 * i) = lumpedNodeMass * (t(0) * v(4 * i) + t(1) * v(4 * i + 1)) / dampingFactor;
+      if (stationMotion != nullptr)
+        r(4 * i) -= lumpedNodeMass * stationMotion[i] / (locks ? 1.0 : dampingFactor);
       r(4 * i + 1) = -t(1) * nodeForce[i](0) + t(0) * nodeForce[i](1);
     }
   }
@@ -252,6 +316,8 @@ class EulerianMesh {
   Vector2 tangent_[NE];       // every node's start tangent (unit): its velocity row's direction
   double beltLength_ = 0.0;   // the belt's reference length, m
   double axialStiffness_ = 0.0;  // EA, N
+  PartStretch stretch_[NE];      // each element's part's stretch (read when stretched_)
+  bool stretched_ = false;
 };
 
 }  // namespace beltsim

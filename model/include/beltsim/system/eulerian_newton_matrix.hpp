@@ -145,6 +145,13 @@ class EulerianNewtonMatrix
     if (sr >= 0 && !replacedRow_[row]) this->building().add(sr, sc, value);
   }
 
+  // An entry of node i's velocity row (beginAssembly's m t) in column col: a moving station's
+  // -m g_i by a centre (EulerianBeltDrive).
+  void addVelocityRowEntry(int node, int col, double value) {
+    const int sc = solverIndex(col);
+    if (sc >= 0) this->building().add(solverIndex(4 * node), sc, value);
+  }
+
   // delta = A^-1 (c_q r) with the storage that solves; 0 at the unused slots of node NE.
   Status solve(const Vector& r, Vector& delta) const {
     SolverVector rhs, x;

@@ -16,9 +16,9 @@
 //     R |s|, d(R |s|) = side_b R (d psi_k - d psi_(k+1)); a point at fraction F of the wrap lies at
 //     c_b + R e(theta), theta = theta_arrival + F s, d theta = (1 - F) d psi_k + F d psi_(k+1).
 //
-// A node at fraction F of a span lies at the departure + F l t. This header computes the stations
-// only; the mesh does not read it yet (docs/model_element.md §2.11: the eulerian mesh still refuses
-// pulleys whose centres move).
+// A node at fraction F of a span lies at the departure + F l t. The eulerian drive
+// (eulerian_belt_drive.hpp, docs/model_moving_stations.md) moves its nodes and stretches its elements
+// with these stations.
 #pragma once
 
 #include "beltsim/core/detmath.hpp"
@@ -184,6 +184,8 @@ class MovingStations {
   }
   // The part's length over its drawn length (kappa).
   double stretch(int part) const { return partLength_[part] / drawnPartLength_[part]; }
+  double drawnPartLength(int part) const { return drawnPartLength_[part]; }
+  int partCount() const { return 2 * count_; }
   double elementLength(int element) const { return fraction_[element] * partLength_[part_[element]]; }
   const BeltPath<MaxPulleys>& path() const { return path_; }
 

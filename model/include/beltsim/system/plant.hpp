@@ -169,8 +169,6 @@ class BeltDrivePlant {
       c = config.pulley[p];
       c.torque = RampProfile{};  // the commands drive the plant, not profiles
       c.speed = RampProfile{};
-      // The eulerian mesh's nodes stay on the path as drawn: its pulleys keep their centres.
-      if (kEulerian && movingCentre(c.kind)) return ParameterError::invalid("pulley.kind");
       pathCircle_[p] = beltPathCircle(c, config.belt);
     }
     ParameterError e = buildBeltPath(pathCircle_, config.pulleyCount, path_);
@@ -187,6 +185,11 @@ class BeltDrivePlant {
       e = eulerianStations(path_, config.grading, station, lengths, elementsInPart);
       if (!e.ok()) return e;
       e = drive_.setUp(config.belt, lengths, circle_, config.pulleyCount, contact, length);
+      if (!e.ok()) return e;
+      // Pulleys whose centres move take the stations with them (docs/model_moving_stations.md).
+      bool moving = false;
+      for (int p = 0; p < config.pulleyCount; ++p) moving = moving || movingCentre(circle_[p].kind);
+      if (moving) e = drive_.setUpMovingStations(path_, elementsInPart);
       if (!e.ok()) return e;
       e = drive_.setStepSize(config.stepSize);  // the histories are carried by the mesh speed times h
     } else {
