@@ -103,8 +103,15 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   // Stations that move with the pulleys whose centres move (docs/model_moving_stations.md): the path
   // as drawn and the elements of each of its parts, as eulerianStations gave them; after setUp.
   // Without it, or with no moving centre, every node stays where it started.
+  // A build without moving stations (BELTSIM_MOVING_STATIONS = 0, the Cortex-M7 images) refuses a
+  // moving centre here ("pulley.kind").
   ParameterError setUpMovingStations(const BeltPath<NP>& drawn, const int (&elementsInPart)[2 * NP]) {
     if (drawn.pulleyCount != pulleyCount()) return ParameterError::invalid("pulleyCount");
+    if (!kMovingStationsBuilt) {
+      for (int p = 0; p < pulleyCount(); ++p)
+        if (movingCentre(Base::pulley(p).kind)) return ParameterError::invalid("pulley.kind");
+      return ParameterError::success();
+    }
     double lengths[NE];
     for (int e = 0; e < NE; ++e) lengths[e] = mesh_.elementLength(e);
     const ParameterError error = stations_.setUp(drawn, elementsInPart, lengths);
@@ -117,7 +124,8 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     pnsKinematicsValid_ = false;
     return ParameterError::success();
   }
-  bool movingStations() const { return moving_; }
+  // Whether the stations move (always false in a build without them: BELTSIM_MOVING_STATIONS).
+  bool movingStations() const { return moving(); }
   const MovingStations<NE, NP>& stations() const { return stations_; }
 
   // Starts from a full state at rest (positions with p_{i+1} - p_i of about L_i, e.g. the static
@@ -136,7 +144,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   void initializeContactHistory(const Vector& x, const Vector& v) {
     pnsKinematicsValid_ = false;  // the material coordinates' wrap changes with the belt's length
     mesh_.holdNodes(x);
-    if (moving_) (void)updateStations(x, v, nullptr);  // a refused state pairs nothing below
+    if (moving()) (void)updateStations(x, v, nullptr);  // a refused state pairs nothing below
     const LayoutVector qL = x.template head<Layout::kSize>(), vL = v.template head<Layout::kSize>();
     Base::pulleyBodies().anchorArms(qL, vL, Base::mode());
     for (int p = 0; p < pulleyCount(); ++p) {
@@ -145,7 +153,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       const CircleState cs = Base::circleState(qL, vL, p);
       for (int e = 0; e < NE; ++e) {
         // The element as the pair sees it (stretched: the drawn element at q~).
-        const Vector8 qe = moving_ ? Vector8(mesh_.kinematics(x, v, e).q) : Mesh::gatherElement(x, e);
+        const Vector8 qe = moving() ? Vector8(mesh_.kinematics(x, v, e).q) : Mesh::gatherElement(x, e);
         Vector2 middle;
         bool on = mesh_.element(e).position(qe, 0.5 * mesh_.elementLength(e), middle) == Status::kOk;
         const Vector2 points[3] = {qe.template head<2>(), qe.template segment<2>(4), middle};
@@ -154,7 +162,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
         Pair& pair = this->pair(e, p);
         for (int i = 0; i < Base::contact().segmentCount; ++i) pair.setHistory(i, SegmentHistory{});
         if (on)
-          pair.initializeHistory(qe, moving_ ? Vector8(mesh_.kinematics(x, v, e).v) : Mesh::gatherElement(v, e),
+          pair.initializeHistory(qe, moving() ? Vector8(mesh_.kinematics(x, v, e).v) : Mesh::gatherElement(v, e),
                                  mesh_.elementLength(e), cs);
         pair.beginStep();
       }
@@ -172,7 +180,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
                         locks.template head<Layout::kSize>());
     staticPrevious_ = previous;
     staticLocks_ = locks;
-    if (moving_) {  // the stations at the locked centres: the nodes' static rows hold them there
+    if (moving()) {  // the stations at the locked centres: the nodes' static rows hold them there
       Vector2 centre[NP];
       for (int p = 0; p < NP; ++p)
         centre[p] = p < pulleyCount() ? Vector2(locks(pulleyDof(p, 0)), locks(pulleyDof(p, 1))) : Vector2::Zero();
@@ -235,7 +243,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     // kinematics serve again: the same inputs, the same bits.
     const bool atPostNewtonState = pnsKinematicsValid_ && q == pnsQ_ && v == pnsV_;
     double kappaRows[2 * NP] = {};  // each part's generalized force on its stretch
-    if (moving_) {
+    if (moving()) {
       const Status st = updateStations(q, v, &a);
       if (st != Status::kOk) return st;
     }
@@ -247,7 +255,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       Vector10 rows;
       const Status s = mesh_.elementRows(current_[e], isStatic ? stabilized : a, gravityFactor(), nullptr, rows, nullptr);
       if (s != Status::kOk) return s;
-      if (moving_) {
+      if (moving()) {
         double kappaRow = 0.0;
         mesh_.scatterStretched(current_[e], rows, rL, rp, kappaRow);
         kappaRows[stations_.partOf(e)] += kappaRow;
@@ -267,12 +275,12 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
         PairForces f;
         double potential = 0.0;  // moving stations: the pair's penalty energy (drawn segments)
         const Status st =
-            moving_ ? evaluateWithEnergy(pair, k, table, cs, known, f, potential)
+            moving() ? evaluateWithEnergy(pair, k, table, cs, known, f, potential)
                     : (Base::decidesInNewton() ? pair.evaluateDecided(k.q, k.rates, table, cs, f, known)
                                                : pair.evaluateNewton(k.q, k.rates, table, cs, f, nullptr, known));
         if (st != Status::kOk) return st;
         if (f.activeSegments == 0) continue;
-        if (moving_) {
+        if (moving()) {
           // The contact's penalty energy is kappa times the drawn segments': d/d kappa adds it.
           kappaRows[stations_.partOf(e)] += potential;
           // The pair's values are those of the drawn segment: at kappa times its length, kappa times
@@ -295,10 +303,10 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     Vector2 nodeForce[NE];
     for (int i = 0; i < NE; ++i) nodeForce[i] = Vector2(rL(4 * i), rL(4 * i + 1));
     double stationMotion[NE];
-    if (moving_) addStationRows(v, isStatic, nodeForce, kappaRows, rL, stationMotion);
+    if (moving()) addStationRows(v, isStatic, nodeForce, kappaRows, rL, stationMotion);
     Base::applyPrescribed(pointL, rL);
     mesh_.replaceNodeRows(qL, vL, isStatic ? &phase.locks : nullptr, isStatic ? 0.0 : point.coefficients->dampingFactor,
-                          Base::lumpedNodeMass(), nodeForce, rL, moving_ ? stationMotion : nullptr);
+                          Base::lumpedNodeMass(), nodeForce, rL, moving() ? stationMotion : nullptr);
     r.template head<Layout::kSize>() = rL;
     for (int i = 0; i < NE; ++i) r(materialDof(i)) = rp[i];
     if (isStatic) r(materialDof(0)) = Base::lumpedNodeMass() * (q(materialDof(0)) - staticLocks_(materialDof(0)));
@@ -443,7 +451,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     Status worst = Status::kOk;
     const LayoutVector qL = point.q->template head<Layout::kSize>(), vL = point.v->template head<Layout::kSize>();
     Base::pulleyBodies().postNewtonStep(qL, vL, Base::mode(), error);
-    if (moving_) {
+    if (moving()) {
       const Status st = updateStations(*point.q, *point.v, nullptr);
       if (st != Status::kOk) return st;
     }
@@ -479,7 +487,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   // g_i (the residual's sum of g_i t_i.R_i).
   void addEntry(int row, int col, double value) {
     matrix_.addEntry(row, col, value, mesh_.tangents());
-    if (!moving_ || row >= 4 * NE || row % 4 > 1) return;
+    if (!moving() || row >= 4 * NE || row % 4 > 1) return;
     const int i = row / 4;
     const double tangential = mesh_.tangents()[i](row % 4) * value;
     for (int m = 0; m < movingCount_; ++m)
@@ -503,6 +511,9 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   }
 
   double gravityFactor() const { return Base::phase().isStatic() ? Base::phase().loadFactor : 1.0; }
+  // Moving stations set up, in a build that has them (a constant false otherwise, so that a build
+  // without them carries none of their code).
+  bool moving() const { return kMovingStationsBuilt && moving_; }
 
   // Elements [first, last) and their contact pairs: c_a dE/da + c_q dE/dq + c_v dE/dv.
   Status assembleElements(const IterationPoint<Vector>& point, int first, int last) {
@@ -511,7 +522,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     const IntegratorCoefficients& c = *point.coefficients;
     CircleState circles[NP];
     for (int p = 0; p < pulleyCount(); ++p) circles[p] = circleState(q, v, p);
-    if (moving_) {
+    if (moving()) {
       const Status s = updateStations(q, v, point.a);
       if (s != Status::kOk) return s;
     }
@@ -523,7 +534,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       if (s != Status::kOk) return s;
       int index[13];
       Mesh::localIndices(e, index);
-      if (moving_) {
+      if (moving()) {
         addStretchedElementBlock(k, rows, m, c.stiffnessFactor, index);
       } else {
         for (int i = 0; i < 10; ++i)
@@ -534,10 +545,10 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       typename NewtonMatrix::PairBlock block;
       bool in = false;
       PairStretchCoupling coupling;
-      s = pairBlock(k, p, circles[p], c, block, in, moving_ ? &coupling : nullptr);
+      s = pairBlock(k, p, circles[p], c, block, in, moving() ? &coupling : nullptr);
       if (s != Status::kOk) return s;
       if (in) addPairBlock(block, e, p);
-      if (in && moving_) addPairStretchCoupling(coupling, e, p);
+      if (in && moving()) addPairStretchCoupling(coupling, e, p);
       matrix_.recordPair(e, in ? &block : nullptr, pair(e, p).jacobianSignature());
     }
     return Status::kOk;
@@ -572,7 +583,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     Eigen::Matrix<double, 11, 1> forces;
     forces << f.element, f.circleForce(0), f.circleForce(1), f.circleTorque;
     mesh_.pairBlock(k, forces, ks, ds, bySpeed, c, block);
-    if (moving_) {
+    if (moving()) {
       // The rows R = kappa P F~(q~ = D q) (P = D on the slopes, F~ the drawn pair's 13 rows): their
       // block kappa P B~ P; by kappa (s = D' q, B~ the drawn block):
       //   column  P F~ + kappa P' F~ + kappa P B~ s   (the first two at c_q),
@@ -650,7 +661,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       Base::pulleys().addMatrix(p, qL, vL, c.massFactor, c.stiffnessFactor, c.dampingFactor, Base::mode(), *this);
     // Moving stations: c_q E_kappa,j d2 kappa_j / dc dc of each part (its elements' rows as the
     // assembly took them; the pairs' share and the nodes' f_t d g_i / d c left out).
-    for (int j = 0; j < 2 * pulleyCount() && moving_; ++j) {
+    for (int j = 0; j < 2 * pulleyCount() && moving(); ++j) {
       const double w = c.stiffnessFactor * assembledKappaRows_[j] / stations_.drawnPartLength(j);
       for (int m = 0; m < movingCount_; ++m)
         for (int n = 0; n < movingCount_; ++n) {
@@ -820,7 +831,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   // the pulleys whose centres move, and at the last evaluation each part's stretch, its derivative
   // by each moving centre (1/m) and each node's g_i by it.
   MovingStations<NE, NP> stations_;
-  bool moving_ = false;
+  bool moving_ = false;  // read through moving()
   int movingCount_ = 0;
   int movingPulley_[NP] = {};
   PartStretch partStretch_[2 * NP];

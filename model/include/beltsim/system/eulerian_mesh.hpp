@@ -32,7 +32,16 @@
 #include "beltsim/stepping/integrator_coefficients.hpp"
 #include "beltsim/system/drive_layout.hpp"
 
+// Whether the eulerian mesh's moving stations (docs/model_moving_stations.md) are compiled in: 1 by
+// default, 0 in the bare-metal builds (CMakeLists.txt), whose configurations have fixed centres and
+// whose images must fit the Cortex-M7's memory budget.
+#ifndef BELTSIM_MOVING_STATIONS
+#define BELTSIM_MOVING_STATIONS 1
+#endif
+
 namespace beltsim {
+
+inline constexpr bool kMovingStationsBuilt = BELTSIM_MOVING_STATIONS != 0;
 
 template <int NE, int NP, int NCS>
 class EulerianMesh {
@@ -135,7 +144,7 @@ class EulerianMesh {
     return Vector2(x(materialDof(e)), x(materialDof(b)) + (position && b == 0 ? beltLength_ : 0.0));
   }
   Kinematics kinematics(const Vector& q, const Vector& v, int e) const {
-    if (!stretched_)
+    if (!stretched())
       return Kinematics::at(e, gatherElement(q, e), gatherElement(v, e), gatherMaterial(q, e, true),
                             gatherMaterial(v, e, false), length_[e], material_[e]);
     // The drawn element at q~ = D q, q~_dot = D q_dot + kappa_dot D' q.
@@ -152,13 +161,13 @@ class EulerianMesh {
   // Whether kinematics, rows and blocks read the stretches (off: every element as drawn, and the
   // arithmetic is that of a mesh without moving stations).
   void useStretches(bool on) { stretched_ = on; }
-  bool stretched() const { return stretched_; }
+  bool stretched() const { return kMovingStationsBuilt && stretched_; }
   const PartStretch& stretch(int e) const { return stretch_[e]; }
   // Rows (q~ 8, pA, pB) of element e into the system's rows of (q, p): the slope rows times kappa,
   // and kappaRow = (D' q) . rows_q~, the rows' generalized force on the part's stretch.
   void scatterStretched(const Kinematics& k, const Vector10& rows, LayoutVector& rL, double* rp,
                         double& kappaRow) const {
-    if (!stretched_) {
+    if (!stretched()) {
       kappaRow = 0.0;
       scatterRows(rows, k.e, rL, rp);
       return;
@@ -200,7 +209,7 @@ class EulerianMesh {
     EulerianFlowTerms inertia;
     Vector8 qDDot = gatherElement(acceleration, e);
     double dampingScale = 1.0;
-    if (stretched_) {
+    if (stretched()) {
       // q~_ddot = D q_ddot + 2 kappa_dot D' q_dot + kappa_ddot D' q, with D' q = D' q~ / kappa and
       // D' q_dot = D'(q~_dot - kappa_dot D' q) / kappa; the drawn element's damping is kappa times
       // the stretched one's (docs/model_moving_stations.md).
@@ -227,7 +236,7 @@ class EulerianMesh {
     else
       s = element_[e].viscousForce(k.q, k.rates, damped);
     if (s != Status::kOk) return s;
-    if (stretched_) damped *= dampingScale;
+    if (stretched()) damped *= dampingScale;
     const Vector8 gravity = gravityFactor * element_[e].gravityForce();
     const double invL = 1.0 / length_[e];
     const double sign[2] = {-invL, invL};  // d lambda / d p_a
@@ -248,7 +257,7 @@ class EulerianMesh {
     Matrix10 dampingMatrix;
     materialForceMatrix<0>(k, nodalSlope_[e], length_[e], damped, dampedStiffness, damping, c.stiffnessFactor,
                            c.dampingFactor, dampingMatrix);
-    if (stretched_) dampingMatrix *= dampingScale;  // damped was scaled above: its derivatives here
+    if (stretched()) dampingMatrix *= dampingScale;  // damped was scaled above: its derivatives here
     m += dampingMatrix;
     return Status::kOk;
   }
