@@ -165,10 +165,6 @@ if(MODE STREQUAL "bad_input")
     expect_failure("eulerian mesh of a count not compiled for it"
                    "eulerian_count.toml:[0-9]+: key 'belt.elements': 30 is not compiled in; supported element counts of the eulerian mesh: [0-9, ]*24"
                    run "${WORK}/eulerian_count.toml" --set solver.stepping=reference --out "${WORK}/out5r")
-    expect_failure("eulerian mesh with a pulley that moves"
-                   "eulerian_fixed_cost.toml:[0-9]+: key 'pulley\\[1\\]' \\(P2\\): key 'kind': a floating pulley moves"
-                   run "${WORK}/eulerian_fixed_cost.toml" --set solver.stepping=reference --set pulley[1].kind=floating
-                   --set pulley[1].mass=1.0 --out "${WORK}/out5s")
   else()
     message("eulerian mesh cases skipped: this build compiles no eulerian mesh of 24 elements")
   endif()
