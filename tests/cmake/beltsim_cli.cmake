@@ -142,7 +142,7 @@ if(MODE STREQUAL "bad_input")
                  --out "${WORK}/out5n3")
   # 5o. The eulerian mesh (belt.mesh = "eulerian", docs/model_element.md §2.11) with what it does
   # not run: the material mesh's switch updates in its fixed-cost stepping, an open belt, a start at
-  # rest, an element count not compiled for it, a pulley that moves. Each named by its key and line.
+  # rest, an element count not compiled for it. Each named by its key and line.
   # EULERIAN_COUNTS: the build's eulerian element counts (the sanitizer preset compiles none).
   file(READ "${SCENARIO}" text)
   if(",${EULERIAN_COUNTS}," MATCHES ",24,")
