@@ -475,4 +475,35 @@ TEST(MovingStations, TheNewtonBlockOfAStretchingPartIsTheDerivativeOfItsRows) {
   }
 }
 
+// The drive's block (StretchedElement::matrixAtRest, from the combined block m = c_a A + c_v V + c_q K)
+// is the checked block above (StretchedElement::matrix) with the stretch at rest and no slope
+// rates or accelerations: equal within 1e-12 of its largest entry, at two stretches and Newmark's
+// coefficients at h = 1e-4 s.
+TEST(MovingStations, TheDrivesBlockIsTheNewtonBlockWithTheStretchAtRest) {
+  beltsim::EulerianFlowInertia drawn;
+  ASSERT_TRUE(drawn.setUp(kDrawn, 0.8288).ok());
+  const double h = 1e-4, ca = 1.0 / (0.25 * h * h), cv = 0.5 / (0.25 * h), cq = 1.0;
+  for (double kappa : {0.95, 1.1}) {
+    StretchState s = stretchState(kappa, 1.0);
+    s.stretch.rate = s.stretch.acceleration = 0.0;
+    s.qDot.setZero();
+    s.qDDot.setZero();
+    Vector8 q, qDot, qDDot;
+    beltsim::StretchedElement::coordinates(s.stretch, s.q, s.qDot, s.qDDot, q, qDot, qDDot);
+    beltsim::EulerianFlowTerms terms;
+    ASSERT_EQ(drawn.evaluate(q, qDot, qDDot, s.p, s.pDot, s.pDDot, terms), beltsim::Status::kOk);
+    Vector10 z = Vector10::Zero(), zero = Vector10::Zero();
+    z << s.q, s.p;
+    Eigen::Matrix<double, 11, 11> full, atRest;
+    beltsim::StretchedElement::matrix(s.stretch, z, zero, zero, terms.force, terms.byAcceleration, terms.byVelocity,
+                                      terms.byPosition, ca, cv, cq, full);
+    const beltsim::StretchedElement::Matrix10 m = ca * terms.byAcceleration + cv * terms.byVelocity + cq * terms.byPosition;
+    beltsim::StretchedElement::matrixAtRest(kappa, z, terms.force, m, cq, atRest);
+    const double off = (atRest - full).cwiseAbs().maxCoeff() / full.cwiseAbs().maxCoeff();
+    std::printf("[figure] kappa %.2f: the drive's block off the Newton block at rest by %.1e of its largest entry\n",
+                kappa, off);
+    EXPECT_LT(off, 1e-12);
+  }
+}
+
 }  // namespace

@@ -124,8 +124,6 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     pnsKinematicsValid_ = false;
     return ParameterError::success();
   }
-  // Whether the stations move (always false in a build without them: BELTSIM_MOVING_STATIONS).
-  bool movingStations() const { return moving(); }
   const MovingStations<NE, NP>& stations() const { return stations_; }
 
   // Starts from a full state at rest (positions with p_{i+1} - p_i of about L_i, e.g. the static
