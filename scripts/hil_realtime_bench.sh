@@ -4,17 +4,28 @@
 # microcontroller plant, 10 kHz for firmware/configs/pc.toml) against the wall clock with beltctl
 # closing the loop in real time; prints the plant's step-time and tick-jitter percentiles,
 # overruns by cause and late frames from its summary.json.
-# Usage: scripts/hil_realtime_bench.sh [SECONDS [SCENARIO]]   (after cmake --build --preset host;
-# another build folder: BELTSIM_BUILD=build/dev scripts/hil_realtime_bench.sh 10)
+# Usage: scripts/hil_realtime_bench.sh [SECONDS [SCENARIO [BELTCTL OPTION ...]]]   (after cmake
+# --build --preset host; another build folder: BELTSIM_BUILD=build/dev scripts/hil_realtime_bench.sh 10)
 #   the PC configuration, 100,000 ticks: scripts/hil_realtime_bench.sh 10 firmware/configs/pc.toml
+#   the accessory drive (beltctl's PI on the motor-generator, the crankshaft held at 40 rad/s):
+#     scripts/hil_realtime_bench.sh 10 host_sim/scenarios/accessory_drive_eulerian.toml \
+#       --hold 1:40 --speed-step 0.05:100 --load-step 5:2
+# beltctl's --inputs follow from the scenario's pulley kinds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 scenario=${2:-host_sim/scenarios/hil_eulerian_belt_drive.toml}
+shift $(( $# < 2 ? $# : 2 ))
+controller_options=("$@")
+if [[ ${#controller_options[@]} -eq 0 ]]; then controller_options=(--load-step 5:25); fi
 if [[ ! -f $scenario ]]; then echo "hil_realtime_bench: no scenario file '$scenario'" >&2; exit 2; fi
 # beltctl's control period is the plant's step (its --step; the default 1e-3 s would end it after
 # a tenth of a 10 kHz run and the plant would go to its safe state, controller silent).
 step=$(python3 -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["solver"]["step_size"])' "$scenario")
+# The plant's inputs by pulley kind (inputOf in model/include/beltsim/system/plant.hpp).
+inputs=$(python3 -c 'import sys, tomllib
+kinds = {"speed": "speed", "torque": "torque", "fixed": "none"}
+print(",".join(kinds.get(p.get("kind", "fixed_axis"), "load") for p in tomllib.load(open(sys.argv[1], "rb"))["pulley"]))' "$scenario")
 build=${BELTSIM_BUILD:-build/host}
 out=build/hil_realtime_bench
 rm -rf "$out"
@@ -27,7 +38,7 @@ plant=$!
 sleep 0.3
 # beltctl answers every output frame at once (synchronized to the plant, PROTOCOL.md "Timing
 # modes"): one command per tick, as many as the plant takes steps.
-"$build"/host_sim/beltctl --udp 127.0.0.1:47895 --duration "$seconds" --step "$step" --load-step 5:25 --summary "$out/controller.json" \
+"$build"/host_sim/beltctl --udp 127.0.0.1:47895 --duration "$seconds" --step "$step" --inputs "$inputs" "${controller_options[@]}" --summary "$out/controller.json" \
   || true
 wait $plant
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -48,7 +48,7 @@ endif()
 if(TARGET beltsim_fmu_scenario)
   beltsim_fmu_trace(fmu_scenario_trace fmu/fmu_scenario_trace.cpp ${BELTSIM_FMU_SCENARIO_ID} 2
                     fmu_scenario_matches_the_firmware_plant fmu_scenario_bits_host_equals_aarch64)
-  if(NOT CMAKE_CROSSCOMPILING AND BELTSIM_FMU_SCENARIO MATCHES "accessory_drive\\.toml$")
+  if(NOT CMAKE_CROSSCOMPILING AND BELTSIM_FMU_SCENARIO MATCHES "accessory_drive_eulerian\\.toml$")
     add_test(NAME fmu_scenario_outside_importer
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fmu/fmusim_scenario.sh ${CMAKE_SOURCE_DIR}
                      ${CMAKE_BINARY_DIR}/firmware/fmu/${BELTSIM_FMU_SCENARIO_ID}.fmu ${CMAKE_CURRENT_BINARY_DIR}/fmusim)
@@ -83,7 +83,7 @@ target_include_directories(fmu_reference_trace PRIVATE support "${CMAKE_SOURCE_D
 target_link_libraries(fmu_reference_trace PRIVATE beltsim_model)
 
 set(_scenario_fmu_arg "")
-if(TARGET beltsim_fmu_scenario AND BELTSIM_FMU_SCENARIO MATCHES "accessory_drive\\.toml$")
+if(TARGET beltsim_fmu_scenario AND BELTSIM_FMU_SCENARIO MATCHES "accessory_drive_eulerian\\.toml$")
   set(_scenario_fmu_arg --scenario ${CMAKE_BINARY_DIR}/firmware/fmu/${BELTSIM_FMU_SCENARIO_ID}.fmu)
 endif()
 add_test(NAME fmu_importer

@@ -376,7 +376,7 @@ def compile_sources(test, f):
 
 @unittest.skipUnless("--scenario" in sys.argv, "no scenario FMU (BELTSIM_FMU_SCENARIO)")
 class ScenarioFmu(unittest.TestCase):
-    """The FMU of the accessory drive (host_sim/scenarios/accessory_drive.toml, the host preset's
+    """The FMU of the accessory drive (host_sim/scenarios/accessory_drive_eulerian.toml, the host preset's
     BELTSIM_FMU_SCENARIO): its description, names and value references (scripts/scenario_to_fmu.py),
     and its tunable dampers. Its trace against the firmware plant: fmu_scenario_matches_the_firmware_plant."""
 
@@ -391,7 +391,7 @@ class ScenarioFmu(unittest.TestCase):
         ModelDescription.check(self, "scenario")
         root = fmu("scenario").root
         self.assertEqual(root.get("variableNamingConvention"), "structured")
-        self.assertEqual(int(self.variables()["element_count"].get("start")), 120)  # the file's belt.elements
+        self.assertEqual(int(self.variables()["element_count"].get("start")), 24)  # the file's belt.elements
 
     def test_every_pulley_has_its_input_and_outputs_under_its_name(self):
         v = self.variables()
@@ -901,7 +901,7 @@ def main():
     parser.add_argument("--pc", required=True)
     parser.add_argument("--reference", required=True)
     parser.add_argument("--work", required=True)
-    parser.add_argument("--scenario", help="the FMU of host_sim/scenarios/accessory_drive.toml (BELTSIM_FMU_SCENARIO)")
+    parser.add_argument("--scenario", help="the FMU of host_sim/scenarios/accessory_drive_eulerian.toml (BELTSIM_FMU_SCENARIO)")
     ARGS, rest = parser.parse_known_args()
     os.makedirs(ARGS.work, exist_ok=True)
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
