@@ -22,7 +22,8 @@ Two measurements, communication step 1 ms (10 model steps of 1e-4 s):
 With --instructions FROM COUNT, instead: x86-64 instructions of each of COUNT model steps from FROM
 seconds on (callgrind, counting inside the FMU's model step only, a dump after each: the run up to
 FROM at the 1 ms communication step, whose dumps are left out, then one fmi3DoStep per model step):
-median, p99, worst and the worst step's time. Slow: callgrind runs the whole run.
+median, p99, worst and the worst step's time, over the window and over the whole run (each model
+step of the run up to FROM has its dump too). Slow: callgrind runs the whole run.
 """
 import argparse
 import os
@@ -142,6 +143,7 @@ def instructions(a, functions):
     names = [v.get("name") for v in root.find("ModelVariables")]
     elements = next(v.get("start") for v in root.find("ModelVariables") if v.get("name") == "element_count")
     pulleys = sum(1 for name in names if name.startswith("span") and name.endswith(".force"))
+    h = float(root.find("CoSimulation").get("fixedInternalStepSize"))
     model_step = (f"beltsim::fmu::Instance<beltsim::fmu::ScenarioModel<{elements}, {pulleys}> >::modelStep"
                   "(beltsim::fmu::Reporter&)")
     command = ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={model_step}",
@@ -163,17 +165,17 @@ def instructions(a, functions):
                         counts.append((int(name.rsplit(".", 1)[-1]) if name.rsplit(".", 1)[-1].isdigit() else 0,
                                        value))
                     break
-    counts.sort()
-    counts = counts[-a.instructions[1]:]  # the window; the dumps before it are the run up to FROM
-    values = sorted(v for _, v in counts)
-    if not values:
-        raise SystemExit("no callgrind dumps with instructions")
-    worst_index = max(range(len(counts)), key=lambda k: counts[k][1])
-    p99 = values[min(len(values) - 1, int(0.99 * len(values)))]
-    print(f"x86-64 instructions per model step, {len(values)} steps from {a.instructions[0]} s (callgrind): "
-          f"median {statistics.median(values):,.0f}, p99 {p99:,}, worst {values[-1]:,} "
-          f"(step {worst_index + 1} of the window, t = {a.instructions[0] + (worst_index + 1) * 1e-4:.4f} s), "
-          f"mean {sum(values) / len(values):,.0f}")
+    counts.sort()  # dump k (from 1) is model step k: one dump a model step, the run up to FROM included
+    if len(counts) < a.instructions[1]:
+        raise SystemExit("fewer callgrind dumps with instructions than steps in the window")
+    for label, part, first in (("the window", counts[-a.instructions[1]:], len(counts) - a.instructions[1]),
+                               ("the whole run", counts, 0)):
+        values = sorted(v for _, v in part)
+        worst = max(range(len(part)), key=lambda k: part[k][1])
+        p99 = values[min(len(values) - 1, int(0.99 * len(values)))]
+        print(f"x86-64 instructions per model step over {label} ({len(values)} steps, callgrind): median "
+              f"{statistics.median(values):,.0f}, p99 {p99:,}, worst {values[-1]:,} (model step {first + worst + 1}, "
+              f"ending at t = {(first + worst + 1) * h:.4f} s), mean {sum(values) / len(values):,.0f}")
 
 
 def inner_callgrind(a, functions):
