@@ -41,9 +41,10 @@ using fw::OutputFrame;
 
 // The plants hil compiles, as (element count, mesh): the firmware's two configurations
 // (firmware/configs/*.toml, whatever a build configures them to), the eulerian mesh at 16
-// elements (the main job, realtime_belt_drive.toml) and at 24 (accessory_drive_eulerian.toml), and
-// the material mesh at 24 (hil_belt_drive.toml, hil_injected_faults.toml). The same pair twice is
-// one instantiation. Each runs a drive of two pulleys on the build of two circles (the firmware's
+// elements (the main job, realtime_belt_drive.toml) and at 24 (accessory_drive_eulerian.toml; where
+// beltsim's scenario reader takes 24 eulerian elements, BELTSIM_HIL_EULERIAN_24), and the material
+// mesh at 24 (hil_belt_drive.toml, hil_injected_faults.toml). The same pair twice is one
+// instantiation. Each runs a drive of two pulleys on the build of two circles (the firmware's
 // bits) and more on that of eight; twoCircles false leaves the first out (a two-pulley drive then
 // runs on the build of eight: the same drive, other bits), which saves its compile time.
 struct CompiledPlant {
@@ -54,7 +55,9 @@ struct CompiledPlant {
 constexpr CompiledPlant kHilPlants[] = {{fw::kMicrocontrollerElements, fw::kMicrocontrollerMesh},
                                         {fw::kPcElements, fw::kPcMesh},
                                         {16, PlantMesh::kEulerian},
+#if defined(BELTSIM_HIL_EULERIAN_24)
                                         {24, PlantMesh::kEulerian, false},
+#endif
                                         {24, PlantMesh::kMaterial}};
 constexpr std::size_t kHilPlantCount = sizeof(kHilPlants) / sizeof(kHilPlants[0]);
 
