@@ -415,8 +415,9 @@ def cortex_m7(beltsim, beltctl, scenario, work, image):
     # The firmware's microcontroller plant as a scenario (the eulerian mesh; hil_belt_drive.toml is
     # the same drive on the material mesh).
     firmware_plant = os.path.join(os.path.dirname(os.path.abspath(scenario)), 'hil_eulerian_belt_drive.toml')
-    plant = start_plant(beltsim, firmware_plant, 47851, os.path.join(work, 'host'), ['--lockstep', '--duration', '2'])
-    _, host_trace = run_controller(beltctl, ['--udp', '127.0.0.1:47851'], work, 'ctl_host')
+    # 1 s (1000 frames): QEMU runs the image near 20 steps a second of wall time.
+    plant = start_plant(beltsim, firmware_plant, 47851, os.path.join(work, 'host'), ['--lockstep', '--duration', '1'])
+    _, host_trace = run_controller(beltctl, ['--udp', '127.0.0.1:47851'], work, 'ctl_host', duration=1.0)
     finish(plant)
     qemu = subprocess.Popen(['qemu-system-arm', '-M', 'mps2-an500', '-nographic', '-monitor', 'none',
                              '-semihosting-config', 'enable=on,target=native',
@@ -424,7 +425,7 @@ def cortex_m7(beltsim, beltctl, scenario, work, image):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         time.sleep(0.5)
-        _, m7_trace = run_controller(beltctl, ['--tcp', '127.0.0.1:47852'], work, 'ctl_m7')
+        _, m7_trace = run_controller(beltctl, ['--tcp', '127.0.0.1:47852'], work, 'ctl_m7', duration=1.0)
         finish(qemu, timeout=120)
     finally:
         # A failed controller must not leave the lockstep firmware spinning on the port.
