@@ -63,6 +63,9 @@ constexpr std::size_t kHilPlantCount = sizeof(kHilPlants) / sizeof(kHilPlants[0]
 
 const char* meshName(PlantMesh mesh) { return mesh == PlantMesh::kEulerian ? "eulerian" : "material"; }
 
+// The exit status of a lockstep run whose controller never came or fell silent (docs/hil.md).
+constexpr int kExitControllerSilent = 4;
+
 bool isCompiled(const Scenario& s, const CompiledPlant& p) {
   return p.elements == s.elements && p.mesh == (s.eulerianMesh ? PlantMesh::kEulerian : PlantMesh::kMaterial);
 }
@@ -518,9 +521,12 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
     // Virtual time: every datagram (valid or not) advances the plant by exactly one step and is
     // answered with that step's output frame.
     end = tickLoop.run(totalSteps);
-    if (end == fw::RunEnd::kControllerSilent)
-      std::fprintf(stderr, "controller silent for %d ms at step %u: run ended\n", opt.idleTimeoutMs,
-                   session.steps() + 1);
+    if (end == fw::RunEnd::kControllerSilent && session.steps() == 0)
+      std::fprintf(stderr, "error: no controller frame within %d ms: the lockstep run ended without a step\n",
+                   opt.idleTimeoutMs);
+    else if (end == fw::RunEnd::kControllerSilent)
+      std::fprintf(stderr, "error: controller silent for %d ms at step %u of %u: the lockstep run ended early\n",
+                   opt.idleTimeoutMs, session.steps() + 1, totalSteps);
   } else {
     if (opt.realtimePriority > 0) requestRealtimePriority(opt.realtimePriority);
     // Real time: the clock starts with the controller's first datagram (applied to tick 1); the
@@ -557,6 +563,9 @@ int runHilWith(const HilOptions& opt, const PlantConfig& config, const fw::LoopO
     return 128 + report.stopSignal;  // the shell's convention for a run ended by a signal
   }
   if (!opt.quiet) printRunLine(report, session);
+  // A lockstep run is a test: one whose controller never came or fell silent did not run what it
+  // was asked to (its outputs are written all the same).
+  if (opt.lockstep && end == fw::RunEnd::kControllerSilent) return kExitControllerSilent;
   return 0;
 }
 

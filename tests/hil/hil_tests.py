@@ -8,7 +8,8 @@
                 type, bad CRC, reserved bits, duplicate, out-of-order, NaN, Inf, out-of-range,
                 wrong mode, unknown flags: each is answered, counted once, and leaves the model's
                 state exactly as a run that sent the held command instead; a silent controller
-                ends a lockstep run cleanly.
+                ends a lockstep run with its outputs written and exit status 4, as one that
+                never came does.
   realtime      real-time plant at 1 kHz: a flood of frames, then silence: the plant keeps ticking,
                 counts the superseded frames and enters the safe state (fault 6) after the hold.
   interrupt     SIGINT during a lockstep run and SIGTERM while a real-time run waits for its
@@ -127,15 +128,15 @@ def start_plant(beltsim, scenario, port, out, extra=()):
     return p
 
 
-def finish(p, timeout=60):
+def finish(p, timeout=60, status=0):
     try:
         out, _ = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         p.kill()
         fail('process did not end: %s' % p.args)
     print(out, end='')
-    if p.returncode != 0:
-        fail('%s exited with %d' % (p.args[0], p.returncode))
+    if p.returncode != status:
+        fail('%s exited with %d, expected %d' % (p.args[0], p.returncode, status))
     return out
 
 
@@ -315,13 +316,26 @@ def bad_input(beltsim, scenario, work):
         fail('not all bad frames were sent')
     if not math.isfinite(fa['speed'][0]) or fa['speed'][0] <= 0.0:
         fail('the motor did not turn under the valid commands')
-    # Silence: the lockstep plant ends after its idle timeout, cleanly.
+    # Silence: the lockstep plant ends after its idle timeout with its outputs written, says so,
+    # and exits with 4 (docs/hil.md: a regression job that lost its controller fails).
     for p, d in ((test, 'bad'), (ref, 'ref')):
-        finish(p, timeout=30)
-    s = json.load(open(os.path.join(work, 'bad', 'summary.json')))
-    if not s['controller_went_silent'] or s['safe_state'] != 0:
-        fail('silent controller: %s' % s)
-    print('bad input: %d kinds rejected without effect on the model; silent controller ends the run' % rejected)
+        out = finish(p, timeout=30, status=4)
+        s = json.load(open(os.path.join(work, d, 'summary.json')))
+        said = 'controller silent for 1500 ms at step %d' % (s['steps'] + 1)
+        if said not in out:
+            fail('the plant did not say "%s": %r' % (said, out))
+        if not s['controller_went_silent'] or s['safe_state'] != 0 or s['steps'] < 51:
+            fail('silent controller: %s' % s)
+    # A controller that never comes: no step, the same end.
+    never = start_plant(beltsim, scenario, 47833, os.path.join(work, 'never'), ['--lockstep', '--idle-timeout-ms', '500'])
+    out = finish(never, timeout=30, status=4)
+    if 'no controller frame within 500 ms' not in out:
+        fail('the plant did not say that no controller came: %r' % out)
+    s = json.load(open(os.path.join(work, 'never', 'summary.json')))
+    if not s['controller_went_silent'] or s['steps'] != 0:
+        fail('no controller: %s' % s)
+    print('bad input: %d kinds rejected without effect on the model; a silent or absent controller ends the run '
+          'with exit status 4' % rejected)
 
 
 def realtime(beltsim, scenario, work):
@@ -557,6 +571,8 @@ def foreign_sender(beltsim, beltctl, scenario, work):
                                                                                      s['foreign_frames']))
     if p.returncode == 0 or s['steps'] != 0 or s['foreign_frames'] < 1:
         fail('with --controller naming another address the plant obeyed or answered beltctl')
+    if plant.returncode != 4:  # its controller never came (docs/hil.md)
+        fail('the plant whose named controller never came exited with %d, not 4' % plant.returncode)
 
 
 def fault_command(seq, table, action, value, ftype=3, crc_ok=True, version=4):

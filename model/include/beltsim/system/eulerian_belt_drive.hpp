@@ -20,6 +20,8 @@
 // the path along its start tangent t_i, each part of the path is stretched by kappa_j(c) from its
 // drawn length, and the moving centres' rows take the generalized forces of both: the parts'
 // kappa rows times d kappa_j / d c, and the nodes' tangential forces times g_i = (dP_i / dc)^T t_i.
+// Those rows and their Newton entries are EulerianStationMotion's (eulerian_station_motion.hpp);
+// this class gives it the centres and its own rows, and takes the stretches into its mesh.
 #pragma once
 #include <algorithm>
 
@@ -27,7 +29,7 @@
 #include "beltsim/contact/contact_jacobian.hpp"
 #include "beltsim/system/eulerian_mesh.hpp"
 #include "beltsim/system/eulerian_newton_matrix.hpp"
-#include "beltsim/system/moving_stations.hpp"
+#include "beltsim/system/eulerian_station_motion.hpp"
 #include "beltsim/system/pulleys_and_pairs.hpp"
 
 namespace beltsim {
@@ -114,17 +116,15 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     }
     double lengths[NE];
     for (int e = 0; e < NE; ++e) lengths[e] = mesh_.elementLength(e);
-    const ParameterError error = stations_.setUp(drawn, elementsInPart, lengths);
+    PulleyKind kinds[NP] = {};
+    for (int p = 0; p < pulleyCount(); ++p) kinds[p] = Base::pulley(p).kind;
+    const ParameterError error = motion_.setUp(drawn, elementsInPart, lengths, kinds, pulleyCount());
     if (!error.ok()) return error;
-    movingCount_ = 0;
-    for (int p = 0; p < pulleyCount(); ++p)
-      if (movingCentre(Base::pulley(p).kind)) movingPulley_[movingCount_++] = p;
-    moving_ = movingCount_ > 0;
-    mesh_.useStretches(moving_);
+    mesh_.useStretches(motion_.anyMoving());
     pnsKinematicsValid_ = false;
     return ParameterError::success();
   }
-  const MovingStations<NE, NP>& stations() const { return stations_; }
+  const MovingStations<NE, NP>& stations() const { return motion_.stations(); }
 
   // Starts from a full state at rest (positions with p_{i+1} - p_i of about L_i, e.g. the static
   // solve's): every node held on its start tangent; an element is paired with a pulley for the
@@ -182,8 +182,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       Vector2 centre[NP];
       for (int p = 0; p < NP; ++p)
         centre[p] = p < pulleyCount() ? Vector2(locks(pulleyDof(p, 0)), locks(pulleyDof(p, 1))) : Vector2::Zero();
-      if (stations_.evaluate(centre) == Status::kOk)
-        for (int i = 0; i < NE; ++i) lockPosition_[i] = stations_.position(i);
+      motion_.lockAt(centre);
     }
   }
   // Friction of every pair or of pulley `only`'s (PulleysAndPairs::setScaledFriction), per segment
@@ -256,7 +255,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       if (moving()) {
         double kappaRow = 0.0;
         mesh_.scatterStretched(current_[e], rows, rL, rp, kappaRow);
-        kappaRows[stations_.partOf(e)] += kappaRow;
+        kappaRows[motion_.partOf(e)] += kappaRow;
       } else {
         Mesh::scatterRows(rows, e, rL, rp);
       }
@@ -280,7 +279,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
         if (f.activeSegments == 0) continue;
         if (moving()) {
           // The contact's penalty energy is kappa times the drawn segments': d/d kappa adds it.
-          kappaRows[stations_.partOf(e)] += potential;
+          kappaRows[motion_.partOf(e)] += potential;
           // The pair's values are those of the drawn segment: at kappa times its length, kappa times
           // its forces (docs/model_moving_stations.md).
           const double kappa = mesh_.stretch(e).kappa;
@@ -289,7 +288,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
           f.circleTorque *= kappa;
           double kappaRow = 0.0;
           mesh_.scatterStretched(k, Mesh::materialRows(k, f.element), rL, rp, kappaRow);
-          kappaRows[stations_.partOf(e)] += kappaRow;
+          kappaRows[motion_.partOf(e)] += kappaRow;
         } else {
           Mesh::scatterRows(Mesh::materialRows(k, f.element), e, rL, rp);
         }
@@ -301,7 +300,14 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     Vector2 nodeForce[NE];
     for (int i = 0; i < NE; ++i) nodeForce[i] = Vector2(rL(4 * i), rL(4 * i + 1));
     double stationMotion[NE];
-    if (moving()) addStationRows(v, isStatic, nodeForce, kappaRows, rL, stationMotion);
+    if (moving()) {
+      Vector2 centreRate[NP];
+      for (int m = 0; m < motion_.movingCount(); ++m) {
+        const int p = motion_.movingPulley(m);
+        centreRate[m] = Vector2(v(pulleyDof(p, 0)), v(pulleyDof(p, 1)));
+      }
+      motion_.addRows(centreRate, isStatic, mesh_.tangents(), nodeForce, kappaRows, rL, stationMotion);
+    }
     Base::applyPrescribed(pointL, rL);
     mesh_.replaceNodeRows(qL, vL, isStatic ? &phase.locks : nullptr, isStatic ? 0.0 : point.coefficients->dampingFactor,
                           Base::lumpedNodeMass(), nodeForce, rL, moving() ? stationMotion : nullptr);
@@ -328,7 +334,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     const IterationPoint<Vector> point{given.q, given.v, isStatic ? &stabilized : given.a, given.time,
                                        isStatic ? &staticCoefficients : given.coefficients};
     matrix_.beginBuild(Base::prescribed(), mesh_.tangents());
-    for (double& k : assembledKappaRows_) k = 0.0;
+    motion_.beginAssembly();
     Status s = assembleElements(point, 0, NE);
     if (s != Status::kOk) return s;
     assemblePulleys(point);
@@ -344,7 +350,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   static constexpr bool kSwitchUpdates = false;  // the pairs never change: no switch columns
   void beginRefresh() {
     matrix_.beginRefresh(Base::prescribed(), mesh_.tangents());
-    for (double& k : assembledKappaRows_) k = 0.0;
+    motion_.beginAssembly();
   }
   Status refreshSlice(const IterationPoint<Vector>& point, int first, int last) {
     matrix_.buildAside();
@@ -485,13 +491,10 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   // g_i (the residual's sum of g_i t_i.R_i).
   void addEntry(int row, int col, double value) {
     matrix_.addEntry(row, col, value, mesh_.tangents());
-    if (!moving() || row >= 4 * NE || row % 4 > 1) return;
-    const int i = row / 4;
-    const double tangential = mesh_.tangents()[i](row % 4) * value;
-    for (int m = 0; m < movingCount_; ++m)
-      for (int l = 0; l < 2; ++l)
-        if (stationBy_[i][m](l) != 0.0)
-          matrix_.addEntry(pulleyDof(movingPulley_[m], l), col, stationBy_[i][m](l) * tangential, mesh_.tangents());
+    if (!moving()) return;
+    motion_.spreadNodeEntry(row, col, value, mesh_.tangents(), [this](int r, int c, double x) {
+      matrix_.addEntry(r, c, x, mesh_.tangents());
+    });
   }
 
  private:
@@ -511,7 +514,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   double gravityFactor() const { return Base::phase().isStatic() ? Base::phase().loadFactor : 1.0; }
   // Moving stations set up, in a build that has them (a constant false otherwise, so that a build
   // without them carries none of their code).
-  bool moving() const { return kMovingStationsBuilt && moving_; }
+  bool moving() const { return kMovingStationsBuilt && motion_.anyMoving(); }
 
   // Elements [first, last) and their contact pairs: c_a dE/da + c_q dE/dq + c_v dE/dv.
   Status assembleElements(const IterationPoint<Vector>& point, int first, int last) {
@@ -629,21 +632,8 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   void addPairStretchCoupling(const PairStretchCoupling& coupling, int e, int p) {
     int index[13];
     pairIndices(e, p, index);
-    const int part = stations_.partOf(e);
-    assembledKappaRows_[part] += coupling.kappaRow;
-    for (int m = 0; m < movingCount_; ++m)
-      for (int l = 0; l < 2; ++l) {
-        const int col = pulleyDof(movingPulley_[m], l);
-        const double w = kappaBy_[part][m](l);
-        if (w == 0.0) continue;
-        for (int i = 0; i < 13; ++i) {
-          addEntry(index[i], col, w * coupling.column(i));
-          addEntry(col, index[i], w * coupling.row(i));
-        }
-        for (int n = 0; n < movingCount_; ++n)
-          for (int r = 0; r < 2; ++r)
-            addEntry(col, pulleyDof(movingPulley_[n], r), w * kappaBy_[part][n](r) * coupling.corner);
-      }
+    motion_.addPair(e, coupling.column, coupling.row, coupling.corner, coupling.kappaRow, index,
+                    [this](int r, int c, double x) { addEntry(r, c, x); });
   }
   // The pulley element e wraps among pulleys 0..before-1 (-1: none).
   int wrappedCircle(int e, int before = NP) const {
@@ -657,18 +647,10 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     const IntegratorCoefficients& c = *point.coefficients;
     for (int p = 0; p < pulleyCount(); ++p)
       Base::pulleys().addMatrix(p, qL, vL, c.massFactor, c.stiffnessFactor, c.dampingFactor, Base::mode(), *this);
-    // Moving stations: c_q E_kappa,j d2 kappa_j / dc dc of each part (its elements' rows as the
-    // assembly took them; the pairs' share and the nodes' f_t d g_i / d c left out).
-    for (int j = 0; j < 2 * pulleyCount() && moving(); ++j) {
-      const double w = c.stiffnessFactor * assembledKappaRows_[j] / stations_.drawnPartLength(j);
-      for (int m = 0; m < movingCount_; ++m)
-        for (int n = 0; n < movingCount_; ++n) {
-          const Eigen::Matrix2d h = stations_.partLengthByCentres(j, movingPulley_[m], movingPulley_[n]);
-          for (int a = 0; a < 2; ++a)
-            for (int b = 0; b < 2; ++b)
-              addEntry(pulleyDof(movingPulley_[m], a), pulleyDof(movingPulley_[n], b), w * h(a, b));
-        }
-    }
+    // Moving stations: c_q E_kappa,j d2 kappa_j / dc dc of each part.
+    if (moving())
+      motion_.addCentreCurvature(pulleyCount(), c.stiffnessFactor,
+                                 [this](int r, int col, double x) { addEntry(r, col, x); });
   }
 
   // ---- moving stations ------------------------------------------------------------------------
@@ -685,97 +667,37 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
       if (gaps.known[i]) potential += contactPotential(pair.parameters(), gaps.segment[i].geometry.gap);
     return st;
   }
-  // The stations at (q, v, a) (docs/model_moving_stations.md): every part's stretch kappa_j with its
-  // rate and acceleration (a == nullptr: acceleration 0) into the mesh, d kappa_j / d c of every
-  // moving centre, and every node's g_i = (dP_i / dc)^T t_i.
+  // The stations at (q, v, a) (EulerianStationMotion::update; a == nullptr: acceleration 0), and
+  // every element's part stretch into the mesh.
   Status updateStations(const Vector& q, const Vector& v, const Vector* a) {
     Vector2 centre[NP];
     for (int p = 0; p < NP; ++p)
       centre[p] = p < pulleyCount() ? Vector2(q(pulleyDof(p, 0)), q(pulleyDof(p, 1))) : Vector2::Zero();
     for (int p = 0; p < pulleyCount(); ++p)
       if (!centre[p].allFinite()) return Status::kNonFiniteValue;
-    const Status s = stations_.evaluate(centre);
-    if (s != Status::kOk) return s;
     Vector2 rate[NP], acceleration[NP];
-    for (int m = 0; m < movingCount_; ++m) {
-      const int p = movingPulley_[m];
+    for (int m = 0; m < motion_.movingCount(); ++m) {
+      const int p = motion_.movingPulley(m);
       rate[m] = Vector2(v(pulleyDof(p, 0)), v(pulleyDof(p, 1)));
       acceleration[m] = a ? Vector2((*a)(pulleyDof(p, 0)), (*a)(pulleyDof(p, 1))) : Vector2::Zero();
     }
-    for (int j = 0; j < stations_.partCount(); ++j) {
-      PartStretch& st = partStretch_[j];
-      st = PartStretch{};
-      st.kappa = stations_.stretch(j);
-      // A part shorter than half or longer than twice its drawn length: the layout has moved
-      // further than the mesh can follow.
-      if (!(st.kappa >= 0.5 && st.kappa <= 2.0)) return Status::kDegenerateState;
-      const double inverse = 1.0 / stations_.drawnPartLength(j);
-      for (int m = 0; m < movingCount_; ++m) {
-        kappaBy_[j][m] = inverse * stations_.partLengthByCentre(j, movingPulley_[m]);
-        st.rate += kappaBy_[j][m].dot(rate[m]);
-        if (a == nullptr) continue;
-        st.acceleration += kappaBy_[j][m].dot(acceleration[m]);
-        for (int n = 0; n < movingCount_; ++n)
-          st.acceleration +=
-              inverse * rate[m].dot(stations_.partLengthByCentres(j, movingPulley_[m], movingPulley_[n]) * rate[n]);
-      }
-    }
-    for (int e = 0; e < NE; ++e) mesh_.setStretch(e, partStretch_[stations_.partOf(e)]);
-    for (int i = 0; i < NE; ++i)
-      for (int m = 0; m < movingCount_; ++m)
-        stationBy_[i][m] = stations_.positionByCentre(i, movingPulley_[m]).transpose() * mesh_.tangents()[i];
+    const Status s = motion_.update(centre, rate, a ? acceleration : nullptr, mesh_.tangents());
+    if (s != Status::kOk) return s;
+    for (int e = 0; e < NE; ++e) mesh_.setStretch(e, motion_.stretch(motion_.partOf(e)));
     return Status::kOk;
   }
-  // The moving centres' rows: each part's kappa row times d kappa_j / d c and each node's
-  // tangential force t_i.R_i times g_i; stationMotion: every node's station rate g_i.c_dot
-  // (static: its station's move from the locks, t_i.(P_i - P_i,lock)).
-  void addStationRows(const Vector& v, bool isStatic, const Vector2 (&nodeForce)[NE], const double (&kappaRows)[2 * NP],
-                      LayoutVector& rL, double (&stationMotion)[NE]) const {
-    const typename Mesh::Tangents& t = mesh_.tangents();
-    for (int m = 0; m < movingCount_; ++m) {
-      const int p = movingPulley_[m];
-      Vector2 sum = Vector2::Zero();
-      for (int j = 0; j < stations_.partCount(); ++j) sum += kappaRows[j] * kappaBy_[j][m];
-      for (int i = 0; i < NE; ++i) sum += t[i].dot(nodeForce[i]) * stationBy_[i][m];
-      rL(pulleyDof(p, 0)) += sum(0);
-      rL(pulleyDof(p, 1)) += sum(1);
-    }
-    for (int i = 0; i < NE; ++i) {
-      stationMotion[i] = 0.0;
-      if (isStatic) {
-        stationMotion[i] = t[i].dot(stations_.position(i) - lockPosition_[i]);
-        continue;
-      }
-      for (int m = 0; m < movingCount_; ++m) {
-        const int p = movingPulley_[m];
-        stationMotion[i] += stationBy_[i][m].dot(Vector2(v(pulleyDof(p, 0)), v(pulleyDof(p, 1))));
-      }
-    }
-  }
-  // A stretched element's block (EulerianMesh::stretchedBlock) into the system: (q, p) x (q, p), its
-  // kappa column and row through d kappa / d c, the node's velocity row by the centres (-m g_i),
-  // and its kappa row kept for assemblePulleys.
+  // A stretched element's block (EulerianMesh::stretchedBlock) into the system: (q, p) x (q, p),
+  // and its coupling with the moving centres (EulerianStationMotion::addStretchedElement).
   void addStretchedElementBlock(const Kinematics& k, const Vector10& rows, const Matrix10& m, double cq,
                                 const int (&index)[13]) {
     Eigen::Matrix<double, 11, 11> b;
     mesh_.stretchedBlock(k, rows, m, cq, b);
     for (int i = 0; i < 10; ++i)
       for (int j = 0; j < 10; ++j) addEntry(index[i], index[j], b(i, j));
-    const int part = stations_.partOf(k.e);
-    assembledKappaRows_[part] += StretchedElement::slopes(k.q).dot(rows.template head<8>()) / mesh_.stretch(k.e).kappa;
-    for (int m = 0; m < movingCount_; ++m)
-      for (int l = 0; l < 2; ++l) {
-        const int col = pulleyDof(movingPulley_[m], l);
-        const double w = kappaBy_[part][m](l);
-        matrix_.addVelocityRowEntry(k.e, col, -Base::lumpedNodeMass() * stationBy_[k.e][m](l));
-        if (w == 0.0) continue;
-        for (int i = 0; i < 10; ++i) {
-          addEntry(index[i], col, w * b(i, 10));
-          addEntry(col, index[i], w * b(10, i));
-        }
-        for (int n = 0; n < movingCount_; ++n)
-          for (int r = 0; r < 2; ++r) addEntry(col, pulleyDof(movingPulley_[n], r), w * kappaBy_[part][n](r) * b(10, 10));
-      }
+    const double kappaRow = StretchedElement::slopes(k.q).dot(rows.template head<8>()) / mesh_.stretch(k.e).kappa;
+    motion_.addStretchedElement(
+        k.e, b, kappaRow, Base::lumpedNodeMass(), index, [this](int r, int c, double x) { addEntry(r, c, x); },
+        [this](int e, int c, double x) { matrix_.addVelocityRowEntry(e, c, x); });
   }
 
   void copyOwnStateFrom(const EulerianBeltDrive& o) {
@@ -795,15 +717,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     carried_ = o.carried_;
     transportRefused_ = o.transportRefused_;
     reopened_ = o.reopened_;
-    stations_ = o.stations_;
-    moving_ = o.moving_;
-    movingCount_ = o.movingCount_;
-    std::copy(o.movingPulley_, o.movingPulley_ + NP, movingPulley_);
-    std::copy(o.partStretch_, o.partStretch_ + 2 * NP, partStretch_);
-    std::copy(&o.kappaBy_[0][0], &o.kappaBy_[0][0] + 2 * NP * NP, &kappaBy_[0][0]);
-    std::copy(&o.stationBy_[0][0], &o.stationBy_[0][0] + NE * NP, &stationBy_[0][0]);
-    std::copy(o.lockPosition_, o.lockPosition_ + NE, lockPosition_);
-    std::copy(o.assembledKappaRows_, o.assembledKappaRows_ + 2 * NP, assembledKappaRows_);
+    motion_ = o.motion_;
     for (int e = 0; e < NE; ++e)
       for (int p = 0; p < NP; ++p) pair(e, p).carryWith(carried_.anchor(e, p));
   }
@@ -825,18 +739,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
   bool paired_[NE][NP] = {};               // element e wraps pulley p (fixed at the start)
   bool transportRefused_ = false;
   bool reopened_ = false;  // rejectStep after a carry: the next beginStep opens the same step again
-  // Moving stations (setUpMovingStations): the path's parts and nodes as functions of the centres,
-  // the pulleys whose centres move, and at the last evaluation each part's stretch, its derivative
-  // by each moving centre (1/m) and each node's g_i by it.
-  MovingStations<NE, NP> stations_;
-  bool moving_ = false;  // read through moving()
-  int movingCount_ = 0;
-  int movingPulley_[NP] = {};
-  PartStretch partStretch_[2 * NP];
-  Vector2 kappaBy_[2 * NP][NP];
-  Vector2 stationBy_[NE][NP];
-  Vector2 lockPosition_[NE];               // the nodes' stations at the static solve's locks
-  double assembledKappaRows_[2 * NP] = {};  // each part's kappa row as the last assembly took it
+  EulerianStationMotion<NE, NP> motion_;  // moving stations (setUpMovingStations)
 };
 
 }  // namespace beltsim
