@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   hilCommand->add_option("--load-cell-resolution", hil.loadCellResolution,
                          "emulated load cell resolution, N (default: the scenario's sensors.load_cell_resolution)")
       ->check(CLI::Range(1e-12, 1e6));
-  hilCommand->add_option("--idle-timeout-ms", hil.idleTimeoutMs, "lockstep: end the run after this much controller silence")
+  hilCommand->add_option("--idle-timeout-ms", hil.idleTimeoutMs, "lockstep: end the run after this much controller silence (exit status 4)")
       ->capture_default_str();
   hilCommand->add_option("--rt-priority", hil.realtimePriority, "real time: SCHED_FIFO priority 1..99 and mlockall (root)")
       ->check(CLI::Range(0, 99));

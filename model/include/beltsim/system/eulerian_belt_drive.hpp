@@ -683,7 +683,7 @@ class EulerianBeltDrive : public PulleysAndPairs<NE, NP, NCS> {
     }
     const Status s = motion_.update(centre, rate, a ? acceleration : nullptr, mesh_.tangents());
     if (s != Status::kOk) return s;
-    for (int e = 0; e < NE; ++e) mesh_.setStretch(e, motion_.stretch(motion_.partOf(e)));
+    for (int e = 0; e < NE; ++e) mesh_.setStretch(e, motion_.partStretch(motion_.partOf(e)));
     return Status::kOk;
   }
   // A stretched element's block (EulerianMesh::stretchedBlock) into the system: (q, p) x (q, p),

@@ -7,8 +7,10 @@
 // couplings of a stretched element, of a pair and of a node row with the centres.
 //
 // The eulerian drive (eulerian_belt_drive.hpp) owns one and calls it where its residual and its
-// assembly meet a moving centre; the entries go through the drive's own addEntry (`add`), so that
-// the matrix keeps its rows along the nodes' tangents.
+// assembly meet a moving centre. The Newton entries go out through callables the drive passes
+// (`add`: its own addEntry, whose node rows come back to spreadNodeEntry; `addVelocityRow`: the
+// matrix's velocity rows), so that the matrix keeps its rows along the nodes' tangents; nothing
+// here changes between those calls but the parts' assembled kappa rows.
 #pragma once
 #include <Eigen/Core>
 
@@ -43,9 +45,11 @@ class EulerianStationMotion {
   bool anyMoving() const { return movingCount_ > 0; }
   const MovingStations<NE, NP>& stations() const { return stations_; }
   int partOf(int e) const { return stations_.partOf(e); }
-  const PartStretch& stretch(int part) const { return partStretch_[part]; }
+  const PartStretch& partStretch(int part) const { return partStretch_[part]; }
 
   // The nodes' stations at the static solve's locked centres: the nodes' static rows hold them there.
+  // Centres the path cannot pass keep the last locks (the static solve's residual then faults on
+  // the same centres, update's kDegenerateState).
   void lockAt(const Vector2 (&centre)[NP]) {
     if (stations_.evaluate(centre) == Status::kOk)
       for (int i = 0; i < NE; ++i) lockPosition_[i] = stations_.position(i);
